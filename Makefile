@@ -1,0 +1,33 @@
+# Two commands: `make demo` runs the main job end to end; `make test` runs the test suite.
+# Both create .venv and install everything on first use, and are quick once installed.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.g2w-installed
+DEMO_OUT ?= demo_out
+
+.PHONY: demo test install system-deps lock clean
+
+demo: install
+	$(VENV)/bin/g2w demo --output $(DEMO_OUT)
+
+test: install
+	$(PY) -m pytest
+
+install: system-deps $(STAMP)
+
+system-deps:
+	@scripts/system-deps.sh $(PYTHON)
+
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test]'
+	@touch $@
+
+# Re-pin every transitive dependency after changing pyproject.toml.
+lock:
+	$(PY) -m pip freeze --exclude-editable > requirements.lock
+
+clean:
+	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache *.egg-info

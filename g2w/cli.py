@@ -1,0 +1,80 @@
+"""The `g2w` command. Thin: parse arguments, call library functions, print results."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _positive(kind):
+    def parse(text: str):
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+
+    return parse
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from g2w.sources import probe_row
+
+    failed = 0
+    for path in args.files:
+        row = probe_row(path, verify=not args.fast)
+        failed += row["status"] != "ok"
+        print(json.dumps(row), flush=True)
+    return 1 if failed else 0
+
+
+def _sample_videos(args: argparse.Namespace) -> int:
+    from g2w.sample_data import generate_samples
+
+    def progress(i: int, n: int, path: str) -> None:
+        print(f"[{i}/{n}] {path}", file=sys.stderr, flush=True)
+
+    for path in generate_samples(args.out, args.count, args.seed, args.duration_s, progress=progress):
+        print(path)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from g2w.jobs.demo import run_demo
+
+    run_demo(args.output, count=args.count, seed=args.seed, duration_s=args.duration_s)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="g2w", description="Gameplay video to world-model data.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("probe", help="describe media files as JSON lines (errors included)")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--fast", action="store_true", help="skip decoding a frame near the end")
+    p.set_defaults(run=_probe)
+
+    p = sub.add_parser("sample-videos", help="write procedural gameplay videos with ground-truth sidecars")
+    p.add_argument("out", metavar="OUT")
+    p.add_argument("--count", type=_positive(int), default=5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duration-s", type=_positive(float), default=30.0)
+    p.set_defaults(run=_sample_videos)
+
+    p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
+    p.add_argument("--output", default="demo_out")
+    p.add_argument("--count", type=_positive(int), default=5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duration-s", type=_positive(float), default=20.0)
+    p.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

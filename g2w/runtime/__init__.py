@@ -1,0 +1,5 @@
+"""The only package in g2w that imports Ray: cluster start-up and step execution.
+
+`g2w.runtime.step` is Ray-free so steps can be defined and tested without Ray; the Ray side
+lives in `g2w.runtime.ray_init` and `g2w.runtime.pipeline`.
+"""

@@ -1,0 +1,100 @@
+"""Chaining steps over a Ray Data dataset, and streaming the result into one Parquet file.
+
+Stateless CPU steps run as Ray tasks. Steps with `setup()` or GPUs run in an autoscaling actor
+pool, so models load once per worker rather than once per batch.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import ray
+from ray.data import ActorPoolStrategy, Dataset
+
+from g2w.runtime.step import Batch, Resources, Step
+
+
+def _actor_class(step: Step) -> type:
+    """An actor class named after the step that carries it by value and sets it up once.
+
+    The step rides inside the class rather than as a constructor argument, so restarted actors
+    never depend on an object-store copy of their arguments.
+    """
+
+    def __init__(self):
+        self.step = step
+        step.setup()
+
+    def __call__(self, batch: Batch) -> Batch:
+        return self.step(batch)
+
+    return type(step.name, (), {"__init__": __init__, "__call__": __call__})
+
+
+def _pool_size(res: Resources) -> int:
+    """Most actors the cluster can hold at once for a step with these needs."""
+    if res.max_workers is not None:
+        return res.max_workers
+    cluster = ray.cluster_resources()
+    limits = []
+    if res.num_gpus > 0:
+        limits.append(cluster.get("GPU", 0) / res.num_gpus)
+    if res.num_cpus > 0:
+        limits.append(cluster.get("CPU", 1) / res.num_cpus)
+    return max(1, math.floor(min(limits)) if limits else 1)
+
+
+def _as_task(step: Step):
+    """A plain function wrapper so Ray Data names the operator after the step."""
+
+    def run(batch: Batch) -> Batch:
+        return step(batch)
+
+    run.__name__ = run.__qualname__ = step.name
+    return run
+
+
+def dataset_from_rows(rows: Sequence[dict], rows_per_block: int = 1) -> Dataset:
+    """A dataset over small rows (paths, ids), split finely so work spreads across workers."""
+    blocks = max(1, min(len(rows), math.ceil(len(rows) / rows_per_block)))
+    return ray.data.from_items(list(rows), override_num_blocks=blocks)
+
+
+def apply_steps(ds: Dataset, steps: Sequence[Step]) -> Dataset:
+    """Append each step to the dataset's plan as one map_batches operator."""
+    for step in steps:
+        res = step.resources()
+        kwargs = dict(batch_format="numpy", batch_size=res.batch_size, num_cpus=res.num_cpus)
+        if res.num_gpus > 0:
+            kwargs["num_gpus"] = res.num_gpus
+        if step.needs_actor():
+            ds = ds.map_batches(
+                _actor_class(step),
+                compute=ActorPoolStrategy(min_size=1, max_size=_pool_size(res)),
+                **kwargs,
+            )
+        else:
+            ds = ds.map_batches(_as_task(step), **kwargs)
+    return ds
+
+
+def write_parquet(ds: Dataset, path: str | os.PathLike, schema: pa.Schema) -> int:
+    """Stream the dataset's rows into a single Parquet file at `path`; returns the row count.
+
+    Rows arrive batch by batch, so the driver never holds the whole result. The file appears
+    under its final name only once complete.
+    """
+    path = os.fspath(path)
+    tmp = path + ".partial"
+    rows = 0
+    with pq.ParquetWriter(tmp, schema) as writer:
+        for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
+            table = pa.Table.from_pydict({k: list(batch[k]) for k in schema.names}, schema=schema)
+            writer.write_table(table)
+            rows += table.num_rows
+    os.replace(tmp, path)
+    return rows

@@ -1,0 +1,62 @@
+"""Starting or attaching to Ray.
+
+With RAY_ADDRESS set (a cluster, or `ray job submit`), attach to it. Otherwise start an embedded
+local cluster sized for the machine: every core, and an object store of at most a quarter of RAM
+(capped at 4 GiB) leaving memory to the workers that decode and encode.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import psutil
+import ray
+
+_MAX_OBJECT_STORE_BYTES = 4 << 30
+
+
+class _DropAuthDefaultNotice(logging.Filter):
+    """A local cluster turns token auth on by default and says so as a warning at every start.
+
+    That is the safe setting we want, so the notice is dropped; any other auth message stays.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Token authentication is enabled")
+
+
+logging.getLogger("ray._private.authentication.authentication_token_setup").addFilter(
+    _DropAuthDefaultNotice()
+)
+
+
+def local_cluster_size() -> dict:
+    """CPU count and object-store bytes for an embedded cluster on this machine."""
+    total = psutil.virtual_memory().total
+    return {
+        "num_cpus": os.cpu_count() or 1,
+        "object_store_memory": int(min(_MAX_OBJECT_STORE_BYTES, total // 4)),
+    }
+
+
+def init_ray(num_cpus: int | None = None) -> dict:
+    """Attach to RAY_ADDRESS or start a local cluster; returns the cluster's resources.
+
+    Safe to call twice: an already-initialized Ray is reused.
+    """
+    if not ray.is_initialized():
+        quiet = {"logging_level": logging.WARNING, "log_to_driver": True}
+        if os.environ.get("RAY_ADDRESS"):
+            ray.init(address=os.environ["RAY_ADDRESS"], **quiet)
+        else:
+            size = local_cluster_size()
+            if num_cpus is not None:
+                size["num_cpus"] = num_cpus
+            ray.init(include_dashboard=False, **size, **quiet)
+    return ray.cluster_resources()
+
+
+def shutdown_ray() -> None:
+    if ray.is_initialized():
+        ray.shutdown()

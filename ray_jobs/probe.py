@@ -1,0 +1,22 @@
+"""`python -m ray_jobs.probe FILE... --output sources.parquet`: probe many files on Ray Data."""
+
+import argparse
+import json
+import sys
+
+from g2w.jobs.probe import run_probe
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ray_jobs.probe", description=__doc__)
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.add_argument("--output", required=True, help="path of the sources.parquet to write")
+    parser.add_argument("--fast", action="store_true", help="skip decoding a frame near the end")
+    args = parser.parse_args(argv)
+    summary = run_probe(args.files, args.output, verify=not args.fast)
+    print(json.dumps(summary, indent=2))
+    return 0 if summary["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
