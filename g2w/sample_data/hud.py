@@ -148,12 +148,18 @@ class BakedHud:
         return self._cached(("timer", text), lambda: _text_patch(text, size, color=(255, 235, 120, 255)))
 
     # --- compositing and ground truth --------------------------------------------------
+    def _visible(self, el: _Element, patch: np.ndarray) -> tuple[np.ndarray, slice, slice]:
+        """The part of a patch inside the frame, and where it lands (elements may overhang)."""
+        h, w = patch.shape[:2]
+        x0, y0 = max(0, el.x), max(0, el.y)
+        x1, y1 = min(self.width, el.x + w), min(self.height, el.y + h)
+        return patch[y0 - el.y : y1 - el.y, x0 - el.x : x1 - el.x], slice(y0, y1), slice(x0, x1)
+
     def draw(self, frame: np.ndarray, t: float) -> None:
         """Alpha-blend every element onto the frame in place."""
         for el in self.elements:
-            patch = el.render(t)
-            h, w = patch.shape[:2]
-            region = frame[el.y : el.y + h, el.x : el.x + w]
+            patch, rows, cols = self._visible(el, el.render(t))
+            region = frame[rows, cols]
             alpha = patch[..., 3:4].astype(np.float32) / 255
             region[:] = (patch[..., :3] * alpha + region * (1 - alpha)).astype(np.uint8)
 
@@ -164,10 +170,11 @@ class BakedHud:
             x1 = y1 = 1 << 30
             x2 = y2 = -1
             for t in times:
-                ys, xs = np.nonzero(el.render(float(t))[..., 3] >= ALPHA_MIN)
+                patch, rows, cols = self._visible(el, el.render(float(t)))
+                ys, xs = np.nonzero(patch[..., 3] >= ALPHA_MIN)
                 if len(xs):
-                    x1, y1 = min(x1, xs.min()), min(y1, ys.min())
-                    x2, y2 = max(x2, xs.max() + 1), max(y2, ys.max() + 1)
-            out.append({"label": el.label, "box": [int(el.x + x1), int(el.y + y1), int(el.x + x2), int(el.y + y2)],
-                        "dynamic": el.dynamic})
+                    x1, y1 = min(x1, cols.start + xs.min()), min(y1, rows.start + ys.min())
+                    x2, y2 = max(x2, cols.start + xs.max() + 1), max(y2, rows.start + ys.max() + 1)
+            if x2 > x1:
+                out.append({"label": el.label, "box": [int(x1), int(y1), int(x2), int(y2)], "dynamic": el.dynamic})
         return out

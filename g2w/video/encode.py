@@ -21,8 +21,15 @@ _NVENC_PRESETS = {
 }
 
 
+_NTSC_BASES = (24, 30, 48, 60, 120, 240)
+
+
 def exact_rate(fps: float | Fraction) -> Fraction:
-    """A frame rate as a fraction: 30 -> 30/1, 29.97 -> 30000/1001."""
+    """A frame rate as a fraction: 30 -> 30/1; 29.97 (however rounded) -> 30000/1001."""
+    for base in _NTSC_BASES:
+        ntsc = Fraction(base * 1000, 1001)
+        if abs(float(fps) - float(ntsc)) < 0.005:
+            return ntsc
     return Fraction(fps).limit_denominator(1001)
 
 

@@ -1,0 +1,49 @@
+"""The step protocol without Ray: what decides tasks versus actors."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from g2w.runtime.step import Resources, Step
+
+
+@dataclass
+class Double(Step):
+    factor: int = 2
+
+    def __call__(self, batch):
+        return {"x": batch["x"] * self.factor}
+
+
+@dataclass
+class Loaded(Step):
+    def setup(self):
+        self.table = np.arange(10)
+
+    def __call__(self, batch):
+        return {"x": self.table[batch["x"]]}
+
+
+@dataclass
+class OnGpu(Step):
+    def resources(self):
+        return Resources(num_cpus=1, num_gpus=1)
+
+    def __call__(self, batch):
+        return batch
+
+
+def test_a_stateless_cpu_step_runs_as_tasks():
+    assert not Double().needs_actor()
+
+
+def test_setup_or_gpu_means_an_actor_pool():
+    assert Loaded().needs_actor()
+    assert OnGpu().needs_actor()
+
+
+def test_steps_are_plain_callables():
+    step = Loaded()
+    step.setup()
+    assert step(Double(3)({"x": np.array([1, 2])}))["x"].tolist() == [3, 6]
+    assert step.name == "Loaded"

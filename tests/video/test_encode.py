@@ -1,0 +1,77 @@
+import os
+
+import numpy as np
+import pytest
+
+from g2w.video import VideoWriter, nvenc_available, probe
+from g2w.video.encode import exact_rate
+from tests.conftest import frame_index_of
+
+
+@pytest.mark.parametrize("fps, frames", [(24, 48), (30, 150), (60, 61), (30000 / 1001, 30)])
+def test_writer_keeps_exact_rate_and_frame_count(make_video, fps, frames):
+    info = probe(make_video(frames=frames, fps=fps))
+    assert info.frame_count == frames
+    assert info.fps == pytest.approx(float(exact_rate(fps)), rel=1e-6)
+    assert info.duration_s == pytest.approx(frames / fps, abs=1e-3)
+
+
+def test_exact_rate_of_ntsc():
+    assert exact_rate(29.97) == exact_rate(30000 / 1001)
+    assert exact_rate(29.97).denominator == 1001
+
+
+def test_crf_controls_quality(make_video):
+    sizes = []
+    for crf in (10, 40):
+        path = make_video(f"crf{crf}.mp4", frames=10, crf=crf, preset="ultrafast")
+        sizes.append(os.path.getsize(path))
+    assert sizes[0] > sizes[1]
+
+
+def test_odd_dimensions_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="even"):
+        VideoWriter(tmp_path / "odd.mp4", 101, 50, 30)
+
+
+def test_wrong_frame_shape_is_refused(tmp_path):
+    with VideoWriter(tmp_path / "a.mp4", 64, 48, 30) as writer:
+        with pytest.raises(ValueError):
+            writer.write(np.zeros((48, 63, 3), np.uint8))
+        writer.write(np.zeros((48, 64, 3), np.uint8))
+    assert probe(tmp_path / "a.mp4").frame_count == 1
+
+
+def test_an_interrupted_write_leaves_no_file(tmp_path):
+    path = tmp_path / "never.mp4"
+    with pytest.raises(RuntimeError):
+        with VideoWriter(path, 64, 48, 30) as writer:
+            writer.write(np.zeros((48, 64, 3), np.uint8))
+            raise RuntimeError("worker died")
+    assert os.listdir(tmp_path) == []
+
+
+def test_frames_survive_the_round_trip(make_video):
+    from g2w.video import FrameReader
+
+    reader = FrameReader(make_video(frames=20, crf=18))
+    assert [frame_index_of(f) for f in reader.read(range(20))] == list(range(20))
+
+
+def test_nvenc_asked_for_without_a_usable_encoder_fails_clearly(tmp_path):
+    if nvenc_available():
+        pytest.skip("NVENC is usable here")
+    with pytest.raises(RuntimeError, match="NVENC"):
+        VideoWriter(tmp_path / "n.mp4", 64, 48, 30, encoder="nvenc")
+    assert VideoWriter(tmp_path / "auto.mp4", 64, 48, 30, encoder="auto").codec == "libx264"
+
+
+@pytest.mark.gpu
+def test_nvenc_writes_exact_frames_when_present(tmp_path):
+    if not nvenc_available():
+        pytest.skip("this GPU has no NVENC engine (H100/H200 have none)")
+    path = tmp_path / "nv.mp4"
+    with VideoWriter(path, 256, 144, 30, encoder="nvenc") as writer:
+        for i in range(30):
+            writer.write(np.full((144, 256, 3), i * 8, np.uint8))
+    assert probe(path).frame_count == 30
