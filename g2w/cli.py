@@ -46,6 +46,12 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_sample_args(p: argparse.ArgumentParser, duration_s: float) -> None:
+    p.add_argument("--count", type=_positive(int), default=5, help="number of sample videos")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duration-s", type=_positive(float), default=duration_s, help="length of each video")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="g2w", description="Gameplay video to world-model data.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -57,16 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sample-videos", help="write procedural gameplay videos with ground-truth sidecars")
     p.add_argument("out", metavar="OUT")
-    p.add_argument("--count", type=_positive(int), default=5)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--duration-s", type=_positive(float), default=30.0)
+    _add_sample_args(p, duration_s=30.0)
     p.set_defaults(run=_sample_videos)
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
     p.add_argument("--output", default="demo_out")
-    p.add_argument("--count", type=_positive(int), default=5)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--duration-s", type=_positive(float), default=20.0)
+    _add_sample_args(p, duration_s=20.0)
     p.set_defaults(run=_demo)
     return parser
 

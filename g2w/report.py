@@ -21,23 +21,28 @@ def save_png(path: str | os.PathLike, rgb: np.ndarray) -> None:
     Image.fromarray(rgb).save(os.fspath(path))
 
 
-def fit_width(rgb: np.ndarray, width: int) -> np.ndarray:
+def fit_box(rgb: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Scale to fit inside width x height, keeping the aspect ratio."""
     h, w = rgb.shape[:2]
-    return cv2.resize(rgb, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    scale = min(width / w, height / h)
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
 
 
 def contact_sheet(images: Sequence[np.ndarray], labels: Sequence[str], columns: int, thumb_width: int = 240) -> np.ndarray:
-    """A grid of thumbnails, each with its label drawn in a strip beneath (never over pixels)."""
-    thumbs = [fit_width(im, thumb_width) for im in images]
+    """A grid of thumbnails in 16:9 cells (portrait frames stay narrow), each with its label in a
+    strip beneath, never over pixels."""
+    thumb_height = thumb_width * 9 // 16
     label_h = 18
-    cell_h = max(t.shape[0] for t in thumbs) + label_h
-    rows = (len(thumbs) + columns - 1) // columns
+    cell_h = thumb_height + label_h
+    rows = (len(images) + columns - 1) // columns
     sheet = Image.new("RGB", (columns * thumb_width, rows * cell_h), (24, 24, 28))
     draw = ImageDraw.Draw(sheet)
-    for k, (thumb, label) in enumerate(zip(thumbs, labels)):
+    for k, (image, label) in enumerate(zip(images, labels)):
+        thumb = fit_box(image, thumb_width, thumb_height)
         x, y = (k % columns) * thumb_width, (k // columns) * cell_h
-        sheet.paste(Image.fromarray(thumb), (x, y))
-        draw.text((x + 4, y + thumb.shape[0] + 2), label, font=font(12), fill=(230, 230, 230))
+        sheet.paste(Image.fromarray(thumb), (x + (thumb_width - thumb.shape[1]) // 2, y))
+        draw.text((x + 4, y + thumb_height + 2), label, font=font(12), fill=(230, 230, 230))
     return np.asarray(sheet)
 
 
