@@ -22,7 +22,7 @@ system-deps:
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -qq --disable-pip-version-check -c requirements.lock -e '.[test]'
+	$(PY) -m pip install -qq --disable-pip-version-check -c requirements.lock -e '.[test,bench]'
 	@touch $@
 
 # Re-pin every transitive dependency after changing pyproject.toml.

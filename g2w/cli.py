@@ -39,6 +39,18 @@ def _sample_videos(args: argparse.Namespace) -> int:
     return 0
 
 
+def _curate(args: argparse.Namespace) -> int:
+    from g2w.curate.options import config_from_args
+    from g2w.jobs.curate import NothingToDo, run_curate
+
+    try:
+        run_curate(args.inputs, args.output, config_from_args(args))
+    except NothingToDo as exc:
+        print(f"g2w curate: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from g2w.jobs.demo import run_demo
 
@@ -65,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", metavar="OUT")
     _add_sample_args(p, duration_s=30.0)
     p.set_defaults(run=_sample_videos)
+
+    p = sub.add_parser("curate", help="curate raw gameplay videos into clean standardized 5 s clips (Ray)")
+    from g2w.curate.options import add_curate_arguments
+
+    add_curate_arguments(p)
+    p.set_defaults(run=_curate)
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
     p.add_argument("--output", default="demo_out")

@@ -8,12 +8,12 @@ on it, which is what makes reruns find their finished work.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
+from g2w import storage
 from g2w.runtime.step import Batch, Resources, Step
 from g2w.video.errors import VideoError
 from g2w.video.probe import probe
@@ -40,12 +40,12 @@ SOURCES_SCHEMA = pa.schema([
 
 def source_id(path: str) -> str:
     """A stable 16-hex-digit id from the file's size and its first and last MiB."""
-    size = os.path.getsize(path)
+    size = storage.size(path)
     h = hashlib.sha1(str(size).encode())
-    with open(path, "rb") as f:
+    with storage.open_binary(path) as f:
         h.update(f.read(_HASH_SPAN))
         if size > 2 * _HASH_SPAN:
-            f.seek(-_HASH_SPAN, os.SEEK_END)
+            f.seek(size - _HASH_SPAN)
         h.update(f.read(_HASH_SPAN))
     return h.hexdigest()[:16]
 
@@ -55,8 +55,8 @@ def probe_row(path: str, verify: bool = True) -> dict:
     row = {"source_id": "", "path": path, "size_bytes": 0, "status": "ok", "reason": "", "error": "",
            "has_video": False, "width": 0, "height": 0, "fps": 0.0, "frame_count": 0, "duration_s": 0.0,
            "codec": "", "rotation": 0}
-    if os.path.isfile(path):
-        row["size_bytes"] = os.path.getsize(path)
+    if storage.exists(path):
+        row["size_bytes"] = storage.size(path)
         row["source_id"] = source_id(path)
     try:
         info = probe(path, verify=verify)

@@ -58,7 +58,7 @@ class VideoSpec:
 
 
 def spec_for(seed: int, index: int, duration_s: float) -> VideoSpec:
-    """The index-th video of a batch: sizes, rates, games and events rotate so any 5 consecutive
+    """The index-th video of a batch: sizes, rates, games and events rotate so any 6 consecutive
     videos cover every size and event kind, and any 4 every game."""
     width, height = SIZES[index % len(SIZES)]
     return VideoSpec(seed, index, width, height, RATES[index % len(RATES)], float(duration_s),
@@ -87,6 +87,10 @@ class _Plan:
 
     def frame(self, src: FrameSource, with_hud: bool = True) -> np.ndarray:
         frame = self.scene(src.scene).render(src.cam_t, src.anim_t)
+        if src.shake != (0.0, 0.0):
+            h, w = frame.shape[:2]
+            shift = np.float32([[1, 0, src.shake[0] * w], [0, 1, src.shake[1] * w]])
+            frame = cv2.warpAffine(frame, shift, (w, h), borderMode=cv2.BORDER_REFLECT)
         if src.blur:
             h, w = frame.shape[:2]
             small = cv2.resize(frame, (max(1, w // BLUR_FACTOR), max(1, h // BLUR_FACTOR)), interpolation=cv2.INTER_AREA)
@@ -101,7 +105,7 @@ class _Plan:
 
     def sidecar(self, video_name: str) -> dict:
         spec = self.spec
-        truth = ground_truth(self.blocks, spec.fps)
+        truth = ground_truth(self.blocks, self.sources, spec.fps)
         truth["blocks"] = [{**b, "style": self.scene_styles[b["scene"]]} for b in truth["blocks"]]
         hud_times = np.unique([s.hud_t for s in self.sources])
         return {

@@ -2,9 +2,10 @@
 
 A video is planned as blocks on a 2.5 s grid. `play` shows a scene (a new scene starts with a
 hard cut), `idle` nearly stops the camera while the world keeps moving, `frozen` repeats one
-frame, `dark` and `blur` degrade the picture, and `duplicate` replays the previous 5 s. Every
-output frame is then described by a `FrameSource`, which makes the ground truth exact: the
-sidecar is derived from the same blocks that drive rendering.
+frame, `dark` and `blur` degrade the picture, `shaky` jitters the camera, and `duplicate`
+replays the previous 5 s. Every output frame is described by a `FrameSource`, and the ground
+truth is derived from those same sources: a cut is wherever a frame is not the continuation of
+the one before, so a replay of frozen footage that looks identical is, correctly, no cut.
 """
 
 from __future__ import annotations
@@ -18,17 +19,19 @@ DUPLICATE_S = 5.0  # a replay repeats exactly one curation window's worth of foo
 IDLE_CAMERA_RATE = 0.03
 DARK_GAIN = 0.08
 FADE_S = 0.3
+SHAKE_SIGMA = 0.015  # per-frame camera jitter, as a fraction of the frame width
 
-KINDS = ("play", "idle", "frozen", "dark", "blur", "duplicate")
+KINDS = ("play", "idle", "frozen", "dark", "blur", "shaky", "duplicate")
 _LENGTHS_S = {
     "play": (5.0, 7.5, 10.0),
     "idle": (5.0, 7.5),
     "frozen": (7.5,),  # 7.5 s on a 2.5 s grid always contains a whole aligned 5 s window
     "dark": (7.5,),
     "blur": (7.5,),
+    "shaky": (7.5,),
     "duplicate": (DUPLICATE_S,),
 }
-_WEIGHTS = {"play": 0.4, "idle": 0.12, "frozen": 0.12, "dark": 0.12, "blur": 0.12, "duplicate": 0.12}
+_WEIGHTS = {"play": 0.4, "idle": 0.1, "frozen": 0.1, "dark": 0.1, "blur": 0.1, "shaky": 0.1, "duplicate": 0.1}
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class Block:
     start_frame: int
     end_frame: int  # exclusive
     scene: int  # index of the scene shown (for a duplicate: the scene the replay starts in)
-    cut: bool  # the first frame jumps to unrelated content
+    seed: int  # drives per-frame randomness inside the block (shake)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class FrameSource:
     dark_gain: float  # 1.0 = untouched
     blur: bool
     replay: bool
+    shake: tuple[float, float] = (0.0, 0.0)  # camera jitter (dx, dy), fractions of the width
 
 
 def plan_blocks(rng: np.random.Generator, frame_count: int, fps: float, first_event: str | None,
@@ -74,8 +78,7 @@ def plan_blocks(rng: np.random.Generator, frame_count: int, fps: float, first_ev
         if new_scene:
             scenes += 1
         scene = scenes - 1 if kind != "duplicate" else _scene_at(blocks, start_f - round(DUPLICATE_S * fps))
-        cut = bool(new_scene) or kind == "duplicate" or bool(blocks and blocks[-1].kind == "duplicate")
-        blocks.append(Block(kind, start_f, end_f, scene, cut))
+        blocks.append(Block(kind, start_f, end_f, scene, int(rng.integers(1 << 31))))
         t = end
     return blocks, scenes
 
@@ -114,6 +117,7 @@ def frame_sources(blocks: list[Block], fps: float) -> list[FrameSource]:
             out.extend(_replayed(s) for s in out[source : source + span])
             continue
         cam, anim = clocks.get(block.scene, (0.0, 0.0))
+        jitter = np.random.default_rng(block.seed).normal(0, SHAKE_SIGMA, (block.end_frame - block.start_frame, 2))
         for f in range(block.start_frame, block.end_frame):
             t = f * dt
             if block.kind == "frozen":
@@ -126,7 +130,8 @@ def frame_sources(blocks: list[Block], fps: float) -> list[FrameSource]:
             if block.kind == "dark":
                 ramp = min(1.0, local / FADE_S, remaining / FADE_S)
                 gain = 1.0 - (1.0 - DARK_GAIN) * ramp
-            out.append(FrameSource(block.scene, cam, anim, t, gain, block.kind == "blur", False))
+            shake = tuple(jitter[f - block.start_frame]) if block.kind == "shaky" else (0.0, 0.0)
+            out.append(FrameSource(block.scene, cam, anim, t, gain, block.kind == "blur", False, shake))
             cam += dt * (IDLE_CAMERA_RATE if block.kind == "idle" else 1.0)
             anim += dt
         clocks[block.scene] = (cam, anim)
@@ -135,21 +140,37 @@ def frame_sources(blocks: list[Block], fps: float) -> list[FrameSource]:
 
 def _replayed(source: FrameSource) -> FrameSource:
     return FrameSource(source.scene, source.cam_t, source.anim_t, source.hud_t, source.dark_gain,
-                       source.blur, True)
+                       source.blur, True, source.shake)
 
 
-def ground_truth(blocks: list[Block], fps: float) -> dict:
+def continues(before: FrameSource, after: FrameSource, fps: float) -> bool:
+    """True when `after` is `before` held, or one frame later in the same scene."""
+    if (before.scene, before.cam_t, before.anim_t) == (after.scene, after.cam_t, after.anim_t):
+        return True
+    step = 1.0 / fps + 1e-9
+    return (before.scene == after.scene and 0 <= after.cam_t - before.cam_t <= step
+            and 0 <= after.anim_t - before.anim_t <= step)
+
+
+def cut_frames(sources: list[FrameSource], fps: float) -> list[int]:
+    """Frames whose content does not continue from the frame before."""
+    return [f for f in range(1, len(sources)) if not continues(sources[f - 1], sources[f], fps)]
+
+
+def ground_truth(blocks: list[Block], sources: list[FrameSource], fps: float) -> dict:
     """Cuts and event spans (frames half-open, and seconds) for the sidecar."""
+    cuts = cut_frames(sources, fps)
+    cut_set = set(cuts)
 
     def span(b: Block) -> dict:
         return {"start_frame": b.start_frame, "end_frame": b.end_frame,
                 "start_s": b.start_frame / fps, "end_s": b.end_frame / fps}
 
     truth: dict = {
-        "cuts": [{"frame": b.start_frame, "time_s": b.start_frame / fps} for b in blocks if b.cut],
-        "blocks": [{"kind": b.kind, "scene": b.scene, "cut": b.cut, **span(b)} for b in blocks],
+        "cuts": [{"frame": f, "time_s": f / fps} for f in cuts],
+        "blocks": [{"kind": b.kind, "scene": b.scene, "cut": b.start_frame in cut_set, **span(b)} for b in blocks],
     }
-    for kind in ("frozen", "dark", "blur", "idle"):
+    for kind in ("frozen", "dark", "blur", "shaky", "idle"):
         truth[f"{kind}_spans"] = [span(b) for b in blocks if b.kind == kind]
     truth["duplicate_spans"] = [
         {**span(b), "source_start_frame": b.start_frame - round(DUPLICATE_S * fps),

@@ -2,7 +2,7 @@
 
 import av
 
-from g2w.video.decode import DecodedFrame, FrameReader, iter_frames
+from g2w.video.decode import DecodedFrame, FrameReader, iter_frames, iter_video_frames
 from g2w.video.encode import VideoWriter, nvenc_available
 from g2w.video.errors import (
     CorruptVideoError,
@@ -22,5 +22,5 @@ av.logging.set_level(None)
 __all__ = [
     "CorruptVideoError", "DecodedFrame", "EmptyFileError", "FrameReader", "MaskWriter",
     "MissingFileError", "NoVideoStreamError", "NotMediaError", "VideoError", "VideoWriter",
-    "iter_frames", "iter_masks", "nvenc_available", "probe", "read_masks",
+    "iter_frames", "iter_masks", "iter_video_frames", "nvenc_available", "probe", "read_masks",
 ]

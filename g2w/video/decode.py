@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import av
-import decord
 import numpy as np
 
 from g2w.video.errors import CorruptVideoError, NoVideoStreamError
-from g2w.video.probe import open_container
+from g2w.video.probe import open_media
 
 # Frames whose presentation time lies within this of a requested time count as "at" it; it
 # absorbs container timestamp rounding (mp4 tick grids rarely divide 1/fps exactly).
@@ -26,14 +25,19 @@ _TIME_EPS_S = 1e-3
 
 
 class FrameReader:
-    """Random access to a video's frames, as RGB uint8 arrays of shape (n, H, W, 3).
+    """Random access to a local video's frames, as RGB uint8 arrays of shape (n, H, W, 3).
 
-    `width`/`height` ask decord to scale while decoding (both -1 keeps the source size).
+    `width`/`height` ask decord to scale while decoding (both -1 keeps the source size). decord
+    reads local files only; URIs are streamed with `iter_frames`.
     """
 
     def __init__(self, path: str | os.PathLike, width: int = -1, height: int = -1, threads: int = 0):
+        import decord  # only readers that seek load decord's own FFmpeg build
+
         path = os.fspath(path)
-        open_container(path).close()  # typed errors for missing, empty and non-media files
+        with open_media(path):  # typed errors for missing, empty and non-media files
+            pass
+        self._decord_error = decord.DECORDError
         try:
             self._vr = decord.VideoReader(
                 path, ctx=decord.cpu(0), width=width, height=height, num_threads=threads
@@ -75,7 +79,7 @@ class FrameReader:
         sorted_idx = [indices[i] for i in order]
         try:
             frames = self._vr.get_batch(sorted_idx).asnumpy()
-        except decord.DECORDError as exc:
+        except self._decord_error as exc:
             raise CorruptVideoError(f"{self.path}: decoding frames failed ({exc})") from exc
         out = np.empty_like(frames)
         out[order] = frames
@@ -93,21 +97,16 @@ class DecodedFrame:
     rgb: np.ndarray  # (H, W, 3) uint8
 
 
-def iter_frames(
-    path: str | os.PathLike,
-    start_s: float = 0.0,
-    end_s: float | None = None,
-    width: int | None = None,
-    height: int | None = None,
-) -> Iterator[DecodedFrame]:
-    """Decode frames in order from `start_s` up to (not including) `end_s`, one at a time.
+def iter_video_frames(
+    path: str | os.PathLike, start_s: float = 0.0, end_s: float | None = None
+) -> Iterator[tuple[int, float, av.VideoFrame]]:
+    """Decoded frames in order from `start_s` up to (not including) `end_s`, unconverted.
 
-    Scaling to `width`x`height` happens in swscale while converting to RGB, so a quality pass
-    at low resolution never holds a full-size RGB copy. `index` counts frames from the stream
-    start by timestamp, so it is right after a seek too.
+    Yields (index, time_s, frame): `index` counts frames from the stream start by timestamp, so
+    it is right after a seek too. Callers that look at only some frames convert only those,
+    which is what keeps a full analysis pass close to raw decode speed.
     """
-    container = open_container(os.fspath(path))
-    try:
+    with open_media(path) as container:
         if not container.streams.video:
             raise NoVideoStreamError(f"{path}: no video stream")
         stream = container.streams.video[0]
@@ -115,20 +114,34 @@ def iter_frames(
         rate = stream.average_rate or stream.guessed_rate
         fps = float(rate) if rate else 0.0
         origin = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
-        if start_s > 0:
-            offset = int(Fraction(origin + start_s).limit_denominator(1 << 20) / stream.time_base)
-            container.seek(offset, stream=stream, backward=True)
-        count = 0
-        for frame in container.decode(stream):
-            t = float(frame.pts * stream.time_base) - origin if frame.pts is not None else count / fps
-            count += 1
-            if t + _TIME_EPS_S < start_s:
-                continue
-            if end_s is not None and t + _TIME_EPS_S >= end_s:
-                break
-            rgb = frame.to_ndarray(format="rgb24", width=width, height=height)
-            yield DecodedFrame(int(round(t * fps)) if fps else count - 1, t, rgb)
-    except av.FFmpegError as exc:
-        raise CorruptVideoError(f"{path}: decoding stopped ({exc})") from exc
-    finally:
-        container.close()
+        try:
+            if start_s > 0:
+                offset = int(Fraction(origin + start_s).limit_denominator(1 << 20) / stream.time_base)
+                container.seek(offset, stream=stream, backward=True)
+            count = 0
+            for frame in container.decode(stream):
+                t = float(frame.pts * stream.time_base) - origin if frame.pts is not None else count / fps
+                count += 1
+                if t + _TIME_EPS_S < start_s:
+                    continue
+                if end_s is not None and t + _TIME_EPS_S >= end_s:
+                    break
+                yield (int(round(t * fps)) if fps else count - 1), t, frame
+        except av.FFmpegError as exc:
+            raise CorruptVideoError(f"{path}: decoding stopped ({exc})") from exc
+
+
+def iter_frames(
+    path: str | os.PathLike,
+    start_s: float = 0.0,
+    end_s: float | None = None,
+    width: int | None = None,
+    height: int | None = None,
+) -> Iterator[DecodedFrame]:
+    """Decode frames in order from `start_s` up to (not including) `end_s`, one at a time, as RGB.
+
+    Scaling to `width`x`height` happens in swscale while converting to RGB, so a pass at low
+    resolution never holds a full-size RGB copy.
+    """
+    for index, t, frame in iter_video_frames(path, start_s, end_s):
+        yield DecodedFrame(index, t, frame.to_ndarray(format="rgb24", width=width, height=height))

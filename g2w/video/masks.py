@@ -15,7 +15,7 @@ import numpy as np
 
 from g2w.video.encode import StreamFile, exact_rate
 from g2w.video.errors import CorruptVideoError, NoVideoStreamError
-from g2w.video.probe import open_container
+from g2w.video.probe import open_media
 
 
 class MaskWriter(StreamFile):
@@ -35,16 +35,14 @@ class MaskWriter(StreamFile):
 
 def iter_masks(path: str | os.PathLike) -> Iterator[np.ndarray]:
     """Masks in frame order, one (H, W) uint8 array at a time."""
-    container = open_container(os.fspath(path))
-    try:
+    with open_media(path) as container:
         if not container.streams.video:
             raise NoVideoStreamError(f"{path}: no video stream")
-        for frame in container.decode(container.streams.video[0]):
-            yield frame.to_ndarray(format="gray")
-    except av.FFmpegError as exc:
-        raise CorruptVideoError(f"{path}: decoding masks failed ({exc})") from exc
-    finally:
-        container.close()
+        try:
+            for frame in container.decode(container.streams.video[0]):
+                yield frame.to_ndarray(format="gray")
+        except av.FFmpegError as exc:
+            raise CorruptVideoError(f"{path}: decoding masks failed ({exc})") from exc
 
 
 def read_masks(path: str | os.PathLike) -> np.ndarray:

@@ -7,11 +7,14 @@ of two seeks, never a full decode.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from fractions import Fraction
 
 import av
 
+from g2w import storage
 from g2w.types import VideoInfo
 from g2w.video.errors import (
     CorruptVideoError,
@@ -36,8 +39,7 @@ _TS_PACKET = 188
 
 def sniff_container(path: str) -> str | None:
     """The container family named by the file's leading bytes, or None if unrecognized."""
-    with open(path, "rb") as f:
-        head = f.read(_TS_PACKET + 1)
+    head = storage.read_range(path, 0, _TS_PACKET + 1)
     for offset, magic, name in _CONTAINER_SIGNATURES:
         if head[offset : offset + len(magic)] != magic:
             continue
@@ -47,22 +49,30 @@ def sniff_container(path: str) -> str | None:
     return None
 
 
-def open_container(path: str) -> av.container.InputContainer:
-    """Open a media file for reading, mapping every failure to a typed VideoError."""
+@contextlib.contextmanager
+def open_media(path: str | os.PathLike) -> Iterator[av.container.InputContainer]:
+    """Open a local file or URI for reading, mapping every failure to a typed VideoError.
+
+    URIs are read through a seekable pyarrow file object, so nothing is downloaded whole.
+    """
     path = os.fspath(path)
-    if not os.path.exists(path):
+    if not storage.exists(path):
         raise MissingFileError(f"{path}: no such file")
-    if os.path.getsize(path) == 0:
+    if storage.size(path) == 0:
         raise EmptyFileError(f"{path}: file is empty (0 bytes)")
-    try:
-        return av.open(path, metadata_errors="ignore")
-    except av.FFmpegError as exc:
-        family = sniff_container(path)
-        if family is None:
-            raise NotMediaError(f"{path}: not a recognized media file ({exc})") from exc
-        raise CorruptVideoError(
-            f"{path}: looks like {family} but cannot be opened, likely truncated ({exc})"
-        ) from exc
+    with contextlib.ExitStack() as stack:
+        source = stack.enter_context(storage.open_binary(path)) if storage.is_uri(path) else path
+        try:
+            container = av.open(source, metadata_errors="ignore")
+        except av.FFmpegError as exc:
+            family = sniff_container(path)
+            if family is None:
+                raise NotMediaError(f"{path}: not a recognized media file ({exc})") from exc
+            raise CorruptVideoError(
+                f"{path}: looks like {family} but cannot be opened, likely truncated ({exc})"
+            ) from exc
+        with container:
+            yield container
 
 
 def _first_frame(container, stream):
@@ -108,13 +118,16 @@ def probe(path: str | os.PathLike, verify: bool = True) -> VideoInfo:
     can tell "audio only" from "broken". With `verify`, a frame near the end is decoded too.
     """
     path = os.fspath(path)
-    container = open_container(path)
+    with open_media(path) as container:
+        return _describe(path, container, verify)
+
+
+def _describe(path: str, container, verify: bool) -> VideoInfo:
     try:
         if not container.streams.video:
             duration = container.duration / av.time_base if container.duration else 0.0
             return VideoInfo(path, False, 0, 0, 0.0, 0, duration, "", 0)
         stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
         first = _first_frame(container, stream)
         if first is None:
             raise CorruptVideoError(f"{path}: video stream has no decodable frame")
@@ -141,5 +154,3 @@ def probe(path: str | os.PathLike, verify: bool = True) -> VideoInfo:
         raise
     except av.FFmpegError as exc:
         raise CorruptVideoError(f"{path}: {exc}") from exc
-    finally:
-        container.close()

@@ -45,7 +45,7 @@ def test_a_batch_rotates_sizes_rates_games_and_events():
     assert {(s.width, s.height) for s in specs[:5]} == set(SIZES)
     assert {s.fps for s in specs[:3]} == {24, 30, 60}
     assert {s.style for s in specs[:4]} == set(STYLES)
-    assert {s.first_event for s in specs[:5]} == set(EVENTS)
+    assert {s.first_event for s in specs[:6]} == set(EVENTS)
     assert any(s.hud for s in specs[:3]) and not all(s.hud for s in specs[:3])
     assert spec_for(0, 3, 30) == spec_for(0, 3, 30)
 
@@ -101,6 +101,15 @@ def test_duplicates_match_their_source_up_to_the_offset(style):
         src = frames[f - span["start_frame"] + span["source_start_frame"]].astype(int)
         diff = frames[f].astype(int) - src
         assert 0 <= diff.min() and diff.max() <= REPLAY_OFFSET and diff.mean() > 1
+
+
+def test_shaky_spans_move_the_whole_frame():
+    frames, truth = _frames_and_truth(small_spec(style="sidescroller", event="shaky"))
+    span = truth["shaky_spans"][0]
+    steady = [np.abs(luma(a) - luma(b)).mean() for a, b in zip(frames[5:15], frames[6:16])]
+    shaky = [np.abs(luma(a) - luma(b)).mean()
+             for a, b in zip(frames[span["start_frame"] : span["end_frame"] - 1], frames[span["start_frame"] + 1 : span["end_frame"]])]
+    assert np.median(shaky) > 2 * np.median(steady)
 
 
 def test_cuts_are_the_largest_jumps():

@@ -6,6 +6,9 @@ from g2w.sample_data.timeline import (
     DUPLICATE_S,
     GRID_S,
     KINDS,
+    FrameSource,
+    continues,
+    cut_frames,
     frame_sources,
     ground_truth,
     plan_blocks,
@@ -24,7 +27,7 @@ def test_blocks_tile_the_video_on_the_grid(seed):
     assert all(a.end_frame == b.start_frame for a, b in zip(blocks, blocks[1:]))
     grid = round(GRID_S * fps)
     assert all(b.start_frame % grid == 0 for b in blocks)
-    assert blocks[0].kind == "play" and not blocks[0].cut
+    assert blocks[0].kind == "play"
     assert max(b.scene for b in blocks) == scenes - 1
 
 
@@ -33,9 +36,20 @@ def test_structural_rules(seed):
     blocks, _ = _plan(seed)
     for prev, block in zip(blocks, blocks[1:]):
         if block.kind == "duplicate":
-            assert block.start_frame >= DUPLICATE_S * 30 and block.cut
+            assert block.start_frame >= DUPLICATE_S * 30
         if prev.kind == "duplicate":
-            assert block.kind != "frozen" and block.cut
+            assert block.kind != "frozen"
+
+
+def test_continuity_defines_cuts():
+    a = FrameSource(0, 1.0, 1.0, 1.0, 1.0, False, False)
+    fps = 10
+    assert continues(a, a, fps)
+    assert continues(a, FrameSource(0, 1.1, 1.1, 1.1, 1.0, True, False), fps)  # blur starts: no cut
+    assert continues(a, FrameSource(0, 1.003, 1.1, 1.1, 1.0, False, False), fps)  # idle camera
+    assert not continues(a, FrameSource(1, 1.1, 1.1, 1.1, 1.0, False, False), fps)  # another scene
+    assert not continues(a, FrameSource(0, 0.5, 0.5, 1.1, 1.0, False, True), fps)  # a replay jumps back
+    assert cut_frames([a, a, FrameSource(1, 0, 0, 0, 1.0, False, False)], fps) == [2]
 
 
 @pytest.mark.parametrize("event", [k for k in KINDS if k != "play"])
@@ -53,8 +67,8 @@ def test_frame_sources_follow_the_blocks():
     held = sources[frozen.start_frame - 1]
     assert all(s == held for s in sources[frozen.start_frame : frozen.end_frame])
     # the camera resumes where it stopped: no jump after a freeze
-    after = sources[frozen.end_frame]
-    assert after.cam_t == pytest.approx(held.cam_t + 1 / fps)
+    assert continues(held, sources[frozen.end_frame], fps)
+    assert frozen.end_frame not in cut_frames(sources, fps)
 
 
 def test_dark_blocks_fade_in_and_out():
@@ -89,11 +103,32 @@ def test_idle_nearly_stops_the_camera_but_not_the_world():
     assert cam < 0.05 * anim
 
 
+def test_a_replay_of_frozen_footage_is_no_cut():
+    fps = 10
+    for seed in range(40):
+        blocks, _ = _plan(seed, 40.0, fps)
+        sources = frame_sources(blocks, fps)
+        for f in cut_frames(sources, fps):
+            assert sources[f] != sources[f - 1]
+
+
+def test_shaky_blocks_jitter_the_camera():
+    fps = 10
+    blocks, _ = _plan(8, 30.0, fps, first_event="shaky")
+    shaky = blocks[1]
+    sources = frame_sources(blocks, fps)
+    jitter = np.array([s.shake for s in sources[shaky.start_frame : shaky.end_frame]])
+    assert jitter.std() > 0.005
+    assert all(s.shake == (0.0, 0.0) for s in sources[: shaky.start_frame])
+    assert not set(cut_frames(sources, fps)) & set(range(shaky.start_frame + 1, shaky.end_frame))
+
+
 def test_ground_truth_lists_cuts_and_spans():
     fps = 30
     blocks, _ = _plan(7, 30.0, fps, first_event="duplicate")
-    truth = ground_truth(blocks, fps)
-    assert [c["frame"] for c in truth["cuts"]] == [b.start_frame for b in blocks if b.cut]
+    truth = ground_truth(blocks, frame_sources(blocks, fps), fps)
+    assert blocks[1].start_frame in [c["frame"] for c in truth["cuts"]]
+    assert truth["blocks"][1]["cut"]
     (dup,) = [d for d in truth["duplicate_spans"] if d["start_frame"] == blocks[1].start_frame]
     assert dup["source_end_frame"] - dup["source_start_frame"] == dup["end_frame"] - dup["start_frame"]
     assert dup["start_s"] == blocks[1].start_frame / fps

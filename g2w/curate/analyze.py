@@ -1,0 +1,149 @@
+"""The front end: one streaming decode per source, turned into one measured row per window.
+
+Every frame is decoded once, in order (H.264 needs its references anyway). Every frame feeds the
+cut detector through a tiny thumbnail read from its luma plane; only sampled frames are
+converted in full: `analysis_fps` per second at a fixed short side for quality and the UI screen,
+and the frame on screen at each window's centre, scaled and centre-cropped for CLIP. Memory holds one
+window's accumulators, never the video, so an hour-long source costs what a minute does.
+
+The 224x224 centre crop (150 kB) travels to the embedding actors with the row; that replaces
+a second, seeking decode of every central frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from g2w.curate.borders import border_bars
+from g2w.curate.config import QualityThresholds
+from g2w.curate.cuts import CutDetector, CutThresholds, luma_thumb
+from g2w.curate.quality import QualityAccumulator
+from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
+from g2w.curate.ui_screen import make_ui_screen
+from g2w.curate.windows import Window, plan_windows
+from g2w.runtime.step import Batch, Resources, Step
+from g2w.video.decode import iter_video_frames
+from g2w.video.errors import VideoError
+
+_EPS = 1e-3
+
+def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
+    """(w, h) with the given short side (never above the source's), aspect kept, both even."""
+    scale = min(1.0, short_side / min(width, height))
+    return max(2, round(width * scale / 2) * 2), max(2, round(height * scale / 2) * 2)
+
+
+def center_crop(frame, size: int, rotation: int) -> np.ndarray:
+    """The frame scaled so its short side is `size`, centre-cropped square, display-rotated."""
+    w, h = frame.width, frame.height
+    scale = size / min(w, h)
+    rgb = frame.to_ndarray(format="rgb24", width=max(size, round(w * scale)), height=max(size, round(h * scale)),
+                           interpolation="AREA")
+    rgb = upright(rgb, rotation)
+    y0, x0 = (rgb.shape[0] - size) // 2, (rgb.shape[1] - size) // 2
+    return np.ascontiguousarray(rgb[y0 : y0 + size, x0 : x0 + size])
+
+
+def upright(image: np.ndarray, rotation: int) -> np.ndarray:
+    """Apply a display-matrix rotation (degrees counter-clockwise) to decoded pixels."""
+    return np.rot90(image, k=(rotation // 90) % 4) if rotation % 360 else image
+
+
+@dataclass
+class _WindowState:
+    window: Window
+    quality: QualityAccumulator = field(default_factory=QualityAccumulator)
+    ui: object = None
+    cuts: list[float] = field(default_factory=list)
+    max_cut_score: float = 0.0
+    crop: np.ndarray | None = None
+    next_sample_t: float = 0.0
+    bars: tuple[int, int, int, int] | None = None
+
+
+@dataclass
+class AnalyzeWindows(Step):
+    """Batch of sources-table rows -> batch of window rows (with `crop` for the embedder)."""
+
+    window_s: float = 5.0
+    analysis_fps: float = 8.0
+    analysis_short_side: int = 540
+    ui_detector: str = "static-edges"
+    quality: QualityThresholds = field(default_factory=QualityThresholds)
+    cut_thresholds: CutThresholds = field(default_factory=CutThresholds)
+
+    def resources(self) -> Resources:
+        return Resources(num_cpus=1, batch_size=1)
+
+    def __call__(self, batch: Batch) -> Batch:
+        rows = []
+        for i in range(len(batch["path"])):
+            source = {k: batch[k][i] for k in batch}
+            if source["status"] == "ok":
+                rows += self.analyze_source(source)
+        return to_columns(rows)
+
+    def analyze_source(self, src: dict) -> list[dict]:
+        windows = plan_windows(float(src["duration_s"]), self.window_s)
+        size = analysis_size(int(src["width"]), int(src["height"]), self.analysis_short_side)
+        frame_gap = 1.5 / max(float(src["fps"]), 1.0)
+        detector = CutDetector(self.cut_thresholds)
+        rows: list[dict] = []
+        state = self._open(windows[0]) if windows else None
+        prev = None  # (t, frame) of the last decoded frame
+        failure = None
+        try:
+            for _, t, frame in iter_video_frames(str(src["path"])):
+                while state is not None and t + _EPS >= state.window.end_s:
+                    rows.append(self._row(src, state))
+                    state = self._next(state, windows)
+                if state is None:
+                    break
+                is_cut, score, shift = detector.step(luma_thumb(frame))
+                if t + _EPS >= state.window.start_s:
+                    self._see(src, state, frame, prev, size, t)
+                    state.quality.add_shift(shift)
+                    if t > state.window.start_s + _EPS:  # a jump onto a window's first frame is its boundary
+                        state.max_cut_score = max(state.max_cut_score, score)
+                        if is_cut:
+                            state.cuts.append(round(t, 3))
+                prev = (t, frame)
+        except VideoError as exc:
+            failure = (exc.reason, str(exc))
+        if failure is None and state is not None and prev is not None and prev[0] + frame_gap >= state.window.end_s:
+            rows.append(self._row(src, state))  # the normal end of the stream
+        done = len(rows)
+        ended = f"{prev[0]:.2f} s" if prev else "its start"
+        reason, message = failure or ("truncated", f"{src['path']}: stream ends at {ended}, before this window ends")
+        return rows + [error_row(src, w, reason, message) for w in windows[done:]]
+
+    def _next(self, state: _WindowState, windows: list[Window]) -> _WindowState | None:
+        k = state.window.index + 1
+        return self._open(windows[k]) if k < len(windows) else None
+
+    def _see(self, src, state: _WindowState, frame, prev, size, t: float) -> None:
+        """One decoded frame inside the window: take the centre crop and samples as they come."""
+        if state.crop is None and t + _EPS >= state.window.center_s:
+            on_screen = frame if prev is None or t <= state.window.center_s + _EPS else prev[1]
+            state.crop = center_crop(on_screen, CROP_SIZE, int(src["rotation"]))
+        if t + _EPS >= state.next_sample_t:
+            gray = frame.to_ndarray(format="gray", width=size[0], height=size[1])
+            state.quality.add(gray)
+            state.ui.add(gray)
+            if state.bars is None:
+                state.bars = border_bars(gray)
+            state.next_sample_t = t + 1.0 / self.analysis_fps - _EPS
+
+    def _open(self, window: Window) -> _WindowState:
+        return _WindowState(window, ui=make_ui_screen(self.ui_detector), next_sample_t=window.start_s)
+
+    def _row(self, src: dict, state: _WindowState) -> dict:
+        measures = state.quality.measures(self.quality)
+        measures["ui_coverage"] = state.ui.coverage(state.bars or (0, 0, 0, 0))
+        return {
+            **base_row(src, state.window), **measures,
+            "cut_count": len(state.cuts), "cut_times": list(state.cuts), "cut_score": state.max_cut_score,
+            "crop": state.crop if state.crop is not None else np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8),
+        }

@@ -1,0 +1,38 @@
+"""The embedding stage: CLIP on each window's centre crop, as a batched actor pool.
+
+The model loads once per actor in `setup()`; on a GPU node each actor holds one GPU. Rows that
+could not be analysed (status "error") pass through without an embedding. The crop column is
+dropped here: from this point on a row is only numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from g2w.models.clip_embedder import ClipEmbedder, ClipSpec
+from g2w.runtime.step import Batch, Resources, Step
+
+
+@dataclass
+class EmbedCentralFrames(Step):
+    spec: ClipSpec
+    batch_size: int = 32
+
+    def resources(self) -> Resources:
+        gpu = self.spec.device == "cuda"
+        return Resources(num_cpus=1, num_gpus=1.0 if gpu else 0.0, batch_size=self.batch_size)
+
+    def setup(self) -> None:
+        self.embedder = ClipEmbedder(self.spec)
+
+    def __call__(self, batch: Batch) -> Batch:
+        ok = batch["status"] == "ok"
+        embedding = np.zeros((len(ok), self.embedder.dim), np.float16)
+        if ok.any():
+            embedding[ok] = self.embedder.embed(batch["crop"][ok]).astype(np.float16)
+        out = {k: v for k, v in batch.items() if k != "crop"}
+        out["embedding"] = embedding
+        out["has_embedding"] = ok
+        return out

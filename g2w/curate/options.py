@@ -1,0 +1,56 @@
+"""Command-line options of the curation job, generated from the config dataclasses so that
+every knob (window length, caps, K_max, dedup threshold, CLIP model and weights, device, and
+every quality threshold) is settable and none can drift from its default."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields, replace
+
+from g2w.curate.config import GAMEVERSE, CurateConfig, QualityThresholds
+
+_HELP = {
+    "window_s": "window length in seconds",
+    "max_candidates": "cluster-balanced sampling cap",
+    "k_max": "largest number of k-means clusters",
+    "kmeans_init_cap": "most candidates k-means trains on",
+    "dedup_threshold": "cosine similarity above which the later of two adjacent windows goes",
+    "clip_model": "open_clip architecture name, or a path to an open_clip model-config JSON",
+    "clip_pretrained": "open_clip pretrained tag (local cache only) or a weights file; none = random init",
+    "device": "auto | cpu | cuda, for CLIP and k-means",
+    "ui_detector": "UI-contamination screen to use",
+    "preset": "libx264 preset for the standardized clips",
+}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _add(parser: argparse.ArgumentParser, cls, defaults) -> None:
+    for f in fields(cls):
+        if f.name == "quality":
+            continue
+        default = getattr(defaults, f.name)
+        kind = type(default) if default is not None else str
+        parser.add_argument(_flag(f.name), type=kind, default=default, dest=f.name,
+                            help=f"{_HELP.get(f.name, f.name.replace('_', ' '))} (default: {default})")
+
+
+def add_curate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="files, directories, globs, or .txt/.parquet lists of paths (local or s3://)")
+    parser.add_argument("--output", required=True, help="output folder (rerun with the same one to resume)")
+    _add(parser, CurateConfig, CurateConfig())
+    quality = parser.add_argument_group("quality thresholds")
+    _add(quality, QualityThresholds, QualityThresholds())
+    quality.add_argument("--gameverse", action="store_true",
+                         help=f"also apply GameVerse's hard constraints {GAMEVERSE}")
+
+
+def config_from_args(args: argparse.Namespace) -> CurateConfig:
+    quality = QualityThresholds(**{f.name: getattr(args, f.name) for f in fields(QualityThresholds)})
+    if args.gameverse:
+        quality = replace(quality, **GAMEVERSE)
+    values = {f.name: getattr(args, f.name) for f in fields(CurateConfig) if f.name != "quality"}
+    return CurateConfig(**values, quality=quality)

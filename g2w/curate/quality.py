@@ -1,0 +1,106 @@
+"""Per-window quality measurements from sampled frames, and the verdicts drawn from them.
+
+Measured on luma at a fixed analysis size (short side 360 px by default), so values compare
+across source resolutions:
+- brightness: mean luma per sample; the fractions of samples that are dark (dim and nothing in
+  them bright: a starfield is dark on average but not "too dark") or blown out;
+- sharpness: median variance of the Laplacian (low = blurred or out of focus);
+- motion: mean |Δluma| between consecutive samples, and the fraction of steps that are frozen
+  (almost no pixel changes at all: a still camera with one small thing moving is not frozen);
+- shake: the share of frame-to-frame steps where the global shift (from the cut detector's
+  phase correlation, every frame) changes by more than 1 % of the frame width: smooth pans
+  keep a steady shift, camera jitter flips it frame after frame;
+- border: letterbox/pillarbox bars that stay across the window (`borders.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from g2w.curate.borders import border_fraction
+from g2w.curate.config import QualityThresholds
+
+SHAKE_SPIKE = 0.01  # a change of global shift between frames above this (frame widths) is a jolt
+CHANGE_LEVEL = 8  # |Δluma| above this is a real change, not codec noise
+
+
+@dataclass
+class QualityAccumulator:
+    """Collects a window's samples one at a time; `measures()` summarizes them."""
+
+    lumas: list[float] = field(default_factory=list)
+    highlights: list[float] = field(default_factory=list)  # 99th percentile luma
+    shadows: list[float] = field(default_factory=list)  # 1st percentile luma
+    sharpness: list[float] = field(default_factory=list)
+    diffs: list[float] = field(default_factory=list)
+    changed: list[float] = field(default_factory=list)  # share of pixels that really changed
+    borders: list[float] = field(default_factory=list)
+    jolts: int = 0
+    shift_steps: int = 0
+    _prev: np.ndarray | None = None
+    _last_shift: tuple | None = None
+
+    def add(self, gray: np.ndarray) -> None:
+        """One sampled frame, uint8 luma at the analysis size."""
+        self.lumas.append(float(gray.mean()))
+        hist = np.cumsum(cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel())
+        self.shadows.append(float(np.searchsorted(hist, 0.01 * hist[-1])))
+        self.highlights.append(float(np.searchsorted(hist, 0.99 * hist[-1])))
+        self.sharpness.append(float(cv2.Laplacian(gray, cv2.CV_32F).var()))
+        self.borders.append(border_fraction(gray))
+        if self._prev is not None:
+            diff = cv2.absdiff(gray, self._prev)
+            self.diffs.append(float(diff.mean()))
+            self.changed.append(float(np.count_nonzero(diff > CHANGE_LEVEL)) / diff.size)
+        self._prev = gray
+
+    def add_shift(self, shift: tuple | None) -> None:
+        """The global shift of one decoded frame against the one before (every frame)."""
+        if shift is not None and self._last_shift is not None:
+            self.shift_steps += 1
+            self.jolts += np.hypot(shift[0] - self._last_shift[0], shift[1] - self._last_shift[1]) > SHAKE_SPIKE
+        self._last_shift = shift
+
+    def measures(self, thresholds: QualityThresholds) -> dict:
+        lumas = np.array(self.lumas or [0.0])
+        highlights, shadows = np.array(self.highlights or [0.0]), np.array(self.shadows or [0.0])
+        dark = (lumas < thresholds.dark_luma) & (highlights < 3 * thresholds.dark_luma)
+        bright = (lumas > thresholds.bright_luma) & (shadows > 255 - 3 * (255 - thresholds.bright_luma))
+        return {
+            "luma_mean": float(lumas.mean()),
+            "dark_fraction": float(dark.mean()),
+            "bright_fraction": float(bright.mean()),
+            "sharpness": float(np.median(self.sharpness)) if self.sharpness else 0.0,
+            "motion": float(np.mean(self.diffs)) if self.diffs else 0.0,
+            "frozen_fraction": float((np.array(self.changed) < thresholds.frozen_change).mean()) if self.changed else 1.0,
+            "shake": self.jolts / self.shift_steps if self.shift_steps else 0.0,
+            "border_fraction": float(np.median(self.borders)) if self.borders else 0.0,
+            "samples": len(self.lumas),
+        }
+
+
+def quality_reasons(m: dict, t: QualityThresholds, short_side: int, fps: float) -> list[str]:
+    """Every failed check, in a fixed order; the first is the row's reason."""
+    reasons = []
+    if short_side < t.min_short_side:
+        reasons.append("low_resolution")
+    if not t.min_fps <= fps <= t.max_fps:
+        reasons.append("fps_out_of_range")
+    if m["dark_fraction"] > t.max_dark_fraction:
+        reasons.append("too_dark")
+    if m["bright_fraction"] > t.max_bright_fraction:
+        reasons.append("too_bright")
+    if m["frozen_fraction"] > t.max_frozen_fraction:
+        reasons.append("frozen")
+    if m["sharpness"] < t.min_sharpness and m["dark_fraction"] <= t.max_dark_fraction:
+        reasons.append("blurry")  # a dark frame is flat for another reason, said above
+    if m["shake"] > t.max_shake:
+        reasons.append("shaky")
+    if m["border_fraction"] > t.max_border_fraction:
+        reasons.append("border")
+    if m["ui_coverage"] > t.max_ui_coverage:
+        reasons.append("ui_overlay")
+    return reasons

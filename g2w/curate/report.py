@@ -1,0 +1,137 @@
+"""The curation report: what was kept, what was rejected and why, in pictures.
+
+`report.html` (next to the manifest) shows the summary, a warning when CLIP was random, plots
+(cluster sizes, rejection reasons, the quality measurements against their thresholds) and
+contact sheets: kept clips grouped by cluster, and examples of each rejection reason.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections import Counter, defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+import numpy as np  # noqa: E402
+
+from g2w.curate.config import CurateConfig  # noqa: E402
+from g2w.report import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
+from g2w.video.decode import FrameReader  # noqa: E402
+from g2w.video.errors import VideoError  # noqa: E402
+
+_SHEET_CLUSTERS, _PER_CLUSTER, _PER_REASON = 12, 6, 6
+
+
+def _plot_counts(path: str, counts: dict, title: str) -> None:
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    names = sorted(counts, key=lambda k: -counts[k])
+    ax.bar(names, [counts[n] for n in names], color="#4a7bb7")
+    ax.set_title(title)
+    ax.tick_params(axis="x", rotation=40)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _plot_measures(path: str, rows: list[dict], cfg: CurateConfig) -> None:
+    q = cfg.quality
+    panels = [("luma_mean", (q.dark_luma, q.bright_luma)), ("sharpness", (q.min_sharpness,)),
+              ("frozen_fraction", (q.max_frozen_fraction,)), ("shake", (q.max_shake,)),
+              ("border_fraction", (q.max_border_fraction,)), ("ui_coverage", (q.max_ui_coverage,)),
+              ("motion", ()), ("cut_score", (1.0,))]
+    fig, axes = plt.subplots(2, 4, figsize=(13, 5))
+    for ax, (name, lines) in zip(axes.ravel(), panels):
+        values = np.array([r[name] for r in rows if r["status"] != "error" and r["window_index"] >= 0], float)
+        if name == "sharpness":
+            values = np.log10(values + 1)
+            lines = tuple(np.log10(v + 1) for v in lines)
+            name = "log10(sharpness + 1)"
+        ax.hist(values, bins=30, color="#6a9f58")
+        for v in lines:
+            ax.axvline(v, color="#c0392b", linestyle="--")
+        ax.set_title(name, fontsize=10)
+    fig.suptitle("window measurements (red: thresholds)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def _central_frame(path: str, t: float):
+    try:
+        return FrameReader(path).read_at([t])[0]
+    except (VideoError, IndexError, RuntimeError):
+        return None
+
+
+def _sheet(out: str, name: str, picks: list[tuple[str, float, str]], columns: int) -> str | None:
+    images, labels = [], []
+    for path, t, label in picks:
+        frame = _central_frame(path, t)
+        if frame is not None:
+            images.append(frame)
+            labels.append(label)
+    if not images:
+        return None
+    save_png(os.path.join(out, name), contact_sheet(images, labels, columns, thumb_width=200))
+    return name
+
+
+def write_report(out: str, rows: list[dict], summary: dict, cfg: CurateConfig) -> str:
+    """Write report.html and its PNGs into `out`; returns the page's path."""
+    windows = [r for r in rows if r["window_index"] >= 0]
+    figures = os.path.join(out, "report")
+    os.makedirs(figures, exist_ok=True)
+    sections = []
+    model = summary["embedding_model"]
+    if model["randomly_initialized"]:
+        sections.append(("Warning", f"<p style='color:#b00;font-weight:bold'>{html.escape(model['warning'])}</p>"))
+    sections.append(("Summary", key_values({
+        "windows": summary["counts"]["windows"], "kept": summary["counts"]["kept"],
+        "rejected": summary["counts"]["rejected"], "errors": summary["counts"]["error"], "clusters (K)": summary["k"],
+        "CLIP": f"{model['model']} / {model['pretrained'] or 'random init'} on {model['device']}",
+        "timings (s)": summary["timings_s"], "throughput": summary["throughput"],
+    })))
+
+    clusters = Counter(r["cluster"] for r in windows if r.get("cluster") is not None)
+    if clusters:
+        _plot_counts(os.path.join(figures, "clusters.png"), {str(k): v for k, v in clusters.items()}, "windows per cluster")
+    reasons = Counter(r["reason"] for r in windows if r["status"] != "kept")
+    if reasons:
+        _plot_counts(os.path.join(figures, "reasons.png"), dict(reasons), "rejections and errors by reason")
+    _plot_measures(os.path.join(figures, "measures.png"), windows, cfg)
+    images = "".join(f"<img src='report/{n}'>" for n in ("clusters.png", "reasons.png", "measures.png")
+                     if os.path.exists(os.path.join(figures, n)))
+    sections.append(("Plots", images))
+
+    by_cluster = defaultdict(list)
+    for r in windows:
+        if r["status"] == "kept":
+            by_cluster[r["cluster"]].append(r)
+    picks = []
+    for cluster in sorted(by_cluster, key=lambda c: -len(by_cluster[c]))[:_SHEET_CLUSTERS]:
+        for r in by_cluster[cluster][:_PER_CLUSTER]:
+            picks.append((os.path.join(out, r["clip_path"]), 2.5, f"c{cluster} {r['clip_id'][-12:]}"))
+    kept_sheet = _sheet(figures, "kept_by_cluster.png", picks, _PER_CLUSTER)
+    sections.append(("Kept clips by cluster (centre frames)",
+                     f"<img src='report/{kept_sheet}' style='max-width:100%'>" if kept_sheet else "<p>none kept</p>"))
+
+    examples = []
+    for reason in sorted(reasons):
+        chosen = [r for r in windows if r["reason"] == reason and r["status"] == "rejected"][:_PER_REASON]
+        examples += [(r["source"], (r["start_s"] + r["end_s"]) / 2,
+                      f"{reason} {os.path.basename(r['source'])[:14]} {r['start_s']:.0f}s") for r in chosen]
+    rejected_sheet = _sheet(figures, "rejected_examples.png", examples, _PER_REASON)
+    if rejected_sheet:
+        sections.append(("Rejected examples (source frames at the window centre)",
+                         f"<img src='report/{rejected_sheet}' style='max-width:100%'>"))
+
+    columns = ["clip_id", "status", "reason", "luma_mean", "sharpness", "motion", "frozen_fraction", "shake",
+               "border_fraction", "ui_coverage", "cut_count", "cluster", "dup_of"]
+    shown = [{c: (round(r[c], 3) if isinstance(r.get(c), float) else r.get(c)) for c in columns} for r in windows[:500]]
+    sections.append((f"Windows (first {len(shown)} of {len(windows)}; all in manifest.parquet)", table(shown, columns)))
+    path = os.path.join(out, "report.html")
+    write_html(path, "g2w curation report", sections)
+    return path

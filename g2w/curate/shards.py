@@ -1,0 +1,91 @@
+"""Work shards: analysed and embedded window rows on disk, which is what makes reruns cheap.
+
+Each batch that leaves the embedding stage is written to `work/windows/` as one Parquet file
+named by the hash of its clip ids, under a temporary name first, so a killed job leaves only
+complete shards. A source counts as done when every one of its windows is in some shard; a
+rerun analyses only the others. Merging keeps one row per clip id and compacts all shards into
+one, so repeated partial runs never pile up duplicates.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from g2w.curate.rows import WINDOW_SCHEMA
+from g2w.runtime.step import Batch, Resources, Step
+
+
+def batch_to_table(batch: Batch) -> pa.Table:
+    """A numpy batch from the embedding stage -> a table in WINDOW_SCHEMA (embedding null where
+    there is none)."""
+    columns = {}
+    for field in WINDOW_SCHEMA:
+        if field.name == "embedding":
+            emb = np.asarray(batch["embedding"], np.float16)
+            flat = pa.array(emb.reshape(-1), pa.float16())
+            offsets = pa.array(np.arange(0, emb.size + 1, max(emb.shape[1], 1), dtype=np.int32)[: len(emb) + 1])
+            lists = pa.ListArray.from_arrays(offsets, flat, mask=pa.array(~np.asarray(batch["has_embedding"], bool)))
+            columns[field.name] = lists
+        elif field.name == "cut_times":
+            columns[field.name] = pa.array([list(v) for v in batch[field.name]], field.type)
+        else:
+            columns[field.name] = pa.array(np.asarray(batch[field.name]).tolist(), field.type)
+    return pa.table(columns, schema=WINDOW_SCHEMA)
+
+
+@dataclass
+class WriteShards(Step):
+    shard_dir: str
+
+    def resources(self) -> Resources:
+        return Resources(num_cpus=0.5, batch_size=256)
+
+    def __call__(self, batch: Batch) -> Batch:
+        table = batch_to_table(batch)
+        ids = sorted(table.column("clip_id").to_pylist())
+        name = hashlib.sha1("\n".join(ids).encode()).hexdigest()[:20]
+        path = os.path.join(self.shard_dir, f"part-{name}.parquet")
+        pq.write_table(table, path + ".partial")
+        os.replace(path + ".partial", path)
+        return {"source_id": np.asarray(batch["source_id"]), "status": np.asarray(batch["status"])}
+
+
+def shard_paths(shard_dir: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(shard_dir, "*.parquet")))
+
+
+def read_shards(shard_dir: str) -> pa.Table:
+    """All shard rows, one per clip id (the first in file-name order), sorted by clip id."""
+    paths = shard_paths(shard_dir)
+    if not paths:
+        return WINDOW_SCHEMA.empty_table()
+    table = pa.concat_tables([pq.read_table(p, schema=WINDOW_SCHEMA) for p in paths])
+    ids = table.column("clip_id").to_numpy(zero_copy_only=False)
+    _, first = np.unique(ids, return_index=True)  # np.unique sorts, so rows come out by clip id
+    return table.take(pa.array(first))
+
+
+def compact(shard_dir: str, table: pa.Table) -> None:
+    """Replace all shards by one holding `table` (written before the old ones are removed)."""
+    old = shard_paths(shard_dir)
+    ids = "\n".join(table.column("clip_id").to_pylist())
+    path = os.path.join(shard_dir, f"merged-{hashlib.sha1(ids.encode()).hexdigest()[:20]}.parquet")
+    pq.write_table(table, path + ".partial")
+    os.replace(path + ".partial", path)
+    for p in old:
+        if p != path:
+            os.remove(p)
+
+
+def windows_written(table: pa.Table) -> Counter:
+    """How many window rows each source has in the shards."""
+    return Counter(pc.cast(table.column("source_id"), pa.string()).to_pylist())

@@ -1,0 +1,114 @@
+"""Standardize a kept window to exactly 5 s, 1280x720, 30 fps, 150 frames (Appendix B.1).
+
+Geometry: the display-rotated picture is scaled to fit inside the canvas with its aspect ratio
+kept, and centred on black: wide sources get bars above and below, tall ones (portrait phone
+footage) bars left and right. Time: output frame j shows what was on screen at t = start + j/30,
+the last source frame that starts at or before t, so 24 fps sources repeat frames and 60 fps
+sources skip them by timestamp, never by index (variable frame rate stays correct too).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from g2w.curate.analyze import upright
+from g2w.runtime.step import Batch, Resources, Step
+from g2w.video.decode import iter_video_frames
+from g2w.video.encode import VideoWriter
+from g2w.video.errors import VideoError
+
+_EPS = 1e-3
+
+
+@dataclass(frozen=True)
+class Placement:
+    width: int  # scaled picture size
+    height: int
+    x: int  # top-left corner on the canvas
+    y: int
+
+
+def fit(src_w: int, src_h: int, rotation: int, out_w: int, out_h: int) -> Placement:
+    """Where the source picture goes on the canvas: aspect kept, centred, even sizes."""
+    if rotation % 180:
+        src_w, src_h = src_h, src_w
+    scale = min(out_w / src_w, out_h / src_h)
+    w = min(out_w, max(2, round(src_w * scale / 2) * 2))
+    h = min(out_h, max(2, round(src_h * scale / 2) * 2))
+    return Placement(w, h, (out_w - w) // 2, (out_h - h) // 2)
+
+
+def output_times(start_s: float, frames: int, fps: int) -> np.ndarray:
+    return start_s + np.arange(frames) / fps
+
+
+def on_screen(frames: Iterable[tuple[float, object]], wanted: np.ndarray, frame_duration: float) -> Iterator:
+    """For each wanted time in order, the frame on screen then: the last one starting at or
+    before it. Streams: holds one frame. The last frame stays on screen for `frame_duration`;
+    wanted times before the first frame or after the last are not produced."""
+    j = 0
+    held = None  # (start time, frame)
+    for t, frame in frames:
+        while j < len(wanted) and held is not None and t > wanted[j] + _EPS:
+            yield held[1]
+            j += 1
+        if j == len(wanted):
+            return
+        held = (t, frame)
+    while j < len(wanted) and held is not None and wanted[j] < held[0] + frame_duration - _EPS:
+        yield held[1]
+        j += 1
+
+
+@dataclass
+class StandardizeClips(Step):
+    """Batch of kept window rows -> one row each: `clip_id`, `clip_path`, `std_status`, `std_error`."""
+
+    out_dir: str
+    width: int = 1280
+    height: int = 720
+    fps: int = 30
+    window_s: float = 5.0
+    crf: int = 18
+    preset: str = "fast"
+
+    def resources(self) -> Resources:
+        return Resources(num_cpus=1, batch_size=1)
+
+    def __call__(self, batch: Batch) -> Batch:
+        out = {"clip_id": [], "clip_path": [], "std_status": [], "std_error": []}
+        for i in range(len(batch["clip_id"])):
+            row = {k: batch[k][i] for k in ("clip_id", "source", "start_s", "width", "height", "fps", "rotation")}
+            path = os.path.join(self.out_dir, f"{row['clip_id']}.mp4")
+            status, error = "ok", ""
+            if not os.path.exists(path):  # written atomically, so an existing file is complete
+                try:
+                    self.write_clip(row, path)
+                except (VideoError, ValueError) as exc:
+                    status, error = "error", str(exc)
+            out["clip_id"].append(str(row["clip_id"]))
+            out["clip_path"].append(path if status == "ok" else "")
+            out["std_status"].append(status)
+            out["std_error"].append(error)
+        return {k: np.array(v) for k, v in out.items()}
+
+    def write_clip(self, row: dict, path: str) -> None:
+        count = round(self.window_s * self.fps)
+        start = float(row["start_s"])
+        wanted = output_times(start, count, self.fps)
+        rotation = int(row["rotation"])
+        place = fit(int(row["width"]), int(row["height"]), rotation, self.width, self.height)
+        scaled = (place.height, place.width) if rotation % 180 else (place.width, place.height)
+        canvas = np.zeros((self.height, self.width, 3), np.uint8)
+        stream = ((t, f) for _, t, f in iter_video_frames(str(row["source"]), max(0.0, start - 1.0), wanted[-1] + 1.0))
+        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset) as writer:
+            for frame in on_screen(stream, wanted, 1.0 / max(float(row["fps"]), 1.0)):
+                picture = frame.to_ndarray(format="rgb24", width=scaled[0], height=scaled[1], interpolation="AREA")
+                canvas[place.y : place.y + place.height, place.x : place.x + place.width] = upright(picture, rotation)
+                writer.write(canvas)
+            if writer.frames_written != count:
+                raise ValueError(f"{row['source']}: only {writer.frames_written} of {count} frames could be made")

@@ -1,0 +1,32 @@
+"""Complete, non-overlapping windows over a source, and the stable ids derived from them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+_EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Window:
+    index: int
+    start_s: float
+    end_s: float
+
+    @property
+    def center_s(self) -> float:
+        return (self.start_s + self.end_s) / 2
+
+
+def plan_windows(duration_s: float, window_s: float) -> list[Window]:
+    """[0, w), [w, 2w), ... up to the last complete window; an incomplete tail is dropped."""
+    if duration_s <= 0 or window_s <= 0:
+        return []
+    count = math.floor(duration_s / window_s + _EPS)
+    return [Window(k, k * window_s, (k + 1) * window_s) for k in range(count)]
+
+
+def clip_id(source_id: str, window_index: int) -> str:
+    """Derived from the source's content id and the window index: stable across reruns."""
+    return f"{source_id}-{window_index:05d}"

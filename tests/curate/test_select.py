@@ -1,0 +1,43 @@
+import numpy as np
+
+from g2w.curate.config import CurateConfig, QualityThresholds
+from g2w.curate.select import failed_checks, select
+
+
+def _row(i, source="s", **measures):
+    base = {"clip_id": f"{source}-{i:05d}", "source_id": source, "window_index": i, "width": 1280, "height": 720,
+            "fps": 30.0, "cut_count": 0, "luma_mean": 100.0, "dark_fraction": 0.0, "bright_fraction": 0.0,
+            "sharpness": 200.0, "motion": 10.0, "frozen_fraction": 0.0, "shake": 0.0, "border_fraction": 0.0,
+            "ui_coverage": 0.0}
+    return {**base, **measures}
+
+
+def test_failed_checks_put_the_cut_first_and_keep_every_failure():
+    rows = [_row(0, cut_count=2, dark_fraction=0.9, ui_coverage=0.2), _row(1), _row(2, sharpness=1.0)]
+    assert failed_checks(rows, CurateConfig()) == [["scene_cut", "too_dark", "ui_overlay"], [], ["blurry"]]
+
+
+def test_gameverse_constraints_are_opt_in():
+    row = _row(0, width=854, height=480, fps=120.0)
+    assert failed_checks([row], CurateConfig()) == [[]]
+    strict = CurateConfig(quality=QualityThresholds(min_short_side=720, min_fps=24, max_fps=65))
+    assert failed_checks([row], strict) == [["low_resolution", "fps_out_of_range"]]
+
+
+def test_verdicts_from_checks_sampling_and_dedup():
+    rows = [_row(0), _row(1), _row(2, frozen_fraction=1.0), _row(3), _row(0, source="t")]
+    e = np.array([[1, 0, 0], [1, 0.01, 0], [0, 1, 0], [0, 0, 1], [0, 1, 0.1]], np.float32)
+    e /= np.linalg.norm(e, axis=1, keepdims=True)
+    v = select(rows, e, CurateConfig())
+    assert v["status"] == ["kept", "rejected", "rejected", "kept", "kept"]
+    assert v["reason"] == ["", "near_duplicate", "frozen", "", ""]
+    assert v["dup_of"][1] == "s-00000" and v["dup_similarity"][1] > 0.99
+    assert list(v["sampled"]) == [True, True, False, True, True]
+    assert v["k"] == 5 and len(v["cluster"]) == 5
+
+
+def test_the_cap_leaves_eligible_windows_unsampled():
+    rows = [_row(i, source=f"s{i}") for i in range(6)]
+    e = np.eye(6, dtype=np.float32)
+    v = select(rows, e, CurateConfig(max_candidates=4))
+    assert v["reason"].count("not_sampled") == 2 and v["status"].count("kept") == 4
