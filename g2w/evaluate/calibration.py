@@ -68,6 +68,7 @@ FRAME_EDITS = {
     "inverted_patch": {"major_change"},
 }
 BACKGROUNDS = (*GAMES, "noise")
+EDIT_CRF = 18  # removers write their output at high quality
 WIDGETS = ("map_radar", "player_status", "crosshair", "weapon_ammo", "match_status", "watermark",
            "big_panel", "tiny_icon")
 
@@ -194,22 +195,26 @@ def _through_codec(frames: list[np.ndarray], crf: int, folder: str) -> list[np.n
 
 
 def run_config(cfg: Config, canvas: tuple[int, int], th: Thresholds, folder: str) -> list[dict]:
-    """Every edit of one configuration, judged; one result row per edit."""
+    """Every edit of one configuration, judged; one result row per edit.
+
+    Like a real benchmark, the reference and the original are encoded once, and a remover
+    reads the decoded original and encodes its output again (a second generation).
+    """
     size = cfg.source_size
-    r = _background(cfg.background, cfg.seed, size, 1.0)
-    r_later = _background(cfg.background, cfg.seed, size, 2.0)
     layer = _widget_layer(cfg.widget, cfg.seed, size)
-    o = _composite(r, layer)
+    clean = [_background(cfg.background, cfg.seed, size, t) for t in (1.0, 2.0)]
+    r, o, r_later = _through_codec([clean[0], _composite(clean[0], layer), clean[1]], cfg.crf, folder)
+    h, w = r.shape[:2]
+    layer = layer[:h, :w]
     box = _box(layer[..., 3] >= 8)
     edits = {**{("element", k): v for k, v in _element_edits(r, o, layer, box).items()},
              **{("frame", k): v for k, v in _frame_edits(r, r_later, canvas[0]).items()}}
     keys = list(edits)
-    decoded = _through_codec([r, o, *[edits[k] for k in keys]], cfg.crf, folder)
-    rc, oc = to_canvas(decoded[0], canvas), to_canvas(decoded[1], canvas)
-    h, w = decoded[0].shape[:2]
+    decoded = _through_codec([edits[k] for k in keys], EDIT_CRF, folder)
+    rc, oc = to_canvas(r, canvas), to_canvas(o, canvas)
     cbox = map_box(box, (w, h), canvas)
     rows = []
-    for (kind, name), frame in zip(keys, decoded[2:]):
+    for (kind, name), frame in zip(keys, decoded):
         ec = to_canvas(frame, canvas)
         if kind == "element":
             stats = element_stats(oc, ec, rc, cbox, th)
@@ -217,11 +222,11 @@ def run_config(cfg: Config, canvas: tuple[int, int], th: Thresholds, folder: str
             verdict = v["removal"] if v["removal"] != "removed" else f"removed/{v['artifact']}"
             ok = verdict in ELEMENT_EDITS[name]
         else:
-            stats = frame_stats(oc, ec, [cbox], th)
+            stats = frame_stats(oc, ec, rc, [cbox], th)
             verdict = frame_verdict(stats, th)["preservation"]
             ok = verdict in FRAME_EDITS[name]
         rows.append({**asdict(cfg), "kind": kind, "edit": name, "verdict": verdict, "ok": ok,
-                     **{k: round(float(v), 4) for k, v in stats.items()}})
+                     **{k: v if isinstance(v, str) else round(float(v), 4) for k, v in stats.items()}})
     return rows
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from g2w.video.decode import FrameReader
-
 DEFAULT_CANVAS = (1280, 720)
 # A context crop is the box grown 1.5x: (1.5 - 1) / 2 = a quarter of the box on each side.
 PAD_DIVISOR = 4
@@ -103,6 +101,8 @@ def box_area(box: Box) -> int:
 
 def read_canonical(path: str, indices: list[int], canvas: tuple[int, int]) -> dict[int, np.ndarray]:
     """Frames at `indices` (each decoded once), scaled to the canvas, keyed by index."""
+    from g2w.video.decode import FrameReader  # here, so option parsing can import this module cheaply
+
     wanted = sorted(set(int(i) for i in indices))
     frames = FrameReader(path).read(wanted)
     return {i: to_canvas(f, canvas) for i, f in zip(wanted, frames)}

@@ -24,10 +24,8 @@ from g2w.evaluate.plan import plan_from_dict
 from g2w.evaluate.prepare import prepare_case
 from g2w.evaluate.prompt import PromptTemplate
 from g2w.evaluate.records import JudgeCache, cache_key
-from g2w.evaluate.schema import validate
+from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES, validate
 from g2w.runtime.step import Batch, Resources, Step
-
-DEFAULT_SCHEMA_RETRIES = 2
 
 
 def judge_video(judge, request: JudgeRequest, cache: JudgeCache | None, schema_retries: int) -> dict:

@@ -60,21 +60,13 @@ class JudgeCache:
         os.replace(tmp, path)
 
 
-class JsonlWriter:
-    """Append records to `<path>.partial`; `close()` moves the finished file into place."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self._tmp = path + ".partial"
-        self._f = open(self._tmp, "w")
-
-    def write(self, record: dict) -> None:
-        self._f.write(json.dumps(record, sort_keys=True) + "\n")
-        self._f.flush()
-
-    def close(self) -> None:
-        self._f.close()
-        os.replace(self._tmp, self.path)
+def write_jsonl(path: str, records: list[dict]) -> None:
+    """All records, sorted by case id, written to a temp name and renamed into place."""
+    tmp = path + ".partial"
+    with open(tmp, "w") as f:
+        for rec in sorted(records, key=lambda r: r["case_id"]):
+            f.write(json.dumps(rec, sort_keys=True) + "\n")
+    os.replace(tmp, path)
 
 
 def read_records(path: str) -> list[dict]:

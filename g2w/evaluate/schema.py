@@ -31,6 +31,8 @@ PRESERVATION = ("preserved", "minor_change", "major_change", "invalid")
 ELEMENT_KEYS = ("sample_id", "element_id", "removal", "artifact", "confidence", "note")
 FRAME_KEYS = ("sample_id", "preservation", "confidence", "note")
 TOP_KEYS = ("elements", "frames")
+# Extra judge calls after a reply fails validation, before the video is recorded as invalid.
+DEFAULT_SCHEMA_RETRIES = 2
 
 _FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n(.*)\n```$", re.DOTALL)
 

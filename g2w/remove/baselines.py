@@ -25,11 +25,9 @@ import numpy as np
 from g2w.evaluate.annotation import Annotation, load_annotation
 from g2w.evaluate.canvas import map_box
 from g2w.evaluate.cases import Case
+from g2w.remove import METHODS
 from g2w.video import VideoWriter, iter_frames, iter_masks, probe
 
-METHODS = ("identity", "telea-gt")
-# What each method needs, for the "Mask" and "Ref P.T." columns of the results table.
-METHOD_TRAITS = {"identity": {"mask": False, "ref_pt": False}, "telea-gt": {"mask": True, "ref_pt": False}}
 
 
 def identity(case: Case, out_path: str) -> int:

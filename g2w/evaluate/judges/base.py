@@ -10,12 +10,13 @@ knob that can change an answer and nothing secret.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from g2w.evaluate.cases import Case
-from g2w.evaluate.evidence import Evidence
-from g2w.evaluate.plan import Plan
-from g2w.evaluate.prompt import PromptTemplate
+if TYPE_CHECKING:  # annotations only: keeps `import g2w.evaluate.judges` light for the CLI
+    from g2w.evaluate.cases import Case
+    from g2w.evaluate.evidence import Evidence
+    from g2w.evaluate.plan import Plan
+    from g2w.evaluate.prompt import PromptTemplate
 
 
 class JudgeUnavailable(Exception):
