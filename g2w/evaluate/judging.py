@@ -93,7 +93,7 @@ class JudgeCases(Step):
     prompt_source: str
     cache_dir: str
     schema_retries: int = DEFAULT_SCHEMA_RETRIES
-    concurrency: int = 4
+    concurrency: int | None = 4  # None: as many workers as the cluster holds (local judges)
     cpus_per_call: float = 0.25
     _judge: object = field(default=None, init=False, repr=False)
 

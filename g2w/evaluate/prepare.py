@@ -70,8 +70,15 @@ def prepare_case(case: Case, edited_dir: str, evidence_root: str, canvas: tuple[
         oriented = oriented_canvas(canvas, source.width, source.height)
         # What is to be judged depends only on the source and its annotation, so it is known
         # (and kept with error rows, for scoring them as failures) before the edit is opened.
-        expected = make_plan(annotation, source.frame_count, source.fps, source.frame_count, source.fps,
-                             oriented, eval_fps).expected()
+        source_plan = make_plan(annotation, source.frame_count, source.fps, source.frame_count, source.fps,
+                                oriented, eval_fps)
+        # A frame the annotation does not list is unannotated, not UI-free (a UI-free frame is
+        # listed with no objects): judging it would count removed UI as background change.
+        gaps = [s.source_index for s in source_plan.samples if s.source_index not in annotation.frames]
+        if gaps:
+            raise CaseInvalid("annotation_gaps", f"{case.annotation}: sampled source frames {gaps[:5]} are not "
+                              "annotated (wild annotations must cover the 2 FPS evaluation grid)", method_fault=False)
+        expected = source_plan.expected()
         if not os.path.exists(edited_path):
             raise CaseInvalid("missing_edited", f"{edited_path}: no edited video for this case", method_fault=True)
         edited = _probe(edited_path, "edited", method_fault=True)

@@ -93,8 +93,47 @@ def _check_common(rec: dict, where: str, errors: list[str]) -> None:
         errors.append(f"{where}: confidence {conf!r} is not a number in [0, 1]")
     if not isinstance(rec["note"], str):
         errors.append(f"{where}: note must be a string")
-    if not isinstance(rec["sample_id"], str):
-        errors.append(f"{where}: sample_id must be a string")
+
+
+def _element_values(rec: dict, where: str, errors: list[str]) -> None:
+    if rec["removal"] not in REMOVAL:
+        errors.append(f"{where}: removal {rec['removal']!r} not in {list(REMOVAL)}")
+    if rec["artifact"] not in ARTIFACT:
+        errors.append(f"{where}: artifact {rec['artifact']!r} not in {list(ARTIFACT)}")
+    elif rec["removal"] == "removed" and rec["artifact"] not in FILL_RATINGS:
+        errors.append(f"{where}: a removed element needs an artifact rating in {list(FILL_RATINGS)}")
+    elif rec["removal"] in ("present", "uncertain") and rec["artifact"] != "not_applicable":
+        errors.append(f"{where}: artifact must be 'not_applicable' when removal is {rec['removal']!r}")
+
+
+def _frame_values(rec: dict, where: str, errors: list[str]) -> None:
+    if rec["preservation"] not in PRESERVATION:
+        errors.append(f"{where}: preservation {rec['preservation']!r} not in {list(PRESERVATION)}")
+
+
+def _check_records(records: list, what: str, keys: tuple[str, ...], check_values, identity, expected: list,
+                   errors: list[str]) -> None:
+    """Each record well formed, and exactly one per expected identity: none unexpected,
+    none repeated, none missing."""
+    wanted, seen = set(expected), set()
+    for n, rec in enumerate(records):
+        where = f"{what}[{n}]"
+        if not _check_keys(rec, keys, where, errors):
+            continue
+        _check_common(rec, where, errors)
+        check_values(rec, where, errors)
+        key = identity(rec)
+        if not all(isinstance(part, str) for part in (key if isinstance(key, tuple) else (key,))):
+            errors.append(f"{where}: ids must be strings")
+        elif key not in wanted:
+            errors.append(f"{where}: unexpected record {key!r}")
+        elif key in seen:
+            errors.append(f"{where}: duplicate record {key!r}")
+        else:
+            seen.add(key)
+    missing = [k for k in expected if k not in seen]
+    if missing:
+        errors.append(f"{what}: missing {len(missing)} expected records, e.g. {missing[:3]}")
 
 
 def validate(text: str, expected_pairs: list[tuple[str, str]], sample_ids: list[str]) -> Validation:
@@ -114,55 +153,10 @@ def validate(text: str, expected_pairs: list[tuple[str, str]], sample_ids: list[
     if errors:
         return Validation(False, errors)
 
-    wanted_pairs = set(expected_pairs)
-    seen_pairs: set[tuple[str, str]] = set()
-    for n, rec in enumerate(obj["elements"]):
-        where = f"elements[{n}]"
-        if not _check_keys(rec, ELEMENT_KEYS, where, errors):
-            continue
-        _check_common(rec, where, errors)
-        if rec["removal"] not in REMOVAL:
-            errors.append(f"{where}: removal {rec['removal']!r} not in {list(REMOVAL)}")
-        if rec["artifact"] not in ARTIFACT:
-            errors.append(f"{where}: artifact {rec['artifact']!r} not in {list(ARTIFACT)}")
-        elif rec["removal"] == "removed" and rec["artifact"] not in FILL_RATINGS:
-            errors.append(f"{where}: a removed element needs an artifact rating in {list(FILL_RATINGS)}")
-        elif rec["removal"] in ("present", "uncertain") and rec["artifact"] != "not_applicable":
-            errors.append(f"{where}: artifact must be 'not_applicable' when removal is {rec['removal']!r}")
-        pair = (rec["sample_id"], rec["element_id"])
-        if not all(isinstance(p, str) for p in pair):
-            errors.append(f"{where}: sample_id and element_id must be strings")
-        elif pair not in wanted_pairs:
-            errors.append(f"{where}: unexpected element {pair}")
-        elif pair in seen_pairs:
-            errors.append(f"{where}: duplicate element {pair}")
-        else:
-            seen_pairs.add(pair)
-    missing_pairs = [p for p in expected_pairs if p not in seen_pairs]
-    if missing_pairs:
-        errors.append(f"elements: missing {len(missing_pairs)} expected records, e.g. {missing_pairs[:3]}")
-
-    wanted_samples = set(sample_ids)
-    seen_samples: set[str] = set()
-    for n, rec in enumerate(obj["frames"]):
-        where = f"frames[{n}]"
-        if not _check_keys(rec, FRAME_KEYS, where, errors):
-            continue
-        _check_common(rec, where, errors)
-        if rec["preservation"] not in PRESERVATION:
-            errors.append(f"{where}: preservation {rec['preservation']!r} not in {list(PRESERVATION)}")
-        sid = rec["sample_id"]
-        if not isinstance(sid, str):
-            continue
-        if sid not in wanted_samples:
-            errors.append(f"{where}: unexpected sample {sid!r}")
-        elif sid in seen_samples:
-            errors.append(f"{where}: duplicate frame record for {sid!r}")
-        else:
-            seen_samples.add(sid)
-    missing_samples = [s for s in sample_ids if s not in seen_samples]
-    if missing_samples:
-        errors.append(f"frames: missing records for {missing_samples[:5]}")
+    _check_records(obj["elements"], "elements", ELEMENT_KEYS, _element_values,
+                   lambda r: (r["sample_id"], r["element_id"]), expected_pairs, errors)
+    _check_records(obj["frames"], "frames", FRAME_KEYS, _frame_values,
+                   lambda r: r["sample_id"], sample_ids, errors)
     if errors:
         return Validation(False, errors)
     return Validation(True, [], obj)

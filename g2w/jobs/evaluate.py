@@ -98,8 +98,11 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
     ds = dataset_from_rows([{"case": c.to_json()} for c in case_list])
     ds = apply_steps(ds, [
         PrepareCases(os.path.abspath(edited), os.path.join(output, "evidence"), tuple(canvas), eval_fps),
-        JudgeCases(judge, options, prompt.text, prompt.source, cache_dir, schema_retries, concurrency,
-                   cpus_per_call=1.0 if judge == "reference" else 0.25),
+        # An endpoint judge waits on the network: light workers, at most `concurrency` of them.
+        # The reference judge is local CPU work, so it takes whole cores and fills the cluster
+        # (Ray Data then fuses it with evidence building, next to the frames it decodes).
+        JudgeCases(judge, options, prompt.text, prompt.source, cache_dir, schema_retries,
+                   concurrency if judge == "openai" else None, cpus_per_call=0.25 if judge == "openai" else 1.0),
     ])
     records = []
     for batch in ds.iter_batches(batch_format="numpy", batch_size=1):

@@ -3,15 +3,20 @@
 import json
 import os
 import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from g2w.evaluate.cases import load_cases
+from g2w.evaluate.evidence import load_evidence
 from g2w.evaluate.judging import JudgeCases, PrepareCases, judge_video
-from g2w.evaluate.judges.base import JudgeReply
+from g2w.evaluate.judges.base import JudgeReply, JudgeRequest
+from g2w.evaluate.judges.reference import ReferenceJudge
+from g2w.evaluate.plan import plan_from_dict
 from g2w.evaluate.prepare import prepare_case
 from g2w.evaluate.prompt import load_prompt
+from g2w.video import VideoWriter, iter_frames
 
 CANVAS = (640, 360)
 
@@ -36,15 +41,22 @@ def test_broken_source_is_not_the_methods_fault(synth_out, edits, tmp_path):
     broken = tmp_path / "hud.mp4"
     with open(case.source, "rb") as f:
         broken.write_bytes(f.read()[:3000])  # truncated upload
-    from dataclasses import replace
-
     row = prepare_case(replace(case, source=str(broken)), edits["identity"], str(tmp_path / "ev"), CANVAS)
     assert row["status"] == "error" and row["reason"].startswith("source_") and not row["method_fault"]
 
 
-def test_short_edit_fails_with_reason(synth_out, tmp_path):
-    from g2w.video import VideoWriter, iter_frames
+def test_annotation_must_cover_every_sampled_frame(wild_cases, edits, tmp_path):
+    case = load_cases(wild_cases)[0]
+    with open(case.annotation) as f:
+        ann = json.load(f)
+    ann["frames"] = [fr for fr in ann["frames"] if fr["frame"] != 45]  # one sampled frame unannotated
+    path = tmp_path / "ann.json"
+    path.write_text(json.dumps(ann))
+    row = prepare_case(replace(case, annotation=str(path)), edits["identity"], str(tmp_path / "ev"), CANVAS)
+    assert (row["status"], row["reason"], row["method_fault"]) == ("error", "annotation_gaps", False)
 
+
+def test_short_edit_fails_with_reason(synth_out, tmp_path):
     case = load_cases(synth_out)[0]
     edited = tmp_path / "edited"
     edited.mkdir()
@@ -100,10 +112,6 @@ class _Scripted:
 
 @pytest.fixture(scope="module")
 def request_(synth_out, edits, tmp_path_factory):
-    from g2w.evaluate.evidence import load_evidence
-    from g2w.evaluate.judges.base import JudgeRequest
-    from g2w.evaluate.plan import plan_from_dict
-
     case = load_cases(synth_out)[0]
     prep = prepare_case(case, edits["identity"], str(tmp_path_factory.mktemp("ev")), CANVAS)
     return JudgeRequest(case, prep["edited_path"], plan_from_dict(prep["plan"]), load_evidence(prep["evidence_dir"]),
@@ -111,8 +119,6 @@ def request_(synth_out, edits, tmp_path_factory):
 
 
 def test_one_frozen_judgment_no_best_of_n(request_):
-    from g2w.evaluate.judges.reference import ReferenceJudge
-
     good = ReferenceJudge().call(request_, 0).text
     judge = _Scripted([good, "{}"])
     result = judge_video(judge, request_, None, schema_retries=2)
