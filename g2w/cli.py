@@ -50,7 +50,11 @@ def _demo(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from g2w.jobs.evaluate import run_from_args
 
-    summary = run_from_args(args)
+    try:
+        summary = run_from_args(args)
+    except ValueError as exc:  # a bad listing, prompt file or judge configuration
+        print(f"g2w evaluate: {exc}", file=sys.stderr)
+        return 2
     return 0 if summary["ok"] else 1
 
 
@@ -68,7 +72,11 @@ def _judge_agreement(args: argparse.Namespace) -> int:
 def _remove(args: argparse.Namespace) -> int:
     from g2w.jobs.remove import run_remove
 
-    summary = run_remove(args.method, args.cases, args.output)
+    try:
+        summary = run_remove(args.method, args.cases, args.output)
+    except ValueError as exc:  # a bad case listing
+        print(f"g2w remove: {exc}", file=sys.stderr)
+        return 2
     return 0 if summary["error"] == 0 else 1
 
 

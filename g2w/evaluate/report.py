@@ -68,7 +68,7 @@ def write_report(out_dir: str, records: list[dict], metrics: dict, summary: dict
     worst = _worst(records, metrics)
     path = os.path.join(out_dir, "report.html")
     write_html(path, "g2w HUD-removal evaluation", [
-        ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
+        ("Summary", key_values({k: v for k, v in summary.items() if v is not None and not isinstance(v, dict)})),
         ("Scores", _metrics_table(metrics)),
         ("Tables (Markdown, as in table.md)", f"<pre>{html.escape(tables_md)}</pre>"),
         (f"The {len(worst)} lowest-scoring judged videos (AAR + BG)",

@@ -85,12 +85,12 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
     """Evaluate the edits in `edited` (`<case_id>.mp4`) against `cases`; returns the summary."""
     start = time.perf_counter()
     output = os.path.abspath(output)
-    os.makedirs(output, exist_ok=True)
     case_list = load_cases(cases)
     options = judge_options(judge, endpoint, model, api_key_env, temperature, seed, max_tokens, response_format,
                             requests_per_minute, concurrency)
     judge_settings = make_judge(judge, **options).settings()  # fails fast on a bad configuration
     prompt = load_prompt(prompt_file)
+    os.makedirs(output, exist_ok=True)  # only once the inputs and configuration are known good
     cache_dir = os.path.abspath(cache_dir or os.path.join(output, "cache"))
     print(f"evaluate: {len(case_list)} cases from {cases}, edits in {edited}, judge {judge}", flush=True)
 
@@ -130,7 +130,8 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
         "error": statuses.get("error", 0), "cached": sum(bool(r.get("cached")) for r in records),
         "judge_calls": sum(len(r.get("attempts") or []) for r in records if not r.get("cached")),
         "errors_by_reason": dict(Counter(r["reason"] for r in records if r["reason"])),
-        "method": info["model"], "judge": judge, "model": model, "prompt_sha256": prompt.sha256,
+        "method": info["model"], "judge": judge, **({"model": model} if model else {}),
+        "prompt_sha256": prompt.sha256,
         "canvas": f"{canvas[0]}x{canvas[1]}", "eval_fps": eval_fps,
         "scores": {split: {k: m[k] for k in ("AAR", "UI", "Clean", "BG", "Uncertain", "Coverage")}
                    for split, m in metrics["splits"].items()},

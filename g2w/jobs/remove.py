@@ -100,8 +100,8 @@ def run_remove(method: str, cases: str, output: str) -> dict:
         raise ValueError(f"unknown removal method {method!r}: use one of {METHODS}")
     start = time.perf_counter()
     output = os.path.abspath(output)
-    os.makedirs(output, exist_ok=True)
     case_list = load_cases(cases)
+    os.makedirs(output, exist_ok=True)
     with open(os.path.join(output, "method.json"), "w") as f:
         json.dump({"method": method, **METHOD_TRAITS[method]}, f)
     print(f"remove: {method} on {len(case_list)} cases -> {output}", flush=True)

@@ -164,7 +164,7 @@ def element_verdict(s: dict, th: Thresholds) -> dict:
     if rho >= th.faint_rho or share >= th.present_share:
         conf = _triggered_confidence([(rho, th.faint_rho), (share, th.present_share)])
         return {"removal": "present", "artifact": "not_applicable", "confidence": conf,
-                "note": f"overlay edges {rho:.0%} intact; surviving parts hold {share:.0%}"}
+                "note": f"overlay edges {max(rho, 0):.0%} intact; surviving parts hold {share:.0%}"}
     # The fill error beyond what two encodings of the same scene differ by here.
     mae = max(0.0, s["fill_mae"] - s["ring_noise"])
     if mae <= th.fill_none_mae:
@@ -175,7 +175,7 @@ def element_verdict(s: dict, th: Thresholds) -> dict:
         artifact, conf = "minor", 0.6
     conf = min(conf, _confidence(max(rho, share, 1e-3), th.faint_rho))
     return {"removal": "removed", "artifact": artifact, "confidence": conf,
-            "note": f"overlay edges {rho:.0%} intact; fill differs from reference by {mae:.1f} beyond codec noise"}
+            "note": f"overlay edges {max(rho, 0):.0%} intact; fill differs from reference by {mae:.1f} beyond codec noise"}
 
 
 def frame_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, boxes: list[Box], th: Thresholds) -> dict:
