@@ -9,7 +9,11 @@ metadata. Cases load from either
   files under `OUT/samples/<sample_id>/` (`hud.mp4` is the source, `clean.mp4` the reference,
   `mask.mkv` the mask); or
 - a JSONL file, one case per line: `{"case_id", "video", "annotation"}` plus optional `"split"`
-  (default "wild"), `"reference"` and `"mask"`; relative paths are relative to the file.
+  (default "wild"), `"reference"`, `"mask"` and the video's `"width"`, `"height"`, `"fps"`,
+  `"frame_count"`; relative paths are relative to the file.
+
+Listed metadata is checked against the video when the case is prepared (a mismatch means the
+listing points at the wrong file).
 
 Loading only reads the listing; videos and annotations are opened later by the worker that
 uses them, so one broken case becomes one error row.
@@ -112,6 +116,8 @@ def _from_jsonl(path: str) -> list[Case]:
                 case_id=_check_id(item.get("case_id"), where), split=split,
                 source=resolve(item["video"]), annotation=resolve(item["annotation"]),
                 reference=resolve(item.get("reference")), mask=resolve(item.get("mask")),
+                width=int(item.get("width", 0)), height=int(item.get("height", 0)),
+                fps=float(item.get("fps", 0.0)), frame_count=int(item.get("frame_count", 0)),
             ))
     return cases
 

@@ -66,6 +66,11 @@ def prepare_case(case: Case, edited_dir: str, evidence_root: str, canvas: tuple[
         except AnnotationError as exc:
             raise CaseInvalid(exc.reason, str(exc), method_fault=False) from exc
         source = _probe(case.source, "source", method_fault=False)
+        listed = Geometry(case.width, case.height, case.fps, case.frame_count)
+        if listed.usable() and (listed.width, listed.height, listed.frame_count) != (source.width, source.height,
+                                                                                      source.frame_count):
+            raise CaseInvalid("case_metadata", f"{case.source}: the case lists {listed} but the video is {source}",
+                              method_fault=False)
         check_source(source, Geometry(annotation.width, annotation.height, annotation.fps, annotation.frame_count))
         oriented = oriented_canvas(canvas, source.width, source.height)
         # What is to be judged depends only on the source and its annotation, so it is known

@@ -56,6 +56,12 @@ def test_annotation_must_cover_every_sampled_frame(wild_cases, edits, tmp_path):
     assert (row["status"], row["reason"], row["method_fault"]) == ("error", "annotation_gaps", False)
 
 
+def test_listed_metadata_must_match_the_video(synth_out, edits, tmp_path):
+    case = replace(load_cases(synth_out)[0], frame_count=150)  # the listing says 5 s, the video is 3 s
+    row = prepare_case(case, edits["identity"], str(tmp_path / "ev"), CANVAS)
+    assert (row["reason"], row["method_fault"]) == ("case_metadata", False)
+
+
 def test_short_edit_fails_with_reason(synth_out, tmp_path):
     case = load_cases(synth_out)[0]
     edited = tmp_path / "edited"
