@@ -6,8 +6,8 @@ times at most, each a fresh sample), and if none passes the video is recorded as
 which scores as failure. Both outcomes are cached; only "no answer at all" is not.
 
 `PrepareCases` and `JudgeCases` are the two pipeline steps of the evaluate job: evidence is
-built by stateless CPU tasks; judging runs in an actor pool whose size is the bound on
-concurrent judge calls.
+built by stateless CPU tasks; judging runs in an actor pool, whose size bounds the concurrent
+calls of an endpoint judge.
 """
 
 from __future__ import annotations
@@ -79,7 +79,12 @@ class PrepareCases(Step):
         out = []
         for text in batch["case"]:
             case = Case.from_json(str(text))
-            out.append(json.dumps(prepare_case(case, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps)))
+            try:
+                row = prepare_case(case, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps)
+            except (OSError, ValueError) as exc:  # e.g. a file that vanished mid-run: one row, not a crash
+                row = {"status": "error", "reason": "prepare_failed", "message": f"{type(exc).__name__}: {exc}",
+                       "method_fault": False}
+            out.append(json.dumps(row))
         return {"case": batch["case"], "prepared": np.array(out, dtype=object)}
 
 

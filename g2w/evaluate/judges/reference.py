@@ -269,7 +269,10 @@ class ReferenceJudge:
             reference = read_canonical(case.reference, src_idx, plan.canvas)
         except VideoError as exc:
             raise JudgeNotApplicable("bad_reference", str(exc)) from exc
-        source = read_canonical(case.source, src_idx, plan.canvas)
-        edited = read_canonical(request.edited_path, [s.edited_index for s in plan.samples], plan.canvas)
+        try:
+            source = read_canonical(case.source, src_idx, plan.canvas)
+            edited = read_canonical(request.edited_path, [s.edited_index for s in plan.samples], plan.canvas)
+        except (VideoError, IndexError) as exc:  # changed on disk since its evidence was built
+            raise JudgeNotApplicable("frames_unreadable", str(exc)) from exc
         judgment = judge_frames(plan, source, edited, reference, self.thresholds)
         return JudgeReply(json.dumps(judgment), {"deterministic": True})
