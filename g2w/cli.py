@@ -58,6 +58,76 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- evaluation: removal baselines, the judge job, reliability, combined tables ----------------
+def _evaluate(args: argparse.Namespace) -> int:
+    from g2w.jobs.evaluate import run_from_args
+
+    try:
+        summary = run_from_args(args)
+    except ValueError as exc:  # a bad listing, prompt file or judge configuration
+        print(f"g2w evaluate: {exc}", file=sys.stderr)
+        return 2
+    return 0 if summary["ok"] else 1
+
+
+def _judge_agreement(args: argparse.Namespace) -> int:
+    from g2w.evaluate.agreement import agreement_from_paths, agreement_table
+
+    result = agreement_from_paths(args.runs)
+    print(agreement_table(result), end="")
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    from g2w.jobs.remove import run_remove
+
+    try:
+        summary = run_remove(args.method, args.cases, args.output)
+    except ValueError as exc:  # a bad case listing
+        print(f"g2w remove: {exc}", file=sys.stderr)
+        return 2
+    return 0 if summary["error"] == 0 else 1
+
+
+def _eval_table(args: argparse.Namespace) -> int:
+    from g2w.evaluate.tables import combined_table
+
+    text = combined_table(args.runs)
+    print(text, end="")
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    return 0
+
+
+def _add_evaluation_commands(sub) -> None:
+    from g2w.evaluate.options import add_arguments
+    from g2w.remove import METHODS
+
+    p = sub.add_parser("evaluate", help="judge edited videos against cases: judgments, metrics, report")
+    add_arguments(p)
+    p.set_defaults(run=_evaluate)
+
+    p = sub.add_parser("judge-agreement", help="ICC, Krippendorff's alpha and Kendall's W across runs")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="evaluate output folders or judgments.jsonl files")
+    p.add_argument("--output", help="also write the result as JSON")
+    p.set_defaults(run=_judge_agreement)
+
+    p = sub.add_parser("remove", help="run a removal baseline over cases, writing <case_id>.mp4 edits")
+    p.add_argument("--method", choices=METHODS, required=True)
+    p.add_argument("--cases", required=True, help="synthesis output folder or wild-cases JSONL")
+    p.add_argument("--output", required=True)
+    p.set_defaults(run=_remove)
+
+    p = sub.add_parser("eval-table", help="Table 3/4 Markdown from evaluate runs (synthetic + wild per method)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="evaluate output folders")
+    p.add_argument("--output", help="also write the Markdown to this file")
+    p.set_defaults(run=_eval_table)
+
+
 def _add_sample_args(p: argparse.ArgumentParser, duration_s: float) -> None:
     p.add_argument("--count", type=_positive(int), default=5, help="number of sample videos")
     p.add_argument("--seed", type=int, default=0)
@@ -88,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", default="demo_out")
     _add_sample_args(p, duration_s=20.0)
     p.set_defaults(run=_demo)
+
+    _add_evaluation_commands(sub)
     return parser
 
 

@@ -7,6 +7,10 @@ import pytest
 
 from g2w.video import VideoWriter
 
+# Evaluation fixtures (a tiny synthesis output folder, baseline edits, wild cases) are shared by
+# tests/evaluate, tests/remove and tests/jobs.
+pytest_plugins = ("tests.evaluate.fixtures",)
+
 
 def pytest_collection_modifyitems(config, items):
     import torch

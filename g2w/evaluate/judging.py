@@ -1,0 +1,138 @@
+"""Judging one video: cache look-up, one judge call, strict validation, bounded retries.
+
+The protocol allows exactly one frozen judgment per video (no best-of-n): the first reply that
+passes the schema is final. A reply that fails it is asked for again (`schema_retries` more
+times at most, each a fresh sample), and if none passes the video is recorded as "invalid",
+which scores as failure. Both outcomes are cached; only "no answer at all" is not.
+
+`PrepareCases` and `JudgeCases` are the two pipeline steps of the evaluate job: evidence is
+built by stateless CPU tasks; judging runs in an actor pool, whose size bounds the concurrent
+calls of an endpoint judge.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from g2w.evaluate.cases import Case
+from g2w.evaluate.evidence import load_evidence
+from g2w.evaluate.judges import JudgeNotApplicable, JudgeRequest, JudgeUnavailable, make_judge
+from g2w.evaluate.plan import plan_from_dict
+from g2w.evaluate.prepare import prepare_case
+from g2w.evaluate.prompt import PromptTemplate
+from g2w.evaluate.records import JudgeCache, cache_key
+from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES, validate
+from g2w.runtime.step import Batch, Resources, Step
+
+
+def judge_video(judge, request: JudgeRequest, cache: JudgeCache | None, schema_retries: int) -> dict:
+    """The judge's final result for one video plus its run config; raises JudgeUnavailable."""
+    plan = request.plan
+    pairs, samples = plan.expected_pairs(), plan.sample_ids()
+    run_config = {**judge.settings(), "evidence_sha256": request.evidence.sha256,
+                  "canvas": list(plan.canvas), "eval_fps": plan.eval_fps, "schema_retries": schema_retries}
+    if judge.uses_prompt:
+        run_config.update(prompt_sha256=request.prompt.sha256, prompt_source=request.prompt.source)
+    key = cache_key({**run_config, "inputs": judge.cache_inputs(request)})
+    if cache is not None and (hit := cache.get(key)) is not None:
+        return {**hit, "run_config": run_config, "cache_key": key, "cached": True}
+    attempts = []
+    for attempt in range(schema_retries + 1):
+        reply = judge.call(request, attempt)
+        check = validate(reply.text, pairs, samples)
+        attempts.append({"attempt": attempt, "raw": reply.text, "errors": check.errors, "meta": reply.meta})
+        if check.ok:
+            break
+    result = {
+        "status": "ok" if check.ok else "invalid",
+        "reason": "" if check.ok else "schema_invalid",
+        "message": "" if check.ok else f"no valid reply in {len(attempts)} attempts",
+        "judgment": check.judgment, "raw_response": attempts[-1]["raw"],
+        "validation": check.to_dict(), "attempts": attempts,
+    }
+    if cache is not None:
+        cache.put(key, result)
+    return {**result, "run_config": run_config, "cache_key": key, "cached": False}
+
+
+def _empty_result(status: str, reason: str, message: str) -> dict:
+    return {"status": status, "reason": reason, "message": message, "judgment": None, "raw_response": None,
+            "validation": None, "attempts": [], "run_config": None, "cache_key": None, "cached": False}
+
+
+@dataclass
+class PrepareCases(Step):
+    """Batch of `case` (JSON) -> the same rows with validation, plan and evidence (`prepared`)."""
+
+    edited_dir: str
+    evidence_root: str
+    canvas: tuple[int, int]
+    eval_fps: float
+
+    def resources(self) -> Resources:
+        return Resources(num_cpus=1, batch_size=1)
+
+    def __call__(self, batch: Batch) -> Batch:
+        out = []
+        for text in batch["case"]:
+            case = Case.from_json(str(text))
+            try:
+                row = prepare_case(case, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps)
+            except (OSError, ValueError) as exc:  # e.g. a file that vanished mid-run: one row, not a crash
+                row = {"status": "error", "reason": "prepare_failed", "message": f"{type(exc).__name__}: {exc}",
+                       "method_fault": False}
+            out.append(json.dumps(row))
+        return {"case": batch["case"], "prepared": np.array(out, dtype=object)}
+
+
+@dataclass
+class JudgeCases(Step):
+    """Batch of (`case`, `prepared`) -> `record` (one judgments.jsonl line as JSON)."""
+
+    judge_name: str
+    judge_options: dict
+    prompt_text: str
+    prompt_source: str
+    cache_dir: str
+    schema_retries: int = DEFAULT_SCHEMA_RETRIES
+    concurrency: int | None = 4  # None: as many workers as the cluster holds (local judges)
+    cpus_per_call: float = 0.25
+    _judge: object = field(default=None, init=False, repr=False)
+
+    def resources(self) -> Resources:
+        return Resources(num_cpus=self.cpus_per_call, batch_size=1, max_workers=self.concurrency)
+
+    def setup(self) -> None:
+        self._judge = make_judge(self.judge_name, **self.judge_options)
+
+    def __call__(self, batch: Batch) -> Batch:
+        if self._judge is None:
+            self.setup()
+        prompt = PromptTemplate(self.prompt_text, self.prompt_source)
+        cache = JudgeCache(self.cache_dir)
+        records = [judge_record(self._judge, Case.from_json(str(c)), json.loads(str(p)), prompt, cache,
+                                self.schema_retries) for c, p in zip(batch["case"], batch["prepared"])]
+        return {"record": np.array([json.dumps(r) for r in records], dtype=object)}
+
+
+def judge_record(judge, case: Case, prepared: dict, prompt: PromptTemplate, cache: JudgeCache | None,
+                 schema_retries: int) -> dict:
+    """The judgments.jsonl record of one prepared case (errors included)."""
+    base = {"case_id": case.case_id, "split": case.split, "expected": prepared.get("expected"),
+            "checks": prepared.get("checks"), "evidence_dir": prepared.get("evidence_dir"),
+            "method_fault": prepared["method_fault"]}
+    if prepared["status"] != "ready":
+        return {**base, **_empty_result("error", prepared["reason"], prepared["message"])}
+    evidence = load_evidence(prepared["evidence_dir"])
+    if evidence is None:
+        return {**base, **_empty_result("error", "evidence_missing", f"{prepared['evidence_dir']}: incomplete")}
+    request = JudgeRequest(case, prepared["edited_path"], plan_from_dict(prepared["plan"]), evidence, prompt)
+    try:
+        return {**base, **judge_video(judge, request, cache, schema_retries)}
+    except JudgeNotApplicable as exc:
+        return {**base, **_empty_result("error", exc.reason, str(exc))}
+    except JudgeUnavailable as exc:
+        return {**base, **_empty_result("error", "judge_unavailable", str(exc))}
