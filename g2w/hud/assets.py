@@ -130,6 +130,7 @@ class AssetLibrary:
         self.assets = {a.asset_id: a for a in assets}
         self.root = os.path.abspath(root) if root else None
         self._images: dict[str, np.ndarray] = dict(images or {})
+        self.memo: dict = {}  # values derived from assets (fitted supports), reused across samples
 
     @classmethod
     def open(cls, root: str | os.PathLike) -> AssetLibrary:

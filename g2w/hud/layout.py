@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from g2w.hud.profile import (
     COLLISION_PAD_FRAC,
     DISPLACEMENT_WEIGHT,
@@ -78,61 +80,62 @@ def rho(a: Box, b: Box) -> float:
     return a.intersect(b).area / small if small else 0.0
 
 
-def _candidate_moves(w: int, h: int, width: int, height: int) -> list[tuple[int, int]]:
+def _candidate_moves(w: int, h: int, width: int, height: int) -> np.ndarray:
+    """(K, 2) integer displacements: frame-relative first (no move first), then size-relative."""
     moves = [(round(fx * width), round(fy * height)) for fx in FRAME_STEPS for fy in FRAME_STEPS]
     for s in SIZE_STEPS:
         moves += [(round(s * w), 0), (0, round(s * h))]
         moves += [(round(s * w), round(t * h)) for t in SIZE_STEPS]
-    seen, out = set(), []
-    for m in moves:
-        if m not in seen:
-            seen.add(m)
-            out.append(m)
-    return out
+    return np.array(list(dict.fromkeys(moves)), np.int64)
 
 
-def _clamp(v: int, lo: int, hi: int) -> int:
-    return max(lo, min(hi, v)) if lo <= hi else (lo + hi) // 2
+def _clamp(v: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    return np.clip(v, lo, hi) if lo <= hi else np.full_like(v, (lo + hi) // 2)
+
+
+def _rhos(rects: np.ndarray, placed: np.ndarray) -> np.ndarray:
+    """(K, M) overlap ratios between K candidate rectangles and M placed ones (Eq. 6)."""
+    if len(placed) == 0:
+        return np.zeros((len(rects), 0))
+    ix = np.clip(np.minimum(rects[:, None, 2], placed[None, :, 2]) - np.maximum(rects[:, None, 0], placed[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(rects[:, None, 3], placed[None, :, 3]) - np.maximum(rects[:, None, 1], placed[None, :, 1]), 0, None)
+    area = lambda r: (r[..., 2] - r[..., 0]) * (r[..., 3] - r[..., 1])  # noqa: E731
+    small = np.minimum(area(rects)[:, None], area(placed)[None, :])
+    return np.where(small > 0, ix * iy / np.maximum(small, 1), 0.0)
 
 
 def resolve_collisions(widgets: list[dict], width: int, height: int, threshold: float) -> None:
     """Place widgets in decreasing priority, setting `xy`, `collision` and `suppressed` on each.
 
     Each widget needs `priority`, `preferred` (float top-left), `support` (its alpha support box
-    relative to its top-left) and `motion`. Deterministic: ties keep the candidate order.
+    relative to its top-left) and `motion`. Deterministic: ties go to the earlier candidate.
     """
     pad = round(COLLISION_PAD_FRAC * min(width, height))
-    placed: list[Box] = []
+    placed = np.zeros((0, 4), np.int64)
     for wd in sorted(widgets, key=lambda w: (-w["priority"], w["id"])):
-        support = Box.from_list(wd["support"])
+        sx1, sy1, sx2, sy2 = wd["support"]
         ex, ey = envelope(wd["motion"])
         px, py = (round(v) for v in wd["preferred"])
+        moves = _candidate_moves(sx2 - sx1, sy2 - sy1, width, height)
         # keep the support, with its whole motion range, inside the frame
-        xlo, xhi = ex - support.x1, width - ex - support.x2
-        ylo, yhi = ey - support.y1, height - ey - support.y2
-        best = None
-        moves = _candidate_moves(support.width, support.height, width, height)
-        for dx, dy in moves:
-            x, y = _clamp(px + dx, xlo, xhi), _clamp(py + dy, ylo, yhi)
-            rect = support.shift(x, y).expand(pad + ex, pad + ey)
-            rhos = [rho(rect, other) for other in placed]
-            worst = max(rhos, default=0.0)
-            if worst > threshold:
-                continue
-            cost = sum(r * r for r in rhos) + DISPLACEMENT_WEIGHT * (abs(x - px) / width + abs(y - py) / height)
-            if best is None or cost < best[0]:
-                best = (cost, x, y, rect, worst)
+        x = _clamp(px + moves[:, 0], ex - sx1, width - ex - sx2)
+        y = _clamp(py + moves[:, 1], ey - sy1, height - ey - sy2)
+        rects = np.stack([x + sx1 - pad - ex, y + sy1 - pad - ey, x + sx2 + pad + ex, y + sy2 + pad + ey], axis=1)
+        rhos = _rhos(rects, placed)
+        worst = rhos.max(axis=1, initial=0.0)
+        cost = (rhos**2).sum(axis=1) + DISPLACEMENT_WEIGHT * (np.abs(x - px) / width + np.abs(y - py) / height)
+        feasible = worst <= threshold
         wd["collision"] = {"threshold": threshold, "padding": pad, "candidates": len(moves)}
-        if best is None:
+        if not feasible.any():
             wd["suppressed"] = True
             wd["xy"] = [px, py]
             continue
-        cost, x, y, rect, worst = best
-        placed.append(rect)
+        k = int(np.argmin(np.where(feasible, cost, np.inf)))
+        placed = np.vstack([placed, rects[k : k + 1]])
         wd["suppressed"] = False
-        wd["xy"] = [x, y]
-        wd["collision"].update({"rect": rect.to_list(), "rho_max": round(worst, 6), "cost": round(cost, 6),
-                                "displacement": [x - px, y - py]})
+        wd["xy"] = [int(x[k]), int(y[k])]
+        wd["collision"].update({"rect": [int(v) for v in rects[k]], "rho_max": round(float(worst[k]), 6),
+                                "cost": round(float(cost[k]), 6), "displacement": [int(x[k]) - px, int(y[k]) - py]})
 
 
 def free_anchor(streams: SeedStreams, label: str, box) -> tuple[float, float]:

@@ -53,6 +53,22 @@ def _anchor(streams: SeedStreams, label: str, role: str, center, style: Style, p
     return {"kind": "formation", "f": [fx, fy]}, anchor_xy(fx, fy, w, h, width, height)
 
 
+def _support(library: AssetLibrary, asset_id: str | None, size, make_patch, alpha_hud: float,
+             threshold: int) -> list[int]:
+    """Alpha support of a widget as composited (opacity applied), memoized per asset and size.
+
+    `make_patch()` draws the fitted RGBA when needed; procedural panels (no asset id) are not
+    memoized.
+    """
+    key = ("support", asset_id, tuple(size), alpha_hud, threshold)
+    if asset_id is not None and key in library.memo:
+        return library.memo[key]
+    support = support_box(with_opacity(make_patch(), alpha_hud, threshold)[..., 3], 1).to_list()
+    if asset_id is not None:
+        library.memo[key] = support
+    return support
+
+
 def _plan_widget(label: str, streams: SeedStreams, profile: SynthProfile, style: Style, picker: AssetPicker,
                  library: AssetLibrary) -> dict:
     width, height = profile.width, profile.height
@@ -64,19 +80,19 @@ def _plan_widget(label: str, streams: SeedStreams, profile: SynthProfile, style:
     if pick is None:  # E.1: a procedural HP/STM panel when no status asset fits
         size = _panel_size(style, width, height)
         palette = int(streams.rng("assets", "panel").integers(len(PANEL_PALETTES)))
-        patch = draw_procedural_panel(size[0], size[1], palette, (100, 100))
+        patch = lambda: draw_procedural_panel(size[0], size[1], palette, (100, 100))  # noqa: E731
         wd.update(role="health", asset_id=None, asset_source="procedural_panel", aspect_fallback=False,
                   matching=None, center=None, panel_palette=palette)
     else:
         cand = pick.candidate
         size = cand.size
-        patch = resize_rgba(library.image(cand.asset_id), *size)
+        patch = lambda: resize_rgba(library.image(cand.asset_id), *size)  # noqa: E731
         wd.update(role=cand.role, asset_id=cand.asset_id, asset_source=cand.asset.source,
                   aspect_fallback=cand.aspect_fallback, matching=pick.matching, center=cand.asset.center)
-    alpha = with_opacity(patch, style.alpha_hud, profile.alpha_threshold)[..., 3]
+    support = _support(library, wd["asset_id"], size, patch, style.alpha_hud, profile.alpha_threshold)
     anchor, xy = _anchor(streams, label, wd["role"], wd.pop("center"), style, profile, *size)
     jitter = sample_jitter(streams, label, profile.jitter, width, height)
-    wd.update(size=list(size), support=support_box(alpha, 1).to_list(), anchor=anchor, jitter=jitter,
+    wd.update(size=list(size), support=support, anchor=anchor, jitter=jitter,
               preferred=[xy[0] + jitter[0], xy[1] + jitter[1]], priority=ROLE_PRIORS[wd["role"]].priority,
               motion=sample_motion(streams, label, wd["role"], width, height))
     return wd
