@@ -127,7 +127,7 @@ def _add_hud_commands(sub) -> None:
     q.add_argument("--output", required=True, metavar="LIB")
     q.add_argument("--frames", type=_positive(int), default=32, help="frames matted per box")
     q.add_argument("--span-s", type=_positive(float), default=20.0, help="seconds of video around the time to use")
-    q.add_argument("--min-confidence", type=float, default=None, help="verify assets at or above this confidence (default: the calibrated 0.5)")
+    q.add_argument("--min-confidence", type=float, default=None, help="verify assets at or above this confidence (default: the calibrated 0.6)")
     q.set_defaults(run=_assets_extract)
     q = assets.add_parser("bootstrap", help="draw a procedural library for all 21 labels")
     q.add_argument("--output", required=True, metavar="LIB")

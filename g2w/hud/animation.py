@@ -120,7 +120,9 @@ def _arc_position(anim: dict, s: float, width: int, height: int) -> tuple[float,
     if nx * (width / 2 - mx) + ny * (height / 2 - my) < 0:  # bulge toward the frame centre
         nx, ny = -nx, -ny
     bulge = 4 * anim["arc_height_px"] * s * (1 - s)
-    bulge += anim["noise_amplitude_px"] * math.sin(2 * math.pi * anim["noise_cycles"] * s + anim["noise_phase"])
+    # the noise fades in and out (sin(pi s)) so the path still starts and ends beyond its borders
+    noise = math.sin(2 * math.pi * anim["noise_cycles"] * s + anim["noise_phase"]) * math.sin(math.pi * s)
+    bulge += anim["noise_amplitude_px"] * noise
     return x0 + bx * s + nx * bulge, y0 + by * s + ny * bulge
 
 

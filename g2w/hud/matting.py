@@ -31,9 +31,11 @@ SNAP = 0.1  # alphas within this of 0 or 1 are snapped: the tails are noise
 MOTION_FULL = 16.0  # background temporal s.d. (levels) at which motion counts as fully sufficient
 EDGE_LEVEL = 48.0  # Sobel magnitude / 4 counted as an edge
 EDGE_PERSIST = 0.9  # fraction of frames an edge must be present in to be "persistent"
-GRABCUT_CAP = 0.5  # one image never earns more than the acceptance threshold (see README)
+GRABCUT_CAP = 0.5  # one binary cut-out stays below the acceptance threshold (see README)
 GRABCUT_ITERS = 5
-EFFECTIVE_FRAMES_FULL = 12.0  # independent background samples for full evidence
+LOCAL_SIGMA = 4.0  # pixels: scale of the near-ring background estimate
+LOCAL_SUPPORT = 0.15  # blurred ring-mask level at which the near estimate is fully trusted
+EFFECTIVE_FRAMES_FULL = 6.0  # independent background samples for full evidence
 STRUCTURE_SLACK = 8.0  # edge strength (levels) by which "transparent" parts may exceed the ring's
 
 
@@ -45,14 +47,26 @@ class Matte:
     diagnostics: dict
 
 
-def _spread(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:
-    """Normalized convolution: values known where mask > 0, smoothly filled in elsewhere."""
+def _spread(values: np.ndarray, mask: np.ndarray, sigma: float, with_support: bool = False):
+    """Normalized convolution: values known where mask > 0, smoothly filled in elsewhere.
+
+    With `with_support`, also returns the blurred mask: how much known data lies within ~sigma.
+    """
     k = int(2 * round(3 * sigma) + 1)
     m = mask.astype(np.float32)
     num = cv2.GaussianBlur(values.astype(np.float32) * (m if values.ndim == 2 else m[..., None]), (k, k), sigma)
     den = cv2.GaussianBlur(m, (k, k), sigma)
-    den = np.maximum(den, 1e-6)
-    return num / (den if values.ndim == 2 else den[..., None])
+    out = num / np.maximum(den, 1e-6) if values.ndim == 2 else num / np.maximum(den, 1e-6)[..., None]
+    return (out, den) if with_support else out
+
+
+def _background_sd(sd: np.ndarray, ring: np.ndarray, sigma: float) -> np.ndarray:
+    """Background motion inside the box: near the ring, from the nearest ring pixels (the world
+    right next to them); deeper in, from the ring as a whole."""
+    near, support = _spread(sd, ring, LOCAL_SIGMA, with_support=True)
+    far = _spread(sd, ring, sigma)
+    weight = np.clip(support / LOCAL_SUPPORT, 0.0, 1.0)
+    return weight * near + (1 - weight) * far
 
 
 def _edges(gray: np.ndarray) -> np.ndarray:
@@ -95,7 +109,7 @@ def temporal_matte(crops: np.ndarray, box: Box) -> Matte:
     sd = frames.std(axis=0).mean(axis=2)  # (H, W) temporal s.d., channels averaged
     median = np.median(frames, axis=0)  # (H, W, 3)
     sigma = max(box.width, box.height) / 2 + 2
-    sd_bg = _spread(sd, ring, sigma)
+    sd_bg = _background_sd(sd, ring, sigma)
     med_bg = _spread(median, ring, sigma)
     noise = min(NOISE_FLOOR_MAX, float(np.percentile(sd[inside], 5)))
     ratio = (sd - noise) / np.maximum(sd_bg - noise, 1e-3)
@@ -149,7 +163,7 @@ def _confidence_factors(crops, frames, sd, median, alpha, noise, ring, box, sigm
         "evidence": np.clip(n_eff / EFFECTIVE_FRAMES_FULL, 0.0, 1.0),
         "consistency": 0.5 + 0.5 * _ring_consistency(sd, ring, box, sigma),
         "agreement": 0.5 + 0.5 * (float(solid[persist].mean()) if persist.sum() >= 8 else 0.5),
-        "stillness": np.clip(1.0 - (e_clear - e_ring) / (e_ring + STRUCTURE_SLACK), 0.0, 1.0),
+        "stillness": 0.5 + 0.5 * np.clip(1.0 - (e_clear - e_ring) / (e_ring + STRUCTURE_SLACK), 0.0, 1.0),
         "coverage": float((a_box >= 0.5).mean() > 0.01),
     }
 
