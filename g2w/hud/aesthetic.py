@@ -69,8 +69,8 @@ class NeuralDescriptor:
         t = self.torch.from_numpy(x).permute(2, 0, 1)[None].to(self.device)
         with self.torch.no_grad():
             feat = self.model.avgpool(self.model.features((t - self.mean) / self.std)).flatten()
-        feat = feat.cpu().numpy().astype(np.float32)
-        return feat / max(float(np.linalg.norm(feat)), 1e-12)
+        feat = feat.cpu().numpy().astype(np.float64)  # float64: norms of tiny activations stay exact
+        return (feat / max(float(np.linalg.norm(feat)), 1e-300)).astype(np.float32)
 
 
 @dataclass

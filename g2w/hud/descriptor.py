@@ -1,6 +1,7 @@
 """The hand-crafted appearance descriptor of Appendix D.2, for assets and for video frames.
 
-Alpha weights every pixel, so an asset's transparent surroundings say nothing about its look.
+Alpha weights every pixel, and gradients are taken on the alpha-premultiplied image, so an
+asset's transparent surroundings say nothing about its look.
 Groups: histograms of HSV hue, saturation and value; Lab a and b; gray level; gradient
 orientation (magnitude-weighted); log gradient magnitude; then six scalars (mean value, mean
 saturation, mean edge magnitude, edge density, 10th and 90th value percentiles). Each group is
@@ -64,8 +65,10 @@ def appearance_descriptor(rgb: np.ndarray, alpha: np.ndarray | None = None) -> n
     hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV).reshape(-1, 3).astype(np.float32)
     lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float32)
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY).astype(np.float32)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3).ravel() / 4.0  # /4: a 0->255 step reads ~255
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3).ravel() / 4.0
+    # gradients of the alpha-premultiplied gray: whatever colour hides under alpha 0 cannot leak in
+    shown = gray * (alpha.astype(np.float32) / 255.0)
+    gx = cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3).ravel() / 4.0  # /4: a 0->255 step reads ~255
+    gy = cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3).ravel() / 4.0
     magnitude = np.hypot(gx, gy)
     orientation = np.mod(np.arctan2(gy, gx), np.pi)
     channels = {

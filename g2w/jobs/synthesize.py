@@ -50,7 +50,7 @@ MANIFEST_SCHEMA = pa.schema([
     ("suppressed", pa.int32()),  # persistent widgets suppressed by collisions
     ("events", pa.int32()),  # transient events drawn
     ("instances", pa.int32()),  # annotation instances (icons included)
-    ("render_s", pa.float64()),  # null when the sample was reused from an earlier run
+    ("render_s", pa.float64()),  # 0 when the sample was reused from an earlier run
     ("reused", pa.bool_()),
     ("device", pa.string()),
     ("sample_dir", pa.string()),
@@ -81,10 +81,20 @@ def plan_rows(clips: list[dict], count: int, seed: int) -> list[dict]:
     return rows
 
 
+def _empty(kind: pa.DataType):
+    """A column's value when a row has nothing to say (error rows): no nulls, so batches keep
+    their numpy dtypes through Ray Data."""
+    if pa.types.is_string(kind):
+        return ""
+    if pa.types.is_boolean(kind):
+        return False
+    return 0.0 if pa.types.is_floating(kind) else 0
+
+
 def _row(base: dict, **values) -> dict:
-    row = dict.fromkeys(MANIFEST_SCHEMA.names)
-    row.update(status="ok", reason="", error="", reused=False, **base)
-    row.update(values)
+    row = {f.name: _empty(f.type) for f in MANIFEST_SCHEMA}
+    row.update(status="ok", **base)
+    row.update({k: (_empty(MANIFEST_SCHEMA.field(k).type) if v is None else v) for k, v in values.items()})
     return row
 
 
@@ -130,7 +140,7 @@ class SynthesizeSamples(Step):
         bases = [{"sample_id": str(s), "clip_id": str(c), "clip_path": str(p), "seed": int(e)}
                  for s, c, p, e in zip(batch["sample_id"], batch["clip_id"], batch["clip_path"], batch["seed"])]
         rows = [self._one(b) for b in bases]
-        return {name: np.array([r[name] for r in rows], dtype=object) for name in MANIFEST_SCHEMA.names}
+        return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
 
 
 def _geometry(record: dict) -> dict:

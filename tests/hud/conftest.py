@@ -19,8 +19,9 @@ def library_dir(tmp_path_factory):
     return str(root)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def library(library_dir):
+    """The bootstrap library opened once (tests only read it; its image cache is shared)."""
     return AssetLibrary.open(library_dir)
 
 
