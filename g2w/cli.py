@@ -50,24 +50,20 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _assets_extract(args: argparse.Namespace) -> int:
     from g2w.hud.extract import ExtractConfig, extract_assets
-    from g2w.hud.library_report import write_library_report
 
     chosen = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
     cfg = ExtractConfig(frames=args.frames, span_s=args.span_s, **chosen)
     summary = extract_assets(args.annotations, args.output, cfg,
                              progress=lambda i, n, src: print(f"[{i}/{n}] {src}", file=sys.stderr, flush=True))
-    write_library_report(args.output)
     print(json.dumps(summary, indent=2))
     return 1 if summary["errors"] and not summary.get("assets") else 0
 
 
 def _assets_bootstrap(args: argparse.Namespace) -> int:
     from g2w.hud.bootstrap import bootstrap_library
-    from g2w.hud.library_report import write_library_report
 
     summary = bootstrap_library(args.output, args.per_label, args.seed,
                                 progress=lambda i, n, label: print(f"[{i}/{n}] {label}", file=sys.stderr, flush=True))
-    summary["library_summary"] = write_library_report(args.output)
     print(json.dumps(summary, indent=2))
     return 0
 

@@ -27,6 +27,7 @@ import numpy as np
 from PIL import Image
 
 from g2w.hud.assets import Asset, LibraryWriter, asset_id, describe, tighten
+from g2w.hud.library_report import write_library_report
 from g2w.hud.matting import Matte, grabcut_matte, temporal_matte
 from g2w.hud.structure import detect_bars, split_inventory
 from g2w.sources import source_id
@@ -171,7 +172,8 @@ def _asset_rows(entry: dict, src: _Source, spec: dict, cfg: ExtractConfig) -> li
 
 
 def extract_assets(annotations: str, output: str, cfg: ExtractConfig = ExtractConfig(), progress=None) -> dict:
-    """Extract every annotated box into the library at `output`; returns a summary."""
+    """Extract every annotated box into the library at `output` (then write its report); returns
+    a summary with one error entry per box that could not be extracted."""
     start = time.perf_counter()
     entries = load_annotations(annotations)
     stats, errors = Counter(), []
@@ -199,6 +201,7 @@ def extract_assets(annotations: str, output: str, cfg: ExtractConfig = ExtractCo
                                    "reason": getattr(exc, "reason", "bad_box"), "error": str(exc)})
             if progress:
                 progress(n + 1, len(entries), entry["source"])
+    write_library_report(output)
     return {"annotations": annotations, "library": output, "entries": len(entries), **dict(stats),
             "mean_confidence": round(float(np.mean(confidences)), 4) if confidences else None,
             "errors": errors, "seconds": round(time.perf_counter() - start, 3)}

@@ -39,7 +39,7 @@ def overlay_video(tmp_path_factory):
         f = f.astype(np.float32)
         f[y1:y2, x1:x2] = ov[..., :3] * a + f[y1:y2, x1:x2] * (1 - a)
         frames.append(np.rint(f).astype(np.uint8))
-    video = write_clip(tmp / "overlay.mp4", frames)
+    write_clip(tmp / "overlay.mp4", frames)
     Image.fromarray(frames[150]).save(tmp / "still.png")
     return tmp, ov
 

@@ -11,7 +11,7 @@ import pytest
 from g2w.hud.profile import SynthProfile
 from g2w.hud.render import EncodeSettings
 from g2w.jobs.synthesize import MANIFEST_SCHEMA, SynthesizeSamples, list_clips, plan_rows, run_synthesize
-from tests.hud.conftest import gameplay_frames, library_dir, write_clip  # noqa: F401 (library_dir is a fixture)
+from tests.hud.conftest import gameplay_frames, write_clip
 
 
 @pytest.fixture(scope="module")

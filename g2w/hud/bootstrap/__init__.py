@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from g2w.hud.assets import TABLE, Asset, AssetLibrary, LibraryWriter, asset_id, describe, tighten
 from g2w.hud.bootstrap import spatial, status, text
 from g2w.hud.bootstrap.draw import finish, palette
+from g2w.hud.library_report import write_library_report
 from g2w.taxonomy import ICON_ROLE, LABELS
 
 REFERENCE = (1280, 720)
@@ -112,7 +113,8 @@ def bootstrap_memory(per_label: int, seed: int) -> AssetLibrary:
 
 
 def bootstrap_library(output: str | os.PathLike, per_label: int, seed: int, progress=None) -> dict:
-    """Draw `per_label` assets for every label into the library at `output`; returns a summary."""
+    """Draw `per_label` assets for every label into the library at `output`, then write its
+    summary.json, library_sheet.png and report.html; returns a summary of the run."""
     output = os.fspath(output)
     start = time.perf_counter()
     table = os.path.join(output, TABLE)
@@ -129,6 +131,8 @@ def bootstrap_library(output: str | os.PathLike, per_label: int, seed: int, prog
                     added[label if asset.role != ICON_ROLE else "icon"] += 1
             if progress:
                 progress(n + 1, len(LABELS), label)
-    return {"library": output, "per_label": per_label, "seed": seed, "added": sum(added.values()),
-            "added_by_label": dict(sorted(added.items())), "already_present": skipped,
-            "seconds": round(time.perf_counter() - start, 3)}
+    summary = {"library": output, "per_label": per_label, "seed": seed, "added": sum(added.values()),
+               "added_by_label": dict(sorted(added.items())), "already_present": skipped,
+               "seconds": round(time.perf_counter() - start, 3)}
+    summary["library_summary"] = write_library_report(output)
+    return summary
