@@ -196,20 +196,13 @@ class LibraryWriter:
         os.makedirs(os.path.join(self.root, IMAGES), exist_ok=True)
         self.rows: dict[str, dict] = {}
 
-    def add(self, asset: Asset, rgba: np.ndarray | None) -> Asset:
-        """Store one asset (its image already tight to alpha support) and return it as stored.
-
-        `rgba=None` records a row without pixels (a skipped extraction), never renderable.
-        """
+    def add(self, asset: Asset, rgba: np.ndarray) -> Asset:
+        """Store one asset (its image already tight to alpha support) and return it as stored."""
         check_label(asset.label)
-        if rgba is None:
-            asset = replace(asset, renderable=False)
-        else:
-            if rgba.dtype != np.uint8 or rgba.ndim != 3 or rgba.shape[2] != 4:
-                raise ValueError(f"asset {asset.asset_id}: expected RGBA uint8, got {rgba.dtype} {rgba.shape}")
-            asset = replace(asset, width=rgba.shape[1], height=rgba.shape[0],
-                            descriptor=asset.descriptor or describe(rgba))
-            _write_png(os.path.join(self.root, IMAGES, f"{asset.asset_id}.png"), rgba)
+        if rgba.dtype != np.uint8 or rgba.ndim != 3 or rgba.shape[2] != 4:
+            raise ValueError(f"asset {asset.asset_id}: expected RGBA uint8, got {rgba.dtype} {rgba.shape}")
+        asset = replace(asset, width=rgba.shape[1], height=rgba.shape[0], descriptor=asset.descriptor or describe(rgba))
+        _write_png(os.path.join(self.root, IMAGES, f"{asset.asset_id}.png"), rgba)
         self.rows[asset.asset_id] = asset.to_row()
         return asset
 

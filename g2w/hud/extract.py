@@ -34,7 +34,7 @@ from g2w.sources import source_id
 from g2w.taxonomy import ICON_ROLE, PERSISTENT_LABEL_ROLES, check_label
 from g2w.types import Box
 from g2w.video import FrameReader, probe
-from g2w.video.errors import VideoError
+from g2w.video.errors import MissingFileError, VideoError
 
 # Chosen with benchmarks/calibrate_extraction.py (4 game styles x 2 sizes x 10 overlays x 2 spans,
 # animated overlays and too-short spans included; table in the README): at 0.6, 80 % of accepted
@@ -95,7 +95,7 @@ class _Source:
             self.width, self.height, self.duration = info.width, info.height, info.duration_s
         else:
             if not os.path.exists(self.path):
-                raise VideoError(f"{self.path}: no such file")
+                raise MissingFileError(f"{self.path}: no such file")
             with Image.open(self.path) as img:
                 self.image = np.asarray(img.convert("RGB"))
             self.height, self.width = self.image.shape[:2]

@@ -32,8 +32,10 @@ def draw_boxes(rgb: np.ndarray, objects: list[dict], instances: dict[str, dict],
         inst = instances[obj["id"]]
         color = _color(inst["label"])
         x1, y1, x2, y2 = (v * scale for v in obj["box"])
-        d.rectangle([x1, y1, max(x1, x2 - 1), max(y1, y2 - 1)], outline=color, width=2)
-        text = inst["label"] if inst["kind"] != "child" else "icon"
+        d.rectangle([x1, y1, max(x1, x2 - 1), max(y1, y2 - 1)], outline=color, width=1 if inst["kind"] == "child" else 2)
+        if inst["kind"] == "child":  # icons sit in their bar's box, which carries the label
+            continue
+        text = inst["label"]
         if obj["visible_fraction"] < 1:
             text += f" {obj['visible_fraction']:.2f}"
         d.text((x1 + 2, max(0, y1 - 12)), text, font=font(10, bold=True), fill=color,

@@ -30,7 +30,7 @@ from g2w.hud.record import write_json
 from g2w.hud.seeds import SeedStreams
 from g2w.report import save_png
 from g2w.video import FrameReader, MaskWriter, VideoWriter, iter_frames, probe
-from g2w.video.errors import CorruptVideoError, VideoError
+from g2w.video.errors import CorruptVideoError, NoVideoStreamError, VideoError
 
 MIN_FRAMES = 2
 OUTPUTS = {"clean": "clean.mp4", "hud": "hud.mp4", "mask": "mask.mkv", "annotation": "annotation.json",
@@ -52,7 +52,7 @@ def clip_profile(path: str, profile: SynthProfile) -> SynthProfile:
     """The profile resized to the clip: even size, the clip's rate, at most profile.duration_s."""
     info = probe(path)
     if not info.has_video:
-        raise VideoError(f"{path}: no video stream")
+        raise NoVideoStreamError(f"{path}: no video stream")
     fps = info.fps or profile.fps
     frames = min(info.frame_count, round(profile.duration_s * fps))
     if frames < MIN_FRAMES:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pyarrow as pa
@@ -46,7 +47,11 @@ def test_clips_come_from_a_curation_manifest_or_a_plain_folder(curated, tmp_path
 
 
 def test_the_step_renders_reuses_finished_samples_and_keeps_bad_clips_as_rows(curated, library_dir, tmp_path):
-    rows = plan_rows(list_clips(curated), 3, seed=1)
+    plain = tmp_path / "plain"  # a plain folder of mp4 (clip ids are the file stems)
+    plain.mkdir()
+    for name in ("c0.mp4", "c1.mp4", "c9.mp4"):
+        shutil.copy(os.path.join(curated, "clips", name), plain / name)
+    rows = plan_rows(list_clips(str(plain)), 3, seed=1)
     batch = {k: np.array([r[k] for r in rows]) for k in ("sample_id", "clip_id", "clip_path", "seed")}
     step = SynthesizeSamples(library_dir, str(tmp_path), SynthProfile(duration_s=0.5).to_dict(),
                              dict(EncodeSettings(23, "ultrafast").__dict__), "cpu")
@@ -63,6 +68,7 @@ def test_the_step_renders_reuses_finished_samples_and_keeps_bad_clips_as_rows(cu
     for name in ("style", "persistent", "events", "instances", "width", "frame_count"):
         assert list(second[name][:2]) == list(first[name][:2])
     assert sorted(os.listdir(tmp_path / "samples")) == ["c0_s1_00000", "c1_s1_00001"]  # nothing half-written
+    assert first["clip_path"][0] == str(plain / "c0.mp4")
 
 
 def test_synthesize_job_on_local_ray(ray_local, curated, library_dir, tmp_path):
