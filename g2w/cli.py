@@ -128,6 +128,119 @@ def _add_evaluation_commands(sub) -> None:
     p.set_defaults(run=_eval_table)
 
 
+# ---- HUD asset library and synthesis (g2w.hud, g2w.jobs.synthesize) ----------------------------
+
+def _assets_extract(args: argparse.Namespace) -> int:
+    from g2w.hud.extract import ExtractConfig, extract_assets
+
+    chosen = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
+    cfg = ExtractConfig(frames=args.frames, span_s=args.span_s, **chosen)
+    summary = extract_assets(args.annotations, args.output, cfg,
+                             progress=lambda i, n, src: print(f"[{i}/{n}] {src}", file=sys.stderr, flush=True))
+    print(json.dumps(summary, indent=2))
+    return 1 if summary["errors"] and not summary.get("assets") else 0
+
+
+def _assets_bootstrap(args: argparse.Namespace) -> int:
+    from g2w.hud.bootstrap import bootstrap_library
+
+    summary = bootstrap_library(args.output, args.per_label, args.seed,
+                                progress=lambda i, n, label: print(f"[{i}/{n}] {label}", file=sys.stderr, flush=True))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _synth_profile(args: argparse.Namespace):
+    from g2w.hud.profile import SynthProfile
+
+    return SynthProfile(duration_s=args.duration_s, style=args.style, popups=args.popups, aesthetic=args.aesthetic,
+                        include_unverified=args.include_unverified)
+
+
+def _synthesize(args: argparse.Namespace) -> int:
+    from g2w.hud.render import EncodeSettings
+    from g2w.jobs.synthesize import run_synthesize
+
+    summary = run_synthesize(args.clips, args.assets, args.output, args.count, args.seed, _synth_profile(args),
+                             EncodeSettings(args.crf, args.preset, args.encoder), args.device, args.neural_weights)
+    return 0 if summary["ok"] else 1
+
+
+def _annotate(args: argparse.Namespace) -> int:
+    from g2w.hud.record import annotation_from_record_file, write_json
+
+    annotation = annotation_from_record_file(args.record, args.library)
+    if args.output:
+        write_json(args.output, annotation)
+    else:
+        print(json.dumps(annotation, separators=(",", ":")))
+    return 0
+
+
+def _layout_stats(args: argparse.Namespace) -> int:
+    from g2w.hud.assets import AssetLibrary
+    from g2w.hud.stats import layout_stats
+
+    library = AssetLibrary.open(args.assets) if args.assets else None
+    print(json.dumps(layout_stats(args.samples, args.seed, _synth_profile(args), library), indent=2))
+    return 0
+
+
+def _add_profile_args(p: argparse.ArgumentParser) -> None:
+    from g2w.hud.profile import STYLES
+
+    p.add_argument("--style", default="auto", choices=["auto", *sorted(STYLES)], help="HUD style preset (Table 9)")
+    p.add_argument("--popups", default="five_second", choices=["five_second", "bernoulli"],
+                   help="popup count law: Eq. 8 (mean 1.5) or the general Bernoulli profile (mean 5.5)")
+    p.add_argument("--aesthetic", action="store_true", help="match assets to the clip's look (Appendix D)")
+    p.add_argument("--include-unverified", action="store_true", help="also draw low-confidence assets")
+    p.add_argument("--duration-s", type=_positive(float), default=5.0, help="seconds of each clip to use")
+
+
+def _add_hud_commands(sub) -> None:
+    p = sub.add_parser("assets", help="build the HUD asset library")
+    assets = p.add_subparsers(dest="assets_command", required=True)
+    q = assets.add_parser("extract", help="cut transparent assets out of annotated videos or images")
+    q.add_argument("annotations", metavar="ANNOTATIONS", help="JSON or JSONL of {video|image, time, boxes}")
+    q.add_argument("--output", required=True, metavar="LIB")
+    q.add_argument("--frames", type=_positive(int), default=32, help="frames matted per box")
+    q.add_argument("--span-s", type=_positive(float), default=20.0, help="seconds of video around the time to use")
+    q.add_argument("--min-confidence", type=float, default=None, help="verify assets at or above this confidence (default: the calibrated 0.6)")
+    q.set_defaults(run=_assets_extract)
+    q = assets.add_parser("bootstrap", help="draw a procedural library for all 21 labels")
+    q.add_argument("--output", required=True, metavar="LIB")
+    q.add_argument("--per-label", type=_positive(int), default=8)
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_assets_bootstrap)
+
+    p = sub.add_parser("synthesize", help="render paired clean/HUD samples from clips on Ray")
+    p.add_argument("--clips", required=True, metavar="CLIPS", help="curation output folder or a folder of mp4")
+    p.add_argument("--assets", required=True, metavar="LIB")
+    p.add_argument("--output", required=True, metavar="OUT")
+    p.add_argument("--count", type=_positive(int), default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="where to composite")
+    p.add_argument("--crf", type=int, default=18)
+    p.add_argument("--preset", default="veryfast")
+    p.add_argument("--encoder", default="libx264", choices=["libx264", "nvenc", "auto"])
+    p.add_argument("--neural-weights", default=None, help="local EfficientNet-B0 state dict for matching")
+    _add_profile_args(p)
+    p.set_defaults(run=_synthesize)
+
+    p = sub.add_parser("annotate", help="rebuild a sample's annotation.json from its record.json")
+    p.add_argument("record", metavar="RECORD.json")
+    p.add_argument("--output", default=None, help="write here instead of stdout")
+    p.add_argument("--library", default=None, help="asset library folder, if it moved since rendering")
+    p.set_defaults(run=_annotate)
+
+    p = sub.add_parser("layout-stats", help="statistics of sampled layouts against the paper's tables (JSON)")
+    p.add_argument("--samples", type=_positive(int), default=10000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--assets", default=None, metavar="LIB", help="plan against this library (default: bootstrap)")
+    _add_profile_args(p)
+    p.set_defaults(run=_layout_stats)
+
+
 def _add_sample_args(p: argparse.ArgumentParser, duration_s: float) -> None:
     p.add_argument("--count", type=_positive(int), default=5, help="number of sample videos")
     p.add_argument("--seed", type=int, default=0)
@@ -160,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_demo)
 
     _add_evaluation_commands(sub)
+    _add_hud_commands(sub)
     return parser
 
 

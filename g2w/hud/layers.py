@@ -1,0 +1,152 @@
+"""Evaluating a synthesis record at one frame: which RGBA patches are drawn, and where.
+
+`LayerSource(record, images)` is the single place that turns the record into pixels. The
+renderer composites its layers and the annotator measures them, so the video, the mask and the
+boxes cannot disagree. Each layer is one annotation instance (a persistent widget, an inventory
+icon as a child of its bar, or a transient event); its alpha is already the composited alpha
+(opacity, fades and wipes applied, values below the alpha threshold zeroed).
+
+Draw order: persistent widgets by increasing priority (the crosshair ends on top), each bar's
+icons right after it, then events by start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from g2w.hud.animation import animation_state, wipe_reveal
+from g2w.hud.layout import motion_offset
+from g2w.hud.patches import resize_rgba, with_opacity
+from g2w.hud.plan import rendered_events, rendered_widgets
+from g2w.hud.profile import ICON_OPACITY
+from g2w.hud.status_bars import apply_fill, draw_procedural_panel, fill_pixels, level, procedural_panel_layout
+
+
+@dataclass(frozen=True)
+class Layer:
+    instance: str
+    rgba: np.ndarray  # (h, w, 4) uint8, alpha as composited
+    x: int  # top-left in frame pixels; may lie outside the frame
+    y: int
+
+
+def icon_instance_id(bar_id: str, state: int, slot: int) -> str:
+    return f"{bar_id}/s{state}_slot{slot}"
+
+
+class LayerSource:
+    """Frame-by-frame layers of one record; `images(asset_id)` returns an asset's RGBA pixels."""
+
+    def __init__(self, record: dict, images: Callable[[str], np.ndarray]):
+        self.record = record
+        self.images = images
+        video = record["video"]
+        self.width, self.height, self.fps = video["width"], video["height"], video["fps"]
+        self.threshold = record["profile"]["alpha_threshold"]
+        self.alpha_hud = record["style"]["alpha_hud"]
+        self.widgets = rendered_widgets(record)
+        self.events = rendered_events(record)
+        self._cache: dict = {}
+
+    # ---- instance table ---------------------------------------------------------------------
+    def instances(self) -> dict[str, dict]:
+        """Every instance that may appear, by id, in draw order."""
+        out = {}
+        for wd in self.widgets:
+            out[wd["id"]] = {"id": wd["id"], "label": wd["label"], "role": wd["role"], "kind": "persistent",
+                             "asset_id": wd["asset_id"], "asset_source": wd["asset_source"], "parent": None}
+            for k, state in enumerate(wd.get("inventory", {}).get("states", [])):
+                for icon in state["icons"]:
+                    iid = icon_instance_id(wd["id"], k, icon["slot"])
+                    out[iid] = {"id": iid, "label": wd["label"], "role": "icon", "kind": "child",
+                                "asset_id": icon["asset_id"], "asset_source": self._source(icon["asset_id"]),
+                                "parent": wd["id"]}
+        for ev in self.events:
+            out[ev["id"]] = {"id": ev["id"], "label": ev["label"], "role": ev["role"], "kind": "transient",
+                             "asset_id": ev["asset_id"], "asset_source": ev["asset_source"], "parent": None}
+        return out
+
+    def _source(self, asset_id: str) -> str:
+        return self.record["library"]["assets"][asset_id]["source"]
+
+    # ---- patches ----------------------------------------------------------------------------
+    def _cached(self, key, make):
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def _fitted(self, asset_id: str, w: int, h: int) -> np.ndarray:
+        return self._cached(("fit", asset_id, w, h), lambda: resize_rgba(self.images(asset_id), w, h))
+
+    def _widget_patch(self, wd: dict, t: float) -> np.ndarray:
+        w, h = wd["size"]
+        status = wd.get("status", {})
+        mode = status.get("mode", "static")
+        if mode == "static":
+            return self._cached(("w", wd["id"]), lambda: with_opacity(
+                self._fitted(wd["asset_id"], w, h), self.alpha_hud, self.threshold))
+        offsets = status["offsets_s"]
+        if mode == "procedural":
+            bars = procedural_panel_layout(w, h)["bars"]
+        else:
+            bars = status["bars"]
+        values = [level(bar["kind"], t, offsets[bar["kind"]]) for bar in bars]
+        fills = tuple(fill_pixels(b["box"][2] - b["box"][0], v) for b, v in zip(bars, values))
+        if mode == "procedural":
+            shown = tuple(round(100 * v) for v in values)
+            key = ("panel", wd["id"], fills, shown)
+            make_base = lambda: draw_procedural_panel(w, h, wd["panel_palette"], shown)  # noqa: E731
+        else:
+            key = ("bars", wd["id"], fills)
+            make_base = lambda: self._fitted(wd["asset_id"], w, h)  # noqa: E731
+        return self._cached(key, lambda: with_opacity(apply_fill(make_base(), bars, fills), self.alpha_hud,
+                                                      self.threshold))
+
+    def _icon_patch(self, icon: dict) -> np.ndarray:
+        w, h = icon["size"]
+        return self._cached(("icon", icon["asset_id"], w, h), lambda: with_opacity(
+            self._fitted(icon["asset_id"], w, h), ICON_OPACITY * self.alpha_hud, self.threshold))
+
+    # ---- per frame --------------------------------------------------------------------------
+    def frame(self, index: int) -> list[Layer]:
+        t = index / self.fps
+        layers = []
+        for wd in self.widgets:
+            dx, dy = motion_offset(wd["motion"], t)
+            x, y = wd["xy"][0] + dx, wd["xy"][1] + dy
+            layers.append(Layer(wd["id"], self._widget_patch(wd, t), x, y))
+            for k, state in enumerate(wd.get("inventory", {}).get("states", [])):
+                if state["start_s"] <= t < state["end_s"]:
+                    for icon in state["icons"]:
+                        ox, oy = icon["offset"]
+                        layers.append(Layer(icon_instance_id(wd["id"], k, icon["slot"]), self._icon_patch(icon),
+                                            x + ox, y + oy))
+        for ev in self.events:
+            if ev["start_frame"] <= index < ev["end_frame"]:
+                layer = self._event_layer(ev, max(0.0, t - ev["start_s"]))
+                if layer is not None:
+                    layers.append(layer)
+        return [layer for layer in layers if layer.rgba[..., 3].any()]
+
+    def _event_layer(self, ev: dict, t: float) -> Layer | None:
+        anim, duration = ev["animation"], ev["duration_s"]
+        state = animation_state(anim, min(t, duration), duration, self.width, self.height)
+        w, h = ev["size"]
+        base = self._fitted(ev["asset_id"], w, h)
+        pw, ph = w, h
+        if state.scale != 1.0:
+            pw, ph = max(1, round(w * state.scale)), max(1, round(h * state.scale))
+            base = resize_rgba(base, pw, ph)
+        opacity = ev["opacity"] * self.alpha_hud * state.opacity
+        if state.wipe is not None:
+            opacity = wipe_reveal(anim, state.wipe[0], state.wipe[1], pw, ph) * np.float32(opacity)
+        if np.max(opacity) <= 0:
+            return None
+        progress = t / duration
+        rx, ry = ev["rest_xy"]
+        x = rx + ev["drift_px"][0] * progress + state.dx + (w - pw) / 2
+        y = ry + ev["drift_px"][1] * progress + state.dy + (h - ph) / 2
+        return Layer(ev["id"], with_opacity(base, opacity, self.threshold), round(x), round(y))

@@ -1,0 +1,139 @@
+"""Rendering one sample: clean clip in, paired clean/HUD videos, mask, annotation and record out.
+
+`render_sample` probes the clip, plans the sample (its record), then streams the clip once:
+each decoded frame is composited with the record's layers, measured for the annotation, and
+written to `clean.mp4`, `hud.mp4` (same encoder settings, so codec noise is alike) and
+`mask.mkv` (FFV1, lossless). Everything is written into a hidden folder that is renamed to
+`samples/<sample_id>/` only when complete, with `record.json` written last, so an existing
+sample folder is always whole and reruns can skip it.
+
+Output geometry follows the clip: its own size (cropped by a pixel to even dimensions if
+needed, which yuv420p requires) and rate, and its first `profile.duration_s` seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+
+from g2w.hud.aesthetic import NeuralDescriptor, VideoAppearance, probe_indices
+from g2w.hud.annotate import Annotator
+from g2w.hud.assets import AssetLibrary
+from g2w.hud.composite import Compositor
+from g2w.hud.layers import LayerSource
+from g2w.hud.plan import plan_sample, rendered_events, rendered_widgets
+from g2w.hud.preview import preview
+from g2w.hud.profile import SynthProfile
+from g2w.hud.record import write_json
+from g2w.hud.seeds import SeedStreams
+from g2w.report import save_png
+from g2w.video import FrameReader, MaskWriter, VideoWriter, iter_frames, probe
+from g2w.video.errors import CorruptVideoError, NoVideoStreamError, VideoError
+
+MIN_FRAMES = 2
+OUTPUTS = {"clean": "clean.mp4", "hud": "hud.mp4", "mask": "mask.mkv", "annotation": "annotation.json",
+           "record": "record.json", "preview": "preview.png"}
+
+
+@dataclass(frozen=True)
+class EncodeSettings:
+    crf: int = 18
+    preset: str = "veryfast"
+    encoder: str = "libx264"
+
+
+class ClipTooShortError(VideoError):
+    reason = "too_short"
+
+
+def clip_profile(path: str, profile: SynthProfile) -> SynthProfile:
+    """The profile resized to the clip: even size, the clip's rate, at most profile.duration_s."""
+    info = probe(path)
+    if not info.has_video:
+        raise NoVideoStreamError(f"{path}: no video stream")
+    fps = info.fps or profile.fps
+    frames = min(info.frame_count, round(profile.duration_s * fps))
+    if frames < MIN_FRAMES:
+        raise ClipTooShortError(f"{path}: {info.frame_count} frames, need at least {MIN_FRAMES}")
+    return profile.with_size(info.width - info.width % 2, info.height - info.height % 2, fps, frames / fps)
+
+
+def sample_complete(sample_dir: str) -> bool:
+    return os.path.exists(os.path.join(sample_dir, OUTPUTS["record"]))
+
+
+def _appearance(path: str, profile: SynthProfile, neural: NeuralDescriptor | None) -> VideoAppearance:
+    indices = probe_indices(profile.frame_count, profile.keyframes)
+    frames = FrameReader(path).read(indices)[:, : profile.height, : profile.width]
+    return VideoAppearance.from_frames(frames, list(indices), profile.keyframes, neural)
+
+
+def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: str, streams: SeedStreams,
+                  profile: SynthProfile, library: AssetLibrary, encode: EncodeSettings = EncodeSettings(),
+                  device: str = "auto", neural: NeuralDescriptor | None = None) -> dict:
+    """Render one sample into `sample_dir`; returns a summary of it. Raises VideoError for bad clips."""
+    start = time.perf_counter()
+    prof = clip_profile(clip_path, profile)
+    appearance = _appearance(clip_path, prof, neural) if prof.aesthetic else None
+    record = plan_sample(streams, prof, library, sample_id=sample_id, clip_id=clip_id, appearance=appearance,
+                         neural=neural)
+    record["clip"] = {"path": os.path.abspath(clip_path), "width": prof.width, "height": prof.height}
+    record["encoding"] = asdict(encode)
+    record["outputs"] = OUTPUTS
+
+    parent, name = os.path.split(os.path.abspath(sample_dir))
+    tmp = os.path.join(parent, f".{name}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    source = LayerSource(record, library.image)
+    annotator = Annotator(source)
+    compositor = Compositor(device)
+    w, h, n = prof.width, prof.height, prof.frame_count
+    instances = source.instances()
+    try:
+        with (VideoWriter(os.path.join(tmp, OUTPUTS["clean"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder) as clean_out,
+              VideoWriter(os.path.join(tmp, OUTPUTS["hud"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder) as hud_out,
+              MaskWriter(os.path.join(tmp, OUTPUTS["mask"]), w, h, prof.fps) as mask_out):
+            index = 0
+            for decoded in iter_frames(clip_path):
+                if index == n:
+                    break
+                clean = decoded.rgb[:h, :w]
+                layers = source.frame(index)
+                hud, mask = compositor(clean, layers)
+                annotator.add(index, layers)
+                clean_out.write(clean)
+                hud_out.write(hud)
+                mask_out.write(mask)
+                if index == n // 2:
+                    save_png(os.path.join(tmp, OUTPUTS["preview"]),
+                             preview(clean, hud, mask, annotator.frames[-1]["objects"], instances))
+                index += 1
+            if index < n:
+                raise CorruptVideoError(f"{clip_path}: decoded {index} frames, expected {n}")
+        annotation = annotator.result()
+        write_json(os.path.join(tmp, OUTPUTS["annotation"]), annotation)
+        write_json(os.path.join(tmp, OUTPUTS["record"]), record, indent=1)
+        if os.path.exists(sample_dir):  # an incomplete folder left by an older run
+            shutil.rmtree(sample_dir)
+        os.replace(tmp, sample_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return summarize(record, annotation, time.perf_counter() - start, compositor.device)
+
+
+def summarize(record: dict, annotation: dict, seconds: float | None = None, device: str | None = None) -> dict:
+    """The manifest fields describing one finished sample."""
+    widgets = [w for w in record["persistent"] if "skipped" not in w]
+    return {
+        "style": record["style"]["name"],
+        "persistent": len(rendered_widgets(record)),
+        "suppressed": sum(1 for w in widgets if w["suppressed"]),
+        "events": len(rendered_events(record)),
+        "instances": len(annotation["instances"]),
+        "render_s": None if seconds is None else round(seconds, 3),
+        "device": device,
+    }

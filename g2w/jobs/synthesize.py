@@ -1,0 +1,199 @@
+"""The synthesize job: clean clips + asset library -> paired clean/HUD samples on Ray Data.
+
+CLIPS is a curation output folder (`manifest.parquet` whose `kept` rows name
+`clips/<clip_id>.mp4`) or any folder of `.mp4` files (clip id = file stem). Sample k of a run
+uses clip k mod n with seed `sample_seed(seed, k)`, and is named `<clip_id>_s<seed>_<k:05d>`.
+Samples render in a Ray Data actor pool (the library loads once per actor; compositing runs on
+the GPU where one is present, encoding on CPUs). Each finished sample folder is complete by
+construction (renamed into place, record last), so a rerun reuses it and only renders what is
+missing; a bad clip becomes an error row. Outputs: `OUT/samples/<sample_id>/`,
+`OUT/manifest.parquet` (one row per sample), `OUT/summary.json` and `OUT/report.html`.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from g2w.hud.aesthetic import NeuralDescriptor
+from g2w.hud.assets import AssetLibrary
+from g2w.hud.profile import SynthProfile
+from g2w.hud.record import read_json
+from g2w.hud.render import EncodeSettings, render_sample, sample_complete, summarize
+from g2w.hud.seeds import SeedStreams, sample_seed
+from g2w.jobs.synthesize_report import write_report
+from g2w.runtime.step import Batch, Resources, Step
+from g2w.video.errors import VideoError
+
+MANIFEST_SCHEMA = pa.schema([
+    ("sample_id", pa.string()),
+    ("status", pa.string()),  # ok | error
+    ("reason", pa.string()),  # "" when ok; a VideoError reason or render_failed
+    ("error", pa.string()),
+    ("clip_id", pa.string()),
+    ("clip_path", pa.string()),
+    ("seed", pa.int64()),
+    ("width", pa.int32()),
+    ("height", pa.int32()),
+    ("fps", pa.float64()),
+    ("frame_count", pa.int32()),
+    ("style", pa.string()),
+    ("persistent", pa.int32()),  # persistent widgets drawn
+    ("suppressed", pa.int32()),  # persistent widgets suppressed by collisions
+    ("events", pa.int32()),  # transient events drawn
+    ("instances", pa.int32()),  # annotation instances (icons included)
+    ("render_s", pa.float64()),  # 0 when the sample was reused from an earlier run
+    ("reused", pa.bool_()),
+    ("device", pa.string()),
+    ("sample_dir", pa.string()),
+])
+
+
+def list_clips(clips: str) -> list[dict]:
+    """[{clip_id, path}] from a curation output folder or a plain folder of mp4 files."""
+    manifest = os.path.join(clips, "manifest.parquet")
+    if os.path.exists(manifest):
+        table = pq.read_table(manifest, columns=["clip_id", "status"]).to_pylist()
+        out = [{"clip_id": r["clip_id"], "path": os.path.join(clips, "clips", f"{r['clip_id']}.mp4")}
+               for r in table if r["status"] == "kept"]
+    else:
+        out = [{"clip_id": os.path.splitext(os.path.basename(p))[0], "path": p}
+               for p in sorted(glob.glob(os.path.join(clips, "*.mp4")))]
+    if not out:
+        raise ValueError(f"{clips}: no kept clips in manifest.parquet and no .mp4 files")
+    return out
+
+
+def plan_rows(clips: list[dict], count: int, seed: int) -> list[dict]:
+    rows = []
+    for k in range(count):
+        clip = clips[k % len(clips)]
+        rows.append({"sample_id": f"{clip['clip_id']}_s{seed}_{k:05d}", "clip_id": clip["clip_id"],
+                     "clip_path": os.path.abspath(clip["path"]), "seed": sample_seed(seed, k)})
+    return rows
+
+
+def _empty(kind: pa.DataType):
+    """A column's value when a row has nothing to say (error rows): no nulls, so batches keep
+    their numpy dtypes through Ray Data."""
+    if pa.types.is_string(kind):
+        return ""
+    if pa.types.is_boolean(kind):
+        return False
+    return 0.0 if pa.types.is_floating(kind) else 0
+
+
+def _row(base: dict, **values) -> dict:
+    row = {f.name: _empty(f.type) for f in MANIFEST_SCHEMA}
+    row.update(status="ok", **base)
+    row.update({k: (_empty(MANIFEST_SCHEMA.field(k).type) if v is None else v) for k, v in values.items()})
+    return row
+
+
+@dataclass
+class SynthesizeSamples(Step):
+    """Batch of planned samples (sample_id, clip_id, clip_path, seed) -> manifest rows."""
+
+    assets: str
+    output: str
+    profile: dict = field(default_factory=lambda: SynthProfile().to_dict())
+    encode: dict = field(default_factory=lambda: EncodeSettings().__dict__)
+    device: str = "auto"
+    num_gpus: float = 0.0
+    neural_weights: str | None = None
+
+    def resources(self) -> Resources:
+        return Resources(num_cpus=1, num_gpus=self.num_gpus, batch_size=1)
+
+    def setup(self) -> None:
+        self._library = AssetLibrary.open(self.assets)
+        self._neural = NeuralDescriptor(self.neural_weights) if self.neural_weights else None
+
+    def _one(self, base: dict) -> dict:
+        sample_dir = os.path.join(self.output, "samples", base["sample_id"])
+        geometry = {}
+        try:
+            if sample_complete(sample_dir):
+                record = read_json(os.path.join(sample_dir, "record.json"))
+                info = summarize(record, read_json(os.path.join(sample_dir, "annotation.json")))
+                return _row(base, **_geometry(record), **info, reused=True, sample_dir=sample_dir)
+            info = render_sample(base["clip_path"], sample_dir, sample_id=base["sample_id"], clip_id=base["clip_id"],
+                                 streams=SeedStreams(int(base["seed"])), profile=SynthProfile.from_dict(self.profile),
+                                 library=self._library, encode=EncodeSettings(**self.encode), device=self.device,
+                                 neural=self._neural)
+            geometry = _geometry(read_json(os.path.join(sample_dir, "record.json")))
+            return _row(base, **geometry, **info, sample_dir=sample_dir)
+        except VideoError as exc:
+            return _row(base, status="error", reason=exc.reason, error=str(exc))
+        except Exception as exc:  # one broken sample must not stop the others; the row says why
+            return _row(base, status="error", reason="render_failed", error=f"{type(exc).__name__}: {exc}")
+
+    def __call__(self, batch: Batch) -> Batch:
+        bases = [{"sample_id": str(s), "clip_id": str(c), "clip_path": str(p), "seed": int(e)}
+                 for s, c, p, e in zip(batch["sample_id"], batch["clip_id"], batch["clip_path"], batch["seed"])]
+        rows = [self._one(b) for b in bases]
+        return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
+
+
+def _geometry(record: dict) -> dict:
+    v = record["video"]
+    return {"width": v["width"], "height": v["height"], "fps": v["fps"], "frame_count": v["frame_count"]}
+
+
+def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, profile: SynthProfile | None = None,
+                   encode: EncodeSettings = EncodeSettings(), device: str = "auto",
+                   neural_weights: str | None = None) -> dict:
+    """Render `count` samples from CLIPS with the library at `assets` into `output`; returns the summary."""
+    from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
+    from g2w.runtime.ray_init import init_ray
+
+    profile = profile or SynthProfile()
+    output = os.path.abspath(output)
+    os.makedirs(os.path.join(output, "samples"), exist_ok=True)
+    AssetLibrary.open(assets)  # fail fast, before Ray starts, when the library is missing
+    rows = plan_rows(list_clips(clips), count, seed)
+    resources = init_ray()
+    gpus = 0.25 if device != "cpu" and resources.get("GPU", 0) > 0 else 0.0  # light GPU work: share a device
+    step = SynthesizeSamples(os.path.abspath(assets), output, profile.to_dict(), dict(encode.__dict__), device, gpus,
+                             neural_weights)
+    start = time.perf_counter()
+    print(f"synthesize: {count} samples from {clips} -> {output} (GPUs per worker {gpus})", flush=True)
+    manifest = os.path.join(output, "manifest.parquet")
+    write_parquet(apply_steps(dataset_from_rows(rows), [step]), manifest, MANIFEST_SCHEMA)
+    seconds = time.perf_counter() - start
+    table = pq.read_table(manifest).to_pylist()
+    summary = _summary(table, seconds, count, seed, clips, assets, profile, encode)
+    with open(os.path.join(output, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    report = write_report(output, table, summary)
+    print(f"manifest: {manifest}\nsummary:  {os.path.join(output, 'summary.json')}\nreport:   {report}", flush=True)
+    return summary
+
+
+def _summary(table: list[dict], seconds: float, count: int, seed: int, clips: str, assets: str,
+             profile: SynthProfile, encode: EncodeSettings) -> dict:
+    ok = [r for r in table if r["status"] == "ok"]
+    rendered = [r for r in ok if not r["reused"]]
+    frames = sum(r["frame_count"] for r in rendered)
+    return {
+        "samples": len(table), "requested": count, "seed": seed, "clips": clips, "assets": assets,
+        "ok": len(ok), "error": len(table) - len(ok), "reused": len(ok) - len(rendered),
+        "errors_by_reason": dict(Counter(r["reason"] for r in table if r["status"] != "ok")),
+        "styles": dict(Counter(r["style"] for r in ok)),
+        "mean_persistent": round(float(np.mean([r["persistent"] for r in ok])), 3) if ok else None,
+        "mean_events": round(float(np.mean([r["events"] for r in ok])), 3) if ok else None,
+        "suppressed": sum(r["suppressed"] for r in ok),
+        "devices": dict(Counter(r["device"] for r in rendered)),
+        "profile": profile.to_dict(), "encoding": encode.__dict__,
+        "seconds": round(seconds, 3), "frames_rendered": frames,
+        "samples_per_s": round(len(rendered) / seconds, 4) if seconds and rendered else None,
+        "frames_per_s": round(frames / seconds, 2) if seconds and rendered else None,
+    }
