@@ -142,6 +142,9 @@ def report(rows: list[dict], q: QualityThresholds) -> None:
               f"{value} min/median/max {nv.min():.4g}/{np.median(nv):.4g}/{nv.max():.4g}")
         for r in false[:5]:
             print(f"    false alarm: {r['video']} {r['start_s']:.0f}s {r['truth']['style']} {value}={r[value]:.4g}")
+        for r in [r for r in pos if not fires(r)][:8]:
+            print(f"    missed: {r['video']} {r['start_s']:.0f}s {r['truth']['style']} {value}={r[value]:.4g} "
+                  f"motion={r['motion']:.2f}")
 
 
 def main() -> None:

@@ -59,3 +59,21 @@ def ray_local():
     resources = init_ray(num_cpus=2)
     yield resources
     shutdown_ray()
+
+
+TINY_CLIP = {
+    "embed_dim": 64,
+    "vision_cfg": {"image_size": 224, "layers": 1, "width": 64, "patch_size": 16, "head_width": 32, "pool_type": "avg"},
+    "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 64, "heads": 2, "layers": 1},
+}
+
+
+@pytest.fixture(scope="session")
+def tiny_clip_config(tmp_path_factory) -> str:
+    """An open_clip model config for a one-layer ViT, randomly initialized by the job: real
+    open_clip code, test-sized. Mean-pooled, so similar frames get similar embeddings."""
+    import json
+
+    path = tmp_path_factory.mktemp("models") / "tiny-clip-test.json"
+    path.write_text(json.dumps(TINY_CLIP))
+    return str(path)

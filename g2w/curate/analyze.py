@@ -21,7 +21,7 @@ from g2w.curate.config import QualityThresholds
 from g2w.curate.cuts import CutDetector, CutThresholds, luma_thumb
 from g2w.curate.quality import QualityAccumulator
 from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
-from g2w.curate.ui_screen import make_ui_screen
+from g2w.curate.ui_screen import UiScreen, make_ui_screen
 from g2w.curate.windows import Window, plan_windows
 from g2w.runtime.step import Batch, Resources, Step
 from g2w.video.decode import iter_video_frames
@@ -54,8 +54,8 @@ def upright(image: np.ndarray, rotation: int) -> np.ndarray:
 @dataclass
 class _WindowState:
     window: Window
+    ui: UiScreen  # the source's screen, shared by all its windows
     quality: QualityAccumulator = field(default_factory=QualityAccumulator)
-    ui: object = None
     cuts: list[float] = field(default_factory=list)
     max_cut_score: float = 0.0
     crop: np.ndarray | None = None
@@ -90,8 +90,9 @@ class AnalyzeWindows(Step):
         size = analysis_size(int(src["width"]), int(src["height"]), self.analysis_short_side)
         frame_gap = 1.5 / max(float(src["fps"]), 1.0)
         detector = CutDetector(self.cut_thresholds)
+        ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []
-        state = self._open(windows[0]) if windows else None
+        state = self._open(windows[0], ui) if windows else None
         prev = None  # (t, frame) of the last decoded frame
         failure = None
         try:
@@ -114,6 +115,8 @@ class AnalyzeWindows(Step):
             failure = (exc.reason, str(exc))
         if failure is None and state is not None and prev is not None and prev[0] + frame_gap >= state.window.end_s:
             rows.append(self._row(src, state))  # the normal end of the stream
+        for row, coverage in zip(rows, ui.coverages()):  # needs the whole source, so last
+            row["ui_coverage"] = coverage
         done = len(rows)
         ended = f"{prev[0]:.2f} s" if prev else "its start"
         reason, message = failure or ("truncated", f"{src['path']}: stream ends at {ended}, before this window ends")
@@ -121,7 +124,7 @@ class AnalyzeWindows(Step):
 
     def _next(self, state: _WindowState, windows: list[Window]) -> _WindowState | None:
         k = state.window.index + 1
-        return self._open(windows[k]) if k < len(windows) else None
+        return self._open(windows[k], state.ui) if k < len(windows) else None
 
     def _see(self, src, state: _WindowState, frame, prev, size, t: float) -> None:
         """One decoded frame inside the window: take the centre crop and samples as they come."""
@@ -136,12 +139,14 @@ class AnalyzeWindows(Step):
                 state.bars = border_bars(gray)
             state.next_sample_t = t + 1.0 / self.analysis_fps - _EPS
 
-    def _open(self, window: Window) -> _WindowState:
-        return _WindowState(window, ui=make_ui_screen(self.ui_detector), next_sample_t=window.start_s)
+    @staticmethod
+    def _open(window: Window, ui: UiScreen) -> _WindowState:
+        ui.start_window()
+        return _WindowState(window, ui, next_sample_t=window.start_s)
 
     def _row(self, src: dict, state: _WindowState) -> dict:
         measures = state.quality.measures(self.quality)
-        measures["ui_coverage"] = state.ui.coverage(state.bars or (0, 0, 0, 0))
+        state.ui.end_window(state.bars or (0, 0, 0, 0))
         return {
             **base_row(src, state.window), **measures,
             "cut_count": len(state.cuts), "cut_times": list(state.cuts), "cut_score": state.max_cut_score,

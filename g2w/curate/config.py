@@ -19,7 +19,7 @@ class QualityThresholds:
     bright_luma: float = 235.0  # ... above this (and 99 % within 3x its gap to white) blown out
     max_dark_fraction: float = 0.25  # reject when more sampled frames than this are dark
     max_bright_fraction: float = 0.25
-    min_sharpness: float = 10.0  # median Laplacian variance at the analysis size
+    min_sharpness: float = 7.0  # median Laplacian variance at the analysis size
     frozen_change: float = 0.001  # a sample step changing fewer pixels than this share is frozen
     max_frozen_fraction: float = 0.25  # reject when more sample steps than this are frozen
     max_shake: float = 0.25  # share of frame steps with a camera jolt (> 1 % of the width)

@@ -1,9 +1,14 @@
-"""UI-contamination screen: how much of a window is covered by static screen-space overlay.
+"""UI-contamination screen: how much of each window is covered by static screen-space overlay.
 
 The heuristic ("static-edges") looks for what HUDs are made of: edges that stay put, pixel for
-pixel, in front of a scene that moves. Over a window's samples it keeps, per pixel, how often it
-is an edge and how much its luma varies. A pixel is overlay evidence when it is an edge in
-nearly every sample, its own luma barely changes, and the neighbourhood around it does change.
+pixel, in front of a scene that moves. It keeps, per pixel, how often it is an edge and how much
+its luma varies, at two time scales:
+- within the window: an edge in nearly every sample, whose own luma barely changes, while the
+  neighbourhood around it changes;
+- across the whole source: a static edge of the window whose luma never changed in the entire
+  video while its neighbourhood did at some point. This finds a minimap that sits over a still
+  sky for five seconds; a world object that only stood still during this window (an idle shot)
+  moved elsewhere in the source and does not count.
 Evidence is grown into regions (dilate, close, fill holes) so a minimap ring counts as the map
 and a line of text as its line; the coverage is the regions' share of the frame.
 
@@ -13,12 +18,11 @@ region is nearly all one edge orientation and a thin static line between moving 
 widgets mix orientations (rings, text, icons) or enclose static fills (bars, panels); regions
 that are both one-orientation and mostly moving inside are therefore dropped.
 
-Where the whole neighbourhood is still (a frozen or idle shot) nothing counts as evidence:
-overlay and scene cannot be told apart there, and the motion checks judge such windows.
+Memory: whole-source sums (a few frames' worth) plus, per window, two bit-packed maps (65 kB at
+the 540p analysis size): an hour of video holds under 100 MB until its source is finished.
 
 The step that uses this asks the registry `UI_SCREENS` by name, so a learned HUD detector can
-replace the heuristic without touching the pipeline: it only has to accept frames and return a
-coverage.
+replace the heuristic without touching the pipeline: it only has to follow `UiScreen`.
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ import numpy as np
 
 # Calibrated as the README's "Calibration" section records.
 CANNY = (60, 150)
-EDGE_PERSISTENCE = 0.85  # share of samples in which a pixel must be an edge
-STATIC_STD = 16.0  # a static pixel's luma std over the window (blended thin strokes stay below)
+EDGE_PERSISTENCE = 0.85  # share of a window's samples in which a pixel must be an edge
+STATIC_STD = 16.0  # a static pixel's luma std (blended thin strokes stay below)
 MOVING_STD = 6.0  # a neighbourhood whose mean std exceeds this is moving scene
 NEIGHBOURHOOD = 0.06  # neighbourhood box side, as a fraction of the frame's short side
 GROW = 0.012  # evidence dilation, as a fraction of the short side
@@ -39,93 +43,144 @@ CLOSE = 0.05  # gap closing that joins a widget's strokes, as a fraction of the 
 LINE_ORIENTATION = 0.8  # regions whose evidence is mostly one edge orientation ...
 LINE_STATIC = 0.3  # ... and less static than this inside are world lines, not UI
 STILL_STD = 4.0  # "static inside": luma std of a UI fill, codec noise only
+LASTING_STD = 6.0  # a pixel unchanged over a whole source (stricter: smooth scenery drifts slowly)
 MIN_SAMPLES = 4
-
 
 Bars = tuple[int, int, int, int]  # letterbox/pillarbox (top, bottom, left, right) to ignore
 
 
 class UiScreen(Protocol):
+    """Fed a source's sampled luma frames window by window; answers per-window coverages once
+    the source is finished."""
+
+    def start_window(self) -> None: ...
+
     def add(self, gray: np.ndarray) -> None: ...
 
-    def coverage(self, bars: Bars = (0, 0, 0, 0)) -> float: ...
+    def end_window(self, bars: Bars) -> None: ...
+
+    def coverages(self) -> list[float]: ...
+
+
+class _Stats:
+    """Running per-pixel edge counts and luma moments."""
+
+    def __init__(self, shape):
+        self.n = 0
+        self.edges = np.zeros(shape, np.uint32)
+        self.sum = np.zeros(shape, np.float64)
+        self.sumsq = np.zeros(shape, np.float64)
+
+    def add(self, gray: np.ndarray, edges: np.ndarray) -> None:
+        g = gray.astype(np.float64)
+        self.edges += edges
+        self.sum += g
+        self.sumsq += g * g
+        self.n += 1
+
+    def mean(self) -> np.ndarray:
+        return (self.sum / self.n).astype(np.float32)
+
+    def std(self) -> np.ndarray:
+        mean = self.sum / self.n
+        return np.sqrt(np.maximum(self.sumsq / self.n - mean * mean, 0)).astype(np.float32)
+
+
+def _moving_around(std: np.ndarray) -> np.ndarray:
+    side = max(3, int(NEIGHBOURHOOD * min(std.shape)) | 1)
+    return cv2.boxFilter(std, -1, (side, side)) > MOVING_STD
+
+
+def _outside_bars(shape, bars: Bars) -> np.ndarray:
+    keep = np.ones(shape, bool)
+    top, bottom, left, right = bars
+    h, w = shape
+    keep[: top + 2], keep[max(0, h - bottom - 2) :] = False, False
+    keep[:, : left + 2], keep[:, max(0, w - right - 2) :] = False, False
+    return keep
+
+
+def grow_regions(evidence: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """Evidence grown into overlay regions (uint8 0/255), world lines dropped, holes not filled."""
+    mask = evidence.astype(np.uint8) * 255
+    short = min(mask.shape)
+    grow = max(3, int(GROW * short) | 1)
+    mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (grow, grow)))
+    close = max(3, int(CLOSE * short) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close, close)))
+    gx = np.abs(cv2.Sobel(mean, cv2.CV_32F, 1, 0))
+    gy = np.abs(cv2.Sobel(mean, cv2.CV_32F, 0, 1))
+    horizontal_edge = gy > gx  # an edge running left-right has its gradient up-down
+    still = std < STILL_STD
+    count, labels = cv2.connectedComponents(mask, connectivity=8)
+    for k in range(1, count):
+        region = labels == k
+        found = evidence & region
+        share = horizontal_edge[found].mean() if found.any() else 0.5
+        if max(share, 1 - share) > LINE_ORIENTATION and still[region].mean() < LINE_STATIC:
+            mask[region] = 0
+    return mask
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """Fill regions fully enclosed by the mask (a ring becomes a disc)."""
+    padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    flood = np.zeros((padded.shape[0] + 2, padded.shape[1] + 2), np.uint8)
+    cv2.floodFill(padded, flood, (0, 0), 255)
+    return cv2.bitwise_or(mask, cv2.bitwise_not(padded)[1:-1, 1:-1])
 
 
 class StaticEdgeScreen:
     def __init__(self):
-        self.n = 0
-        self._edges: np.ndarray | None = None
-        self._sum: np.ndarray | None = None
-        self._sumsq: np.ndarray | None = None
+        self._source: _Stats | None = None
+        self._window: _Stats | None = None
+        self._windows: list[tuple] = []  # per window: packed regions, packed static edges, bars, samples
+        self._shape = None
+
+    def start_window(self) -> None:
+        self._window = None
 
     def add(self, gray: np.ndarray) -> None:
         edges = cv2.Canny(gray, *CANNY) > 0
-        g = gray.astype(np.float32)
-        if self._edges is None:
-            self._edges = np.zeros(gray.shape, np.uint16)
-            self._sum = np.zeros(gray.shape, np.float32)
-            self._sumsq = np.zeros(gray.shape, np.float32)
-        self._edges += edges
-        self._sum += g
-        self._sumsq += g * g
-        self.n += 1
+        if self._source is None:
+            self._shape = gray.shape
+            self._source = _Stats(gray.shape)
+        if self._window is None:
+            self._window = _Stats(gray.shape)
+        self._source.add(gray, edges)
+        self._window.add(gray, edges)
 
-    def _std(self) -> np.ndarray:
-        mean = self._sum / self.n
-        return np.sqrt(np.maximum(self._sumsq / self.n - mean * mean, 0))
+    def end_window(self, bars: Bars = (0, 0, 0, 0)) -> None:
+        w = self._window
+        if w is None or w.n < MIN_SAMPLES:
+            self._windows.append((None, None, bars, 0 if w is None else w.n))
+            return
+        std = w.std()
+        static_edges = (w.edges >= EDGE_PERSISTENCE * w.n) & (std < STATIC_STD) & _outside_bars(std.shape, bars)
+        regions = grow_regions(static_edges & _moving_around(std), w.mean(), std) > 0
+        self._windows.append((np.packbits(regions), np.packbits(static_edges), bars, w.n))
+        self._window = None
 
-    def evidence(self, bars: Bars = (0, 0, 0, 0)) -> np.ndarray:
-        """Boolean map of overlay-evidence pixels; the bars' own edges never count."""
-        std = self._std()
-        side = max(3, int(NEIGHBOURHOOD * min(std.shape)) | 1)
-        around = cv2.boxFilter(std, -1, (side, side))
-        found = (self._edges >= EDGE_PERSISTENCE * self.n) & (std < STATIC_STD) & (around > MOVING_STD)
-        top, bottom, left, right = bars
-        h, w = found.shape
-        found[: top + 2], found[max(0, h - bottom - 2) :] = False, False
-        found[:, : left + 2], found[:, max(0, w - right - 2) :] = False, False
-        return found
+    def evidence_maps(self) -> list[np.ndarray | None]:
+        """Per window, the filled overlay regions (uint8 0/255), or None for too few samples."""
+        if self._source is None:
+            return [None] * len(self._windows)
+        size = int(np.prod(self._shape))
+        std, mean = self._source.std(), self._source.mean()
+        lasting = (std < LASTING_STD) & _moving_around(std)  # never changed, while around it did
+        out = []
+        for packed_regions, packed_static, _, _ in self._windows:
+            if packed_regions is None:
+                out.append(None)
+                continue
+            regions = np.unpackbits(packed_regions, count=size).reshape(self._shape).astype(bool)
+            static_edges = np.unpackbits(packed_static, count=size).reshape(self._shape).astype(bool)
+            regions |= grow_regions(static_edges & lasting, mean, std) > 0
+            out.append(fill_holes(regions.astype(np.uint8) * 255))
+        return out
 
-    def regions(self, bars: Bars = (0, 0, 0, 0)) -> np.ndarray:
-        """Evidence grown into filled overlay regions (uint8 0/255)."""
-        evidence = self.evidence(bars)
-        mask = evidence.astype(np.uint8) * 255
-        short = min(mask.shape)
-        grow = max(3, int(GROW * short) | 1)
-        mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (grow, grow)))
-        close = max(3, int(CLOSE * short) | 1)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close, close)))
-        return _fill_holes(self._drop_world_lines(mask, evidence))
-
-    def _drop_world_lines(self, mask: np.ndarray, evidence: np.ndarray) -> np.ndarray:
-        mean = self._sum / self.n
-        gx = np.abs(cv2.Sobel(mean, cv2.CV_32F, 1, 0))
-        gy = np.abs(cv2.Sobel(mean, cv2.CV_32F, 0, 1))
-        horizontal_edge = gy > gx  # an edge running left-right has its gradient up-down
-        static = self._std() < STILL_STD
-        count, labels = cv2.connectedComponents(mask, connectivity=8)
-        for k in range(1, count):
-            region = labels == k
-            found = evidence & region
-            share = horizontal_edge[found].mean() if found.any() else 0.5
-            if max(share, 1 - share) > LINE_ORIENTATION and static[region].mean() < LINE_STATIC:
-                mask[region] = 0
-        return mask
-
-    def coverage(self, bars: Bars = (0, 0, 0, 0)) -> float:
-        if self.n < MIN_SAMPLES:
-            return 0.0
-        return float((self.regions(bars) > 0).mean())
-
-
-def _fill_holes(mask: np.ndarray) -> np.ndarray:
-    """Fill regions fully enclosed by the mask (a ring becomes a disc)."""
-    padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    outside = padded.copy()
-    flood = np.zeros((padded.shape[0] + 2, padded.shape[1] + 2), np.uint8)
-    cv2.floodFill(outside, flood, (0, 0), 255)
-    holes = cv2.bitwise_not(outside)[1:-1, 1:-1]
-    return cv2.bitwise_or(mask, holes)
+    def coverages(self) -> list[float]:
+        return [0.0 if m is None else float((m > 0).mean()) for m in self.evidence_maps()]
 
 
 UI_SCREENS = {"static-edges": StaticEdgeScreen}

@@ -76,7 +76,9 @@ class StreamFile:
         self._tmp_path = os.path.join(head, f".{stem}.partial{ext}")
         self.width, self.height, self.rate = width, height, rate
         self.frames_written = 0
-        self._container = av.open(self._tmp_path, "w")
+        # mp4: index at the front, so readers can start (and seek) before the whole file arrives
+        options = {"movflags": "+faststart"} if ext in (".mp4", ".mov", ".m4v") else {}
+        self._container = av.open(self._tmp_path, "w", options=options)
         self._stream = self._container.add_stream(codec, rate=rate)
         self._stream.width, self._stream.height, self._stream.pix_fmt = width, height, pix_fmt
         self._stream.codec_context.time_base = 1 / rate

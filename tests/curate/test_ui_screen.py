@@ -1,7 +1,7 @@
 import cv2
 import numpy as np
 
-from g2w.curate.ui_screen import StaticEdgeScreen, make_ui_screen
+from g2w.curate.ui_screen import make_ui_screen
 from g2w.sample_data.textures import colorize, tileable_noise
 
 
@@ -22,11 +22,18 @@ def _hud(frame: np.ndarray) -> np.ndarray:
     return out
 
 
-def _coverage(frames) -> float:
+def _screen(windows, bars=(0, 0, 0, 0)):
     screen = make_ui_screen("static-edges")
-    for f in frames:
-        screen.add(f)
-    return screen.coverage()
+    for frames in windows:
+        screen.start_window()
+        for f in frames:
+            screen.add(f)
+        screen.end_window(bars)
+    return screen
+
+
+def _coverage(frames) -> float:
+    return _screen([frames]).coverages()[0]
 
 
 def test_static_overlay_over_moving_world_is_found():
@@ -49,11 +56,25 @@ def test_lines_along_the_motion_are_world_not_ui():
 
 
 def test_bars_edges_are_ignored_and_ring_is_filled():
-    frames = [_hud(f) for f in _scrolling()]
-    screen = StaticEdgeScreen()
-    for f in frames:
-        screen.add(f)
-    regions = screen.regions()
+    regions = _screen([[_hud(f) for f in _scrolling()]]).evidence_maps()[0]
     assert regions[100, 860] == 255  # the inside of the minimap ring counts
     boxed = [np.pad(f[60:-60], ((60, 60), (0, 0))) for f in _scrolling()]
-    assert _coverage(boxed) < 0.01
+    assert _screen([boxed], bars=(60, 60, 0, 0)).coverages()[0] < 0.01
+
+
+def test_the_whole_source_finds_a_hud_over_a_still_background():
+    """A minimap over a sky that stays still for one window: the window alone cannot tell, the
+    source can, because elsewhere the scene behind it moved and the minimap did not."""
+    moving = _scrolling()
+    still = [moving[0]] * 30
+    screen = _screen([[_hud(f) for f in moving], [_hud(f) for f in still]])
+    assert all(c > 0.04 for c in screen.coverages())
+    alone = _screen([[_hud(f) for f in still]])
+    assert alone.coverages()[0] == 0.0
+
+
+def test_a_world_that_only_paused_is_not_ui():
+    """An idle shot: the scene stood still in one window but moved in the others."""
+    moving = _scrolling(60)
+    windows = [moving[:30], [moving[30]] * 30, moving[30:]]
+    assert max(_screen(windows).coverages()) < 0.01

@@ -79,7 +79,7 @@ def test_missing_file(tmp_path):
 
 
 def test_mp4_cut_short_is_corrupt(make_video, tmp_path):
-    """Without its index (written last by default) the mp4 cannot be opened."""
+    """Half a file: its last frames cannot be decoded (or, without a front index, it cannot open)."""
     src = make_video(frames=60)
     data = open(src, "rb").read()
     path = tmp_path / "truncated.mp4"

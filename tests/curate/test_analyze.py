@@ -1,0 +1,88 @@
+"""The one-pass front end on small sample videos, checked against their sidecar ground truth."""
+
+import json
+
+import numpy as np
+import pytest
+
+from g2w.curate.analyze import AnalyzeWindows, analysis_size
+from g2w.sample_data import VideoSpec, write_sample
+from g2w.sources import probe_row
+
+
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory):
+    out = tmp_path_factory.mktemp("analyze")
+    specs = [VideoSpec(5, 0, 480, 270, 24, 20.0, "topdown", False, "frozen"),
+             VideoSpec(5, 1, 480, 270, 30, 20.0, "corridor", False, "dark"),
+             VideoSpec(5, 2, 480, 270, 24, 20.0, "racing", False, "shaky"),
+             VideoSpec(5, 3, 480, 270, 24, 20.0, "sidescroller", False, "blur")]
+    return [write_sample(s, out) for s in specs]
+
+
+def _rows(path):
+    truth = json.loads(open(path[:-4] + ".json").read())
+    return AnalyzeWindows().analyze_source(probe_row(path)), truth
+
+
+def _inside(spans, row):
+    return any(s["start_s"] <= row["start_s"] and row["end_s"] <= s["end_s"] for s in spans)
+
+
+def test_windows_cover_the_source_and_carry_crops(samples):
+    rows, truth = _rows(samples[0])
+    assert [r["window_index"] for r in rows] == [0, 1, 2, 3]
+    assert all(r["status"] == "ok" and r["crop"].shape == (224, 224, 3) for r in rows)
+    assert all(r["samples"] >= 35 for r in rows)  # 8 per second over 5 s
+
+
+@pytest.mark.parametrize("index, span, measure, limit", [
+    (0, "frozen_spans", "frozen_fraction", 0.9),
+    (1, "dark_spans", "dark_fraction", 0.9),
+    (2, "shaky_spans", "shake", 0.5),
+])
+def test_events_show_in_their_measures(samples, index, span, measure, limit):
+    rows, truth = _rows(samples[index])
+    inside = [r for r in rows if _inside(truth[span], r)]
+    assert inside, "the sample must contain a whole window of the event"
+    assert all(r[measure] > limit for r in inside)
+    clean = [r for r in rows if not any(s["start_s"] < r["end_s"] and r["start_s"] < s["end_s"] for s in truth[span])]
+    assert all(r[measure] < 0.2 for r in clean)
+
+
+def test_blur_lowers_sharpness(samples):
+    rows, truth = _rows(samples[3])
+    blurred = [r["sharpness"] for r in rows if _inside(truth["blur_spans"], r)]
+    sharp = [r["sharpness"] for r in rows if r["window_index"] == 0]
+    assert blurred and max(blurred) < 0.25 * min(sharp)
+
+
+def test_cuts_land_in_the_windows_that_straddle_them(samples):
+    for path in samples:
+        rows, truth = _rows(path)
+        for r in rows:
+            straddles = any(r["start_s"] < c["time_s"] < r["end_s"] for c in truth["cuts"])
+            shaky = any(s["start_s"] < r["end_s"] and r["start_s"] < s["end_s"] for s in truth["shaky_spans"])
+            if straddles:
+                assert r["cut_count"] > 0, (path, r["window_index"])
+            elif not shaky:  # violent shake may read as cuts; those windows are rejected anyway
+                assert r["cut_count"] == 0, (path, r["window_index"], r["cut_times"])
+
+
+def test_a_truncated_source_keeps_its_good_windows_and_errors_the_rest(samples, tmp_path):
+    data = open(samples[1], "rb").read()
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(data[: int(len(data) * 0.6)])
+    row = probe_row(str(cut), verify=False)  # the header still promises 20 s
+    rows = AnalyzeWindows().analyze_source(row)
+    assert len(rows) == 4
+    statuses = [r["status"] for r in rows]
+    assert statuses[0] == "ok" and statuses[-1] == "error"
+    assert all(r["reason"] in ("truncated", "corrupt") for r in rows if r["status"] == "error")
+
+
+def test_analysis_never_upscales():
+    assert analysis_size(480, 270, 540) == (480, 270)
+    assert analysis_size(1920, 1080, 540) == (960, 540)
+    assert analysis_size(720, 1280, 540) == (540, 960)
+    assert np.all(np.array(analysis_size(1001, 563, 540)) % 2 == 0)
