@@ -24,7 +24,7 @@ from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
 from g2w.curate.ui_screen import UiScreen, make_ui_screen
 from g2w.curate.windows import Window, plan_windows
 from g2w.runtime.step import Batch, Resources, Step
-from g2w.video.decode import iter_video_frames
+from g2w.video.decode import iter_video_frames, luma
 from g2w.video.errors import VideoError
 
 _EPS = 1e-3
@@ -96,7 +96,7 @@ class AnalyzeWindows(Step):
         prev = None  # (t, frame) of the last decoded frame
         failure = None
         try:
-            for _, t, frame in iter_video_frames(str(src["path"])):
+            for _, t, frame in iter_video_frames(str(src["path"]), threads=1):
                 while state is not None and t + _EPS >= state.window.end_s:
                     rows.append(self._row(src, state))
                     state = self._next(state, windows)
@@ -132,7 +132,7 @@ class AnalyzeWindows(Step):
             on_screen = frame if prev is None or t <= state.window.center_s + _EPS else prev[1]
             state.crop = center_crop(on_screen, CROP_SIZE, int(src["rotation"]))
         if t + _EPS >= state.next_sample_t:
-            gray = frame.to_ndarray(format="gray", width=size[0], height=size[1])
+            gray = luma(frame, *size)
             state.quality.add(gray)
             state.ui.add(gray)
             if state.bars is None:

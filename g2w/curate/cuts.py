@@ -24,12 +24,12 @@ import av
 import cv2
 import numpy as np
 
+from g2w.video.decode import luma_plane
 THUMB = (64, 36)
 _MAX_SHIFT = (16, 9)  # thumbnail pixels (a quarter of the frame): larger "shifts" are not motion
 _MIN_SHIFT_RESPONSE = 0.05
 FLAT_CONTRAST = 4.0  # luma std (0-255) below which a thumbnail is too flat to judge
-# 8-bit formats whose first plane is luma, one byte per pixel: read directly, no conversion
-_Y8_FORMATS = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "nv12", "nv21", "gray"}
+
 
 
 @dataclass(frozen=True)
@@ -51,32 +51,33 @@ class Thumb:
 
 def luma_thumb(frame: av.VideoFrame) -> Thumb:
     """The frame's normalized 64x36 luma thumbnail, read from the Y plane without conversion."""
-    if frame.format.name in _Y8_FORMATS:
-        plane = frame.planes[0]
-        y = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
-        step_y, step_x = max(1, plane.height // (2 * THUMB[1])), max(1, plane.width // (2 * THUMB[0]))
+    found = luma_plane(frame)  # range does not matter here: thumbnails are normalized
+    if found is not None:
+        y = found[0]
+        step_y, step_x = max(1, y.shape[0] // (2 * THUMB[1])), max(1, y.shape[1] // (2 * THUMB[0]))
         y = y[::step_y, ::step_x]
     else:  # 10-bit, RGB or other layouts: let swscale produce 8-bit luma
         y = frame.to_ndarray(format="gray", width=2 * THUMB[0], height=2 * THUMB[1])
     small = cv2.resize(y, THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
     small = cv2.GaussianBlur(small, (3, 3), 0)
-    contrast = float(small.std())
-    return Thumb((small - small.mean()) / max(contrast, 1e-3), contrast)
+    mean, std = cv2.meanStdDev(small)
+    contrast = float(std[0, 0])
+    return Thumb((small - float(mean[0, 0])) / max(contrast, 1e-3), contrast)
 
 
 def motion_compensated_difference(prev: np.ndarray, cur: np.ndarray) -> tuple[float, tuple | None]:
     """(mean |cur - prev| after undoing the global shift between them, that shift as a fraction
     of the thumbnail width or None when phase correlation finds no reliable one). Undoing the
     shift keeps a pan or a camera shake from looking like new content."""
-    raw = float(np.abs(cur - prev).mean())
+    raw = cv2.mean(cv2.absdiff(cur, prev))[0]
     (dx, dy), response = cv2.phaseCorrelate(prev, cur)
     if response < _MIN_SHIFT_RESPONSE or abs(dx) > _MAX_SHIFT[0] or abs(dy) > _MAX_SHIFT[1]:
         return raw, None
     moved = cv2.warpAffine(prev, np.float32([[1, 0, dx], [0, 1, dy]]), (prev.shape[1], prev.shape[0]),
                            borderMode=cv2.BORDER_REPLICATE)
     mx, my = max(1, int(np.ceil(abs(dx)))), max(1, int(np.ceil(abs(dy))))
-    inner = np.abs(cur - moved)[my:-my, mx:-mx]  # the strip the shift uncovered is unknown
-    return min(raw, float(inner.mean())), (dx / THUMB[0], dy / THUMB[0])
+    inner = cv2.absdiff(cur, moved)[my:-my, mx:-mx]  # the strip the shift uncovered is unknown
+    return min(raw, cv2.mean(inner)[0]), (dx / THUMB[0], dy / THUMB[0])
 
 
 class CutDetector:

@@ -25,6 +25,7 @@ from g2w.curate.config import QualityThresholds
 
 SHAKE_SPIKE = 0.01  # a change of global shift between frames above this (frame widths) is a jolt
 CHANGE_LEVEL = 8  # |Δluma| above this is a real change, not codec noise
+BORDER_EVERY = 4  # bars are measured on every 4th sample: they change only between shots
 
 
 @dataclass
@@ -45,16 +46,17 @@ class QualityAccumulator:
 
     def add(self, gray: np.ndarray) -> None:
         """One sampled frame, uint8 luma at the analysis size."""
-        self.lumas.append(float(gray.mean()))
+        self.lumas.append(float(cv2.mean(gray)[0]))
         hist = np.cumsum(cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel())
         self.shadows.append(float(np.searchsorted(hist, 0.01 * hist[-1])))
         self.highlights.append(float(np.searchsorted(hist, 0.99 * hist[-1])))
-        self.sharpness.append(float(cv2.Laplacian(gray, cv2.CV_32F).var()))
-        self.borders.append(border_fraction(gray))
+        self.sharpness.append(float(cv2.meanStdDev(cv2.Laplacian(gray, cv2.CV_16S))[1][0, 0] ** 2))
+        if len(self.lumas) % BORDER_EVERY == 1:
+            self.borders.append(border_fraction(gray))
         if self._prev is not None:
             diff = cv2.absdiff(gray, self._prev)
-            self.diffs.append(float(diff.mean()))
-            self.changed.append(float(np.count_nonzero(diff > CHANGE_LEVEL)) / diff.size)
+            self.diffs.append(float(cv2.mean(diff)[0]))
+            self.changed.append(cv2.countNonZero(cv2.threshold(diff, CHANGE_LEVEL, 255, cv2.THRESH_BINARY)[1]) / diff.size)
         self._prev = gray
 
     def add_shift(self, shift: tuple | None) -> None:

@@ -63,7 +63,8 @@ class UiScreen(Protocol):
 
 
 class _Stats:
-    """Running per-pixel edge counts and luma moments."""
+    """Running per-pixel edge counts and luma moments (float64: an hour of samples would lose
+    precision in float32)."""
 
     def __init__(self, shape):
         self.n = 0
@@ -72,11 +73,16 @@ class _Stats:
         self.sumsq = np.zeros(shape, np.float64)
 
     def add(self, gray: np.ndarray, edges: np.ndarray) -> None:
-        g = gray.astype(np.float64)
-        self.edges += edges
-        self.sum += g
-        self.sumsq += g * g
+        np.add(self.edges, edges, out=self.edges, casting="unsafe")
+        cv2.accumulate(gray, self.sum)
+        cv2.accumulateSquare(gray, self.sumsq)
         self.n += 1
+
+    def merge(self, other: "_Stats") -> None:
+        self.edges += other.edges
+        self.sum += other.sum
+        self.sumsq += other.sumsq
+        self.n += other.n
 
     def mean(self) -> np.ndarray:
         return (self.sum / self.n).astype(np.float32)
@@ -141,17 +147,17 @@ class StaticEdgeScreen:
         self._window = None
 
     def add(self, gray: np.ndarray) -> None:
-        edges = cv2.Canny(gray, *CANNY) > 0
         if self._source is None:
             self._shape = gray.shape
             self._source = _Stats(gray.shape)
         if self._window is None:
             self._window = _Stats(gray.shape)
-        self._source.add(gray, edges)
-        self._window.add(gray, edges)
+        self._window.add(gray, cv2.Canny(gray, *CANNY) // 255)
 
     def end_window(self, bars: Bars = (0, 0, 0, 0)) -> None:
         w = self._window
+        if w is not None:
+            self._source.merge(w)  # the source's moments are the sum of its windows'
         if w is None or w.n < MIN_SAMPLES:
             self._windows.append((None, None, bars, 0 if w is None else w.n))
             return

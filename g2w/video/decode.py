@@ -14,10 +14,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import av
+import cv2
 import numpy as np
 
 from g2w.video.errors import CorruptVideoError, NoVideoStreamError
 from g2w.video.probe import open_media
+
+# 8-bit formats whose first plane is luma, one byte per pixel: readable without conversion
+_Y8_FORMATS = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "nv12", "nv21", "gray"}
+_FULL_RANGE_FORMATS = {"yuvj420p", "yuvj422p", "yuvj444p", "gray"}
+_JPEG_RANGE = 2  # AVCOL_RANGE_JPEG
 
 # Frames whose presentation time lies within this of a requested time count as "at" it; it
 # absorbs container timestamp rounding (mp4 tick grids rarely divide 1/fps exactly).
@@ -97,20 +103,49 @@ class DecodedFrame:
     rgb: np.ndarray  # (H, W, 3) uint8
 
 
+def luma_plane(frame: av.VideoFrame) -> tuple[np.ndarray, bool] | None:
+    """(a view of the decoded Y plane, whether it is full range), or None when the frame's
+    format has no 8-bit luma plane to read directly."""
+    if frame.format.name not in _Y8_FORMATS:
+        return None
+    plane = frame.planes[0]
+    y = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
+    return y, frame.format.name in _FULL_RANGE_FORMATS or frame.color_range == _JPEG_RANGE
+
+
+def luma(frame: av.VideoFrame, width: int, height: int) -> np.ndarray:
+    """Full-range 8-bit luma at width x height: area-resized straight from the Y plane (several
+    times cheaper than a colour conversion), or through swscale for other formats."""
+    found = luma_plane(frame)
+    if found is None:
+        return frame.to_ndarray(format="gray", width=width, height=height)
+    y, full_range = found
+    if y.shape != (height, width):
+        y = cv2.resize(y, (width, height), interpolation=cv2.INTER_AREA)
+    if full_range:
+        return np.ascontiguousarray(y)
+    return cv2.convertScaleAbs(y, alpha=255 / 219, beta=-16 * 255 / 219)  # 16..235 -> 0..255
+
+
 def iter_video_frames(
-    path: str | os.PathLike, start_s: float = 0.0, end_s: float | None = None
+    path: str | os.PathLike, start_s: float = 0.0, end_s: float | None = None, threads: int = 0
 ) -> Iterator[tuple[int, float, av.VideoFrame]]:
     """Decoded frames in order from `start_s` up to (not including) `end_s`, unconverted.
 
     Yields (index, time_s, frame): `index` counts frames from the stream start by timestamp, so
     it is right after a seek too. Callers that look at only some frames convert only those,
-    which is what keeps a full analysis pass close to raw decode speed.
+    which is what keeps a full analysis pass close to raw decode speed. `threads=0` lets FFmpeg
+    pick frame threads (fastest alone); a worker that owns one CPU passes 1, which spends less
+    CPU per frame.
     """
     with open_media(path) as container:
         if not container.streams.video:
             raise NoVideoStreamError(f"{path}: no video stream")
         stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
+        if threads == 1:
+            stream.codec_context.thread_count = 1
+        else:
+            stream.thread_type = "AUTO"
         rate = stream.average_rate or stream.guessed_rate
         fps = float(rate) if rate else 0.0
         origin = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
