@@ -54,7 +54,8 @@ def _curate(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from g2w.jobs.demo import run_demo
 
-    run_demo(args.output, count=args.count, seed=args.seed, duration_s=args.duration_s)
+    run_demo(args.output, count=args.count, seed=args.seed, duration_s=args.duration_s, samples=args.samples,
+             clip_pretrained=args.clip_pretrained, clip_model=args.clip_model)
     return 0
 
 
@@ -241,8 +242,8 @@ def _add_hud_commands(sub) -> None:
     p.set_defaults(run=_layout_stats)
 
 
-def _add_sample_args(p: argparse.ArgumentParser, duration_s: float) -> None:
-    p.add_argument("--count", type=_positive(int), default=5, help="number of sample videos")
+def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) -> None:
+    p.add_argument("--count", type=_positive(int), default=count, help="number of sample videos")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--duration-s", type=_positive(float), default=duration_s, help="length of each video")
 
@@ -258,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sample-videos", help="write procedural gameplay videos with ground-truth sidecars")
     p.add_argument("out", metavar="OUT")
-    _add_sample_args(p, duration_s=30.0)
+    _add_sample_args(p, duration_s=30.0, count=5)
     p.set_defaults(run=_sample_videos)
 
     p = sub.add_parser("curate", help="curate raw gameplay videos into clean standardized 5 s clips (Ray)")
@@ -269,7 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
     p.add_argument("--output", default="demo_out")
-    _add_sample_args(p, duration_s=20.0)
+    _add_sample_args(p, duration_s=20.0, count=6)  # six: every event kind appears
+    p.add_argument("--samples", type=_positive(int), default=4, help="paired samples to synthesize")
+    p.add_argument("--clip-model", default="ViT-B-16", help="open_clip architecture (or config JSON) for curation")
+    p.add_argument("--clip-pretrained", default=None, help="CLIP weights for curation (default: random init)")
     p.set_defaults(run=_demo)
 
     _add_evaluation_commands(sub)

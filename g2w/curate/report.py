@@ -122,7 +122,8 @@ def write_report(out: str, rows: list[dict], summary: dict, cfg: CurateConfig) -
     for reason in sorted(reasons):
         chosen = [r for r in windows if r["reason"] == reason and r["status"] == "rejected"][:_PER_REASON]
         examples += [(r["source"], (r["start_s"] + r["end_s"]) / 2,
-                      f"{reason} {os.path.basename(r['source'])[:14]} {r['start_s']:.0f}s") for r in chosen]
+                      f"{reason} {os.path.splitext(os.path.basename(r['source']))[0][-6:]}@{r['start_s']:.0f}s")
+                     for r in chosen]
     rejected_sheet = _sheet(figures, "rejected_examples.png", examples, _PER_REASON)
     if rejected_sheet:
         sections.append(("Rejected examples (source frames at the window centre)",

@@ -101,7 +101,8 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
     rows = windows.to_pylist()
     analysed = [i for i, r in enumerate(rows) if r["status"] == "ok"]
-    emb = np.array([rows[i]["embedding"] for i in analysed], np.float32).reshape(len(analysed), -1)
+    emb = np.array([rows[i]["embedding"] for i in analysed], np.float32).reshape(len(analysed), -1) \
+        if analysed else np.zeros((0, 1), np.float32)
     verdicts = select([rows[i] for i in analysed], emb, cfg, device if _driver_has(device) else "cpu")
     for field, _ in SELECTION_FIELDS:
         for r in rows:

@@ -1,8 +1,14 @@
 """The main job end to end on sample footage: what `make demo` runs.
 
-Stages so far: generate sample gameplay videos -> probe them on Ray Data -> manifest, summary
-and an HTML report with a contact sheet of every video. Later stages (curation, synthesis,
-evaluation) append to the same run.
+1. sample gameplay videos with ground truth (`raw/`);
+2. curation: probe, windows, quality and UI screen, CLIP, k-means, sampling, dedup,
+   standardized 5 s 720p clips (`curated/`);
+3. a procedural HUD asset library (`assets/`);
+4. paired clean/HUD samples synthesized from the kept clips (`synth/`);
+5. the removal baselines on those pairs (`removed/<method>/`), scored by the reference judge
+   (`eval/<method>/`).
+Every stage writes its own summary and report; `report.html` here links them, with a contact
+sheet of the raw footage. Each stage is resumable, so rerunning the demo reuses finished work.
 """
 
 from __future__ import annotations
@@ -11,14 +17,13 @@ import json
 import os
 import time
 
-import pyarrow.parquet as pq
-
-from g2w.jobs.probe import run_probe
+from g2w.curate.config import CurateConfig
 from g2w.report import contact_sheet, key_values, save_png, table, write_html
 from g2w.sample_data import generate_samples
 from g2w.video.decode import FrameReader
 
 FRAMES_PER_VIDEO = 5
+BASELINES = ("identity", "telea-gt")
 
 
 def _sidecar(video_path: str) -> dict:
@@ -29,67 +34,106 @@ def _sidecar(video_path: str) -> dict:
         return json.load(f)
 
 
-def _sheet_row(path: str, truth: dict, duration_s: float) -> tuple[list, list[str]]:
-    """Evenly spaced frames, each labelled with the ground-truth block it falls in."""
-    times = [(k + 0.5) * duration_s / FRAMES_PER_VIDEO for k in range(FRAMES_PER_VIDEO)]
-    blocks = truth.get("blocks", [])
-    kinds = [next((b["kind"] for b in blocks if b["start_s"] <= t < b["end_s"]), "") for t in times]
-    frames = list(FrameReader(path).read_at(times))
-    labels = [f"{os.path.basename(path)[:-4]} {t:.1f}s {kind}" for t, kind in zip(times, kinds)]
-    return frames, labels
-
-
-def _report(out_dir: str, rows: list[dict], summary: dict) -> str:
+def _raw_sheet(out_dir: str, videos: list[str]) -> str:
+    """Evenly spaced frames of every raw video, each labelled with its ground-truth block."""
     images, labels = [], []
-    for row in rows:
-        if row["status"] != "ok":
-            continue
-        frames, names = _sheet_row(row["path"], _sidecar(row["path"]), row["duration_s"])
-        images += frames
-        labels += names
-    sheet_name = "contact_sheet.png"
-    if images:
-        save_png(os.path.join(out_dir, sheet_name), contact_sheet(images, labels, FRAMES_PER_VIDEO))
-    listing = []
-    for row in rows:
-        truth = _sidecar(row["path"])
-        listing.append({
-            "file": os.path.basename(row["path"]), "status": row["status"], "reason": row["reason"],
-            "size": f"{row['width']}x{row['height']}", "fps": round(row["fps"], 3), "frames": row["frame_count"],
-            "duration_s": round(row["duration_s"], 2), "codec": row["codec"],
-            "games": ", ".join(truth.get("styles", [])), "cuts": len(truth.get("cuts", [])),
-            "events": ", ".join(b["kind"] for b in truth.get("blocks", []) if b["kind"] != "play"),
-            "hud": ", ".join(e["label"] for e in truth.get("hud", {}).get("elements", [])),
-        })
-    columns = list(listing[0]) if listing else []
-    report = os.path.join(out_dir, "report.html")
-    write_html(report, "g2w demo run", [
-        ("Summary", key_values(summary)),
-        ("Sources (sources.parquet)", table(listing, columns)),
-        ("Frames across each video, labelled by ground-truth block", f'<img src="{sheet_name}" style="max-width:100%">' if images else ""),
-    ])
-    return report
+    for path in videos:
+        truth = _sidecar(path)
+        duration = truth.get("duration_s", 0.0)
+        times = [(k + 0.5) * duration / FRAMES_PER_VIDEO for k in range(FRAMES_PER_VIDEO)]
+        blocks = truth.get("blocks", [])
+        kinds = [next((b["kind"] for b in blocks if b["start_s"] <= t < b["end_s"]), "") for t in times]
+        images += list(FrameReader(path).read_at(times))
+        labels += [f"{os.path.basename(path)[:-4]} {t:.1f}s {k}" for t, k in zip(times, kinds)]
+    name = "raw_contact_sheet.png"
+    save_png(os.path.join(out_dir, name), contact_sheet(images, labels, FRAMES_PER_VIDEO))
+    return name
 
 
-def run_demo(out_dir: str | os.PathLike, count: int = 5, seed: int = 0, duration_s: float = 20.0) -> dict:
-    out_dir = os.fspath(out_dir)
+def _stage(name: str, timings: dict, start: float) -> float:
+    now = time.perf_counter()
+    timings[name] = round(now - start, 1)
+    return now
+
+
+def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration_s: float = 20.0,
+             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16") -> dict:
+    from g2w.hud.bootstrap import bootstrap_library
+    from g2w.jobs.curate import run_curate
+    from g2w.jobs.evaluate import run_evaluate
+    from g2w.jobs.remove import run_remove
+    from g2w.jobs.synthesize import run_synthesize
+
+    out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    timings = {}
-    start = time.perf_counter()
-    print(f"[1/2] sample videos: {count} x {duration_s:g} s -> {out_dir}/raw", flush=True)
-    videos = generate_samples(os.path.join(out_dir, "raw"), count, seed, duration_s,
+    paths = {k: os.path.join(out_dir, k) for k in ("raw", "curated", "assets", "synth", "removed", "eval")}
+    timings: dict = {}
+    t = time.perf_counter()
+
+    print(f"== 1/5 sample videos: {count} x {duration_s:g} s -> {paths['raw']}", flush=True)
+    videos = generate_samples(paths["raw"], count, seed, duration_s,
                               progress=lambda i, n, p: print(f"  {i}/{n} {p}", flush=True))
-    timings["samples_s"] = round(time.perf_counter() - start, 2)
+    t = _stage("samples", timings, t)
 
-    print("[2/2] probe on Ray Data -> sources.parquet", flush=True)
-    manifest = os.path.join(out_dir, "sources.parquet")
-    probe_summary = run_probe(videos, manifest)
-    timings["probe_s"] = probe_summary["seconds"]
+    print(f"== 2/5 curation -> {paths['curated']}", flush=True)
+    config = CurateConfig(seed=seed, clip_model=clip_model, clip_pretrained=clip_pretrained)
+    curated = run_curate([paths["raw"]], paths["curated"], config)
+    t = _stage("curate", timings, t)
+    summary = {"seed": seed, "timings_s": timings, "curate": curated["counts"],
+               "curate_embedding": curated["embedding_model"], "evaluate": {}}
+    if not curated["counts"]["kept"]:
+        print("no clip was kept, so there is nothing to synthesize from; stopping after curation", flush=True)
+        return _finish(out_dir, videos, summary)
 
-    rows = pq.read_table(manifest).to_pylist()
-    summary = {"videos": count, "seed": seed, "duration_s": duration_s, **probe_summary, "timings": timings}
+    print(f"== 3/5 HUD asset library (procedural bootstrap) -> {paths['assets']}", flush=True)
+    library = bootstrap_library(paths["assets"], per_label=3, seed=seed)
+    t = _stage("assets", timings, t)
+
+    print(f"== 4/5 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
+    synth = run_synthesize(paths["curated"], paths["assets"], paths["synth"], samples, seed)
+    t = _stage("synthesize", timings, t)
+
+    print("== 5/5 removal baselines, scored by the reference judge", flush=True)
+    scores = {}
+    for method in BASELINES:
+        edited = os.path.join(paths["removed"], method)
+        run_remove(method, paths["synth"], edited)
+        scores[method] = run_evaluate(paths["synth"], edited, os.path.join(paths["eval"], method))
+    t = _stage("remove_evaluate", timings, t)
+
+    summary.update(assets=library, synthesize=synth, evaluate=scores)
+    return _finish(out_dir, videos, summary)
+
+
+def _finish(out_dir: str, videos: list[str], summary: dict) -> dict:
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    report = _report(out_dir, rows, summary)
-    print(f"manifest: {manifest}\nsummary:  {os.path.join(out_dir, 'summary.json')}\nreport:   {report}", flush=True)
+        json.dump(summary, f, indent=2, default=str)
+    report = _report(out_dir, videos, summary)
+    print(f"summary: {os.path.join(out_dir, 'summary.json')}\nreport:  {report}", flush=True)
     return summary
+
+
+def _report(out_dir: str, videos: list[str], summary: dict) -> str:
+    sheet = _raw_sheet(out_dir, videos)
+    stages = [
+        {"stage": "curation", "report": "curated/report.html", "outputs": "curated/manifest.parquet, curated/clips/"},
+        {"stage": "HUD assets", "report": "assets/report.html", "outputs": "assets/assets.parquet, assets/images/"},
+        {"stage": "synthesis", "report": "synth/report.html", "outputs": "synth/manifest.parquet, synth/samples/"},
+        *[{"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
+          for m in BASELINES],
+    ]
+    links = "".join(f"<li><a href='{s['report']}'>{s['stage']}</a> — {s['outputs']}</li>" for s in stages
+                    if os.path.exists(os.path.join(out_dir, s["report"])))
+    metrics = [{"method": method, "split": split, **scores}
+               for method, result in summary["evaluate"].items() for split, scores in result["scores"].items()]
+    warning = summary["curate_embedding"].get("warning", "")
+    page = os.path.join(out_dir, "report.html")
+    write_html(page, "g2w demo run", [
+        *([("Warning", f"<p style='color:#b00;font-weight:bold'>{warning}</p>")] if warning else []),
+        ("Stages", f"<ul>{links}</ul>"),
+        ("Timings (s)", key_values(summary["timings_s"])),
+        ("Curation counts", key_values(summary["curate"])),
+        ("Baselines, reference judge", table(metrics, list(metrics[0]) if metrics else [])),
+        ("Raw footage, labelled by ground-truth block", f"<img src='{sheet}' style='max-width:100%'>"),
+    ])
+    return page

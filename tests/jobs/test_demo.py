@@ -1,29 +1,26 @@
-"""The demo job on local Ray, small: videos -> Ray Data probe -> manifest, summary, report."""
+"""The demo composition on local Ray, kept small: two short videos, one synthesized pair."""
 
 import json
+import os
 
 import pyarrow.parquet as pq
 
-from g2w.jobs.demo import run_demo
-from g2w.jobs.probe import run_probe
+from g2w.jobs.demo import BASELINES, run_demo
 
 
-def test_demo_runs_end_to_end(ray_local, tmp_path):
-    summary = run_demo(tmp_path, count=2, seed=1, duration_s=3.0)
-    table = pq.read_table(tmp_path / "sources.parquet").to_pylist()
-    assert len(table) == 2 and {r["status"] for r in table} == {"ok"}
-    for row in table:
-        truth = json.loads(open(row["path"][:-4] + ".json").read())
-        assert row["frame_count"] == truth["frame_count"]
-    assert summary["ok"] == 2
-    assert json.loads((tmp_path / "summary.json").read_text())["sources"] == 2
-    assert "contact_sheet.png" in (tmp_path / "report.html").read_text()
-    assert (tmp_path / "contact_sheet.png").stat().st_size > 1000
-
-
-def test_probe_job_keeps_bad_inputs_as_rows(ray_local, tmp_path, make_video):
-    bad = tmp_path / "broken.mp4"
-    bad.write_bytes(b"not a video at all")
-    summary = run_probe([make_video(frames=4), str(bad)], tmp_path / "sources.parquet")
-    assert (summary["ok"], summary["error"], summary["errors_by_reason"]) == (1, 1, {"not_media": 1})
-    assert pq.read_table(tmp_path / "sources.parquet").num_rows == 2
+def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
+    summary = run_demo(tmp_path, count=2, seed=1, duration_s=6.0, samples=1, clip_model=tiny_clip_config)
+    assert summary["curate"]["kept"] >= 1
+    assert set(summary["timings_s"]) == {"samples", "curate", "assets", "synthesize", "remove_evaluate"}
+    synth = pq.read_table(tmp_path / "synth" / "manifest.parquet").to_pylist()
+    assert [r["status"] for r in synth] == ["ok"]
+    for method in BASELINES:
+        assert (tmp_path / "removed" / method / f"{synth[0]['sample_id']}.mp4").exists()
+        metrics = json.loads((tmp_path / "eval" / method / "summary.json").read_text())
+        assert metrics["ok"] == 1
+    aar = {m: summary["evaluate"][m]["scores"]["synthetic"]["AAR"] for m in BASELINES}
+    assert aar["identity"] == 0.0 and aar["telea-gt"] > aar["identity"]
+    page = (tmp_path / "report.html").read_text()
+    for link in ("curated/report.html", "synth/report.html", "eval/telea-gt/report.html", "raw_contact_sheet.png"):
+        assert link in page and os.path.exists(tmp_path / link)
+    assert json.loads((tmp_path / "summary.json").read_text())["curate"] == summary["curate"]
