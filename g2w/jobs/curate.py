@@ -88,7 +88,7 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     if pending:
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
-            EmbedCentralFrames(ClipSpec(cfg.clip_model, cfg.clip_pretrained, device), cfg.embed_batch_size),
+            EmbedCentralFrames(ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed), cfg.embed_batch_size),
             WriteShards(shard_dir),
         ]
         _drain(apply_steps(dataset_from_rows(pending), steps))

@@ -2,7 +2,8 @@
 
 Weights come from `pretrained`: an open_clip tag (e.g. "openai") resolved from the local cache
 only — this machine cannot download — or a path to a weights file. Without `pretrained` the
-model is randomly initialized and `is_random` says so; callers must report that plainly.
+model is randomly initialized, from `seed`, so every actor and every rerun embeds into the same
+space; `is_random` says so, and callers must report that plainly.
 `model` is an open_clip architecture name, or a path to an open_clip model-config JSON (how
 tests run a tiny tower).
 """
@@ -20,6 +21,7 @@ class ClipSpec:
     model: str = "ViT-B-16"
     pretrained: str | None = None
     device: str = "auto"  # auto | cpu | cuda
+    seed: int = 0  # initializes the weights when there are no pretrained ones
 
 
 def resolve_device(device: str) -> str:
@@ -44,9 +46,11 @@ class ClipEmbedder:
         if spec.pretrained and not os.path.exists(spec.pretrained):
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a tag is looked up in the local cache only
         self.device = resolve_device(spec.device)
-        self.model = open_clip.create_model(
-            name, pretrained=spec.pretrained or None, device=self.device, require_pretrained=bool(spec.pretrained)
-        ).eval()
+        with torch.random.fork_rng(devices=[]):  # seeded init without touching the caller's RNG
+            torch.manual_seed(spec.seed)
+            self.model = open_clip.create_model(
+                name, pretrained=spec.pretrained or None, device="cpu", require_pretrained=bool(spec.pretrained)
+            ).eval().to(self.device)
         self.is_random = not spec.pretrained
         self.image_size = int(np.atleast_1d(self.model.visual.image_size)[0])
         self.dim = int(self.model.visual.output_dim)

@@ -41,3 +41,14 @@ def test_the_cap_leaves_eligible_windows_unsampled():
     e = np.eye(6, dtype=np.float32)
     v = select(rows, e, CurateConfig(max_candidates=4))
     assert v["reason"].count("not_sampled") == 2 and v["status"].count("kept") == 4
+
+
+def test_a_random_clip_is_the_same_model_in_every_worker(tiny_clip_config):
+    from g2w.models.clip_embedder import ClipEmbedder, ClipSpec
+
+    crops = np.random.default_rng(0).integers(0, 256, (3, 224, 224, 3), dtype=np.uint8)
+    a = ClipEmbedder(ClipSpec(tiny_clip_config, None, "cpu", seed=5)).embed(crops)
+    np.random.default_rng(1).random(10)
+    b = ClipEmbedder(ClipSpec(tiny_clip_config, None, "cpu", seed=5)).embed(crops)
+    c = ClipEmbedder(ClipSpec(tiny_clip_config, None, "cpu", seed=6)).embed(crops)
+    assert np.array_equal(a, b) and not np.allclose(a, c)
