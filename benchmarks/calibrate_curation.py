@@ -17,7 +17,6 @@ Usage: python benchmarks/calibrate_curation.py [--workdir /tmp/g2w_calibration] 
 from __future__ import annotations
 
 import argparse
-import glob
 import importlib.util
 import json
 import os

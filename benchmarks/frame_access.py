@@ -14,8 +14,6 @@ Usage: python benchmarks/frame_access.py [--seconds 120] [--workdir /tmp/g2w_ben
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import shutil
 import subprocess
 import sys

@@ -9,7 +9,6 @@ from g2w.video import (
     EmptyFileError,
     MissingFileError,
     NotMediaError,
-    VideoWriter,
     probe,
 )
 
