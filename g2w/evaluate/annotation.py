@@ -13,6 +13,8 @@ import json
 import os
 from dataclasses import dataclass
 
+from g2w.taxonomy import LABELS
+
 TOP_LEVEL_KEYS = {"version", "width", "height", "fps", "frame_count", "coordinates", "alpha_threshold",
                   "instances", "frames"}
 KINDS = {"persistent", "transient", "child"}
@@ -90,7 +92,7 @@ def parse_annotation(data: dict) -> Annotation:
         _need(isinstance(inst, dict) and {"id", "label", "role", "kind"} <= set(inst), f"{where}: needs id, label, role, kind")
         _need(isinstance(inst["id"], str) and inst["id"], f"{where}: id must be a non-empty string")
         _need(inst["id"] not in instances, f"{where}: duplicate instance id {inst['id']!r}")
-        _need(isinstance(inst["label"], str) and inst["label"], f"{where}: label must be a non-empty string")
+        _need(inst["label"] in LABELS, f"{where}: label {inst['label']!r} is not one of the 21 taxonomy labels")
         _need(inst["kind"] in KINDS, f"{where}: kind {inst['kind']!r} not in {sorted(KINDS)}")
         parent = inst.get("parent")
         instances[inst["id"]] = Instance(inst["id"], inst["label"], str(inst["role"]), inst["kind"], parent)

@@ -74,6 +74,7 @@ def _annotation(**changes):
     ({"frames": [{"frame": 0, "objects": [{"id": "zz", "box": [1, 1, 2, 2]}]}]}, "unknown id"),
     ({"frames": [{"frame": 5, "objects": []}]}, "outside"),
     ({"frames": [{"frame": 0, "objects": []}, {"frame": 0, "objects": []}]}, "twice"),
+    ({"instances": [{"id": "a", "label": "minimap", "role": "x", "kind": "persistent"}]}, "21 taxonomy labels"),
 ])
 def test_broken_annotations_raise_annotation_error(changes, message):
     with pytest.raises(AnnotationError, match=message):
