@@ -17,7 +17,7 @@ import json
 import os
 import time
 from collections import Counter
-from dataclasses import asdict, replace
+from dataclasses import asdict
 
 import numpy as np
 import pyarrow as pa
@@ -200,5 +200,5 @@ def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
             "windows_per_s_select": round(len(windows) / (timings.get("select") or 1e-9), 1),
             "clips_per_s_standardize": round(counts.get("kept", 0) / (timings.get("standardize") or 1e-9), 2),
         },
-        "config": {**asdict(replace(cfg)), "quality": asdict(cfg.quality)},
+        "config": asdict(cfg),
     }
