@@ -13,15 +13,14 @@ import json
 import os
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from g2w.evaluate.cases import Case, load_cases
-from g2w.remove import METHOD_TRAITS, METHODS
-from g2w.remove.baselines import run_method
+from g2w.remove import get_method, run_method
 from g2w.report import contact_sheet, key_values, save_png, table, write_html
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
@@ -36,8 +35,8 @@ MANIFEST_SCHEMA = pa.schema([
 REPORT_CASES = 6
 
 
-def remove_one(method: str, case: Case, out_dir: str) -> dict:
-    """Run `method` on one case; never raises for bad input (an error row instead)."""
+def remove_one(method: str, case: Case, out_dir: str, options: dict | None = None) -> dict:
+    """Run `method` (with its `options`) on one case; never raises for bad input (an error row instead)."""
     path = case.edited_path(out_dir)
     row = {"case_id": case.case_id, "split": case.split, "method": method, "status": "ok", "reason": "",
            "message": "", "path": path, "frames": 0, "seconds": 0.0, "skipped": False}
@@ -45,7 +44,7 @@ def remove_one(method: str, case: Case, out_dir: str) -> dict:
         return {**row, "skipped": True}
     start = time.perf_counter()
     try:
-        row["frames"] = run_method(method, case, path)
+        row["frames"] = run_method(method, case, path, **(options or {}))
     except VideoError as exc:
         row.update(status="error", reason=f"source_{exc.reason}", message=str(exc))
     except (OSError, ValueError) as exc:
@@ -60,12 +59,13 @@ class RemoveCases(Step):
 
     method: str
     out_dir: str
+    options: dict = field(default_factory=dict)
 
     def resources(self) -> Resources:
         return Resources(num_cpus=1, batch_size=1)
 
     def __call__(self, batch: Batch) -> Batch:
-        rows = [remove_one(self.method, Case.from_json(str(c)), self.out_dir) for c in batch["case"]]
+        rows = [remove_one(self.method, Case.from_json(str(c)), self.out_dir, self.options) for c in batch["case"]]
         return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
 
 
@@ -94,19 +94,18 @@ def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dic
     return path
 
 
-def run_remove(method: str, cases: str, output: str) -> dict:
-    """Apply a removal method to every case; returns the summary."""
-    if method not in METHODS:
-        raise ValueError(f"unknown removal method {method!r}: use one of {METHODS}")
+def run_remove(method: str, cases: str, output: str, options: dict | None = None) -> dict:
+    """Apply a removal method (with its `options`) to every case; returns the summary."""
+    traits = get_method(method).traits()
     start = time.perf_counter()
     output = os.path.abspath(output)
     case_list = load_cases(cases)
     os.makedirs(output, exist_ok=True)
     with open(os.path.join(output, "method.json"), "w") as f:
-        json.dump({"method": method, **METHOD_TRAITS[method]}, f)
+        json.dump({"method": method, **traits, "options": options or {}}, f)
     print(f"remove: {method} on {len(case_list)} cases -> {output}", flush=True)
     init_ray()
-    ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [RemoveCases(method, output)])
+    ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [RemoveCases(method, output, options or {})])
     manifest = os.path.join(output, "manifest.parquet")
     write_parquet(ds, manifest, MANIFEST_SCHEMA)
     rows = sorted(pq.read_table(manifest).to_pylist(), key=lambda r: r["case_id"])

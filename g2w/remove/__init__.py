@@ -1,5 +1,46 @@
-"""HUD removal methods: baselines now (`identity`, `telea-gt`); learned removers plug in beside them."""
+"""HUD removal methods behind one interface.
 
-METHODS = ("identity", "telea-gt")
-# What each method needs, for the "Mask" and "Ref P.T." columns of the results table.
-METHOD_TRAITS = {"identity": {"mask": False, "ref_pt": False}, "telea-gt": {"mask": True, "ref_pt": False}}
+A method turns one case's source video into an edited video at `out_path` and returns the number
+of frames written: `fn(case, out_path, **options) -> int`. Each method is registered here by
+name with the traits the results table needs ("Mask": it uses a ground-truth mask; "Ref P.T.":
+reference post-training) and whether it wants a GPU. The function is named as "module:attr"
+and imported on first use, so a CPU job never imports a GPU model's code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    target: str  # "module:function"
+    mask: bool  # needs the case's ground-truth mask (an oracle)
+    ref_pt: bool  # reference post-training
+    gpu: bool = False  # prefers a GPU worker
+
+    def traits(self) -> dict:
+        return {"mask": self.mask, "ref_pt": self.ref_pt}
+
+    def function(self):
+        module, attr = self.target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("identity", "g2w.remove.baselines:identity", mask=False, ref_pt=False),
+    Method("telea-gt", "g2w.remove.baselines:telea_gt", mask=True, ref_pt=False),
+)}
+
+
+def get_method(name: str) -> Method:
+    if name not in METHODS:
+        raise ValueError(f"unknown removal method {name!r}: use one of {sorted(METHODS)}")
+    return METHODS[name]
+
+
+def run_method(name: str, case, out_path: str, **options) -> int:
+    """Run method `name` on one case with its options; returns the frames written."""
+    return get_method(name).function()(case, out_path, **options)

@@ -25,9 +25,7 @@ import numpy as np
 from g2w.evaluate.annotation import Annotation, load_annotation
 from g2w.evaluate.canvas import map_box
 from g2w.evaluate.cases import Case
-from g2w.remove import METHODS
 from g2w.video import VideoWriter, iter_frames, iter_masks, probe
-
 
 
 def identity(case: Case, out_path: str) -> int:
@@ -89,10 +87,3 @@ def telea_gt(case: Case, out_path: str, radius: int = 3, dilate_px: int = 2, crf
             written += 1
     return written
 
-
-def run_method(method: str, case: Case, out_path: str) -> int:
-    if method == "identity":
-        return identity(case, out_path)
-    if method == "telea-gt":
-        return telea_gt(case, out_path)
-    raise ValueError(f"unknown removal method {method!r}: use one of {METHODS}")

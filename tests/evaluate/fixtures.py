@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from g2w.evaluate.cases import load_cases
-from g2w.remove.baselines import run_method
+from g2w.remove import run_method
 from tests.evaluate.synthetic_cases import write_synthesis_out
 
 

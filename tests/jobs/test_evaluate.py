@@ -13,7 +13,7 @@ def test_remove_then_evaluate_on_ray(ray_local, synth_out, tmp_path):
     edits = tmp_path / "identity"
     summary = run_remove("identity", synth_out, str(edits))
     assert (summary["cases"], summary["ok"], summary["error"]) == (2, 2, 0)
-    assert json.loads((edits / "method.json").read_text()) == {"method": "identity", "mask": False, "ref_pt": False}
+    assert json.loads((edits / "method.json").read_text()) == {"method": "identity", "mask": False, "ref_pt": False, "options": {}}
     assert sorted(r["case_id"] for r in pq.read_table(edits / "manifest.parquet").to_pylist()) == ["s000", "s001"]
     assert (edits / "report.html").exists() and (edits / "summary.json").exists()
 
