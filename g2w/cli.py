@@ -82,6 +82,21 @@ def _judge_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judge_human_agreement(args: argparse.Namespace) -> int:
+    from g2w.evaluate.human_agreement import human_agreement_from_paths, human_agreement_table
+
+    try:
+        result = human_agreement_from_paths(args.judgments, args.human)
+    except ValueError as exc:  # a malformed label file
+        print(f"g2w judge-human-agreement: {exc}", file=sys.stderr)
+        return 2
+    print(human_agreement_table(result), end="")
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0
+
+
 def _remove(args: argparse.Namespace) -> int:
     from g2w.jobs.remove import run_remove
 
@@ -94,9 +109,13 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _eval_table(args: argparse.Namespace) -> int:
-    from g2w.evaluate.tables import combined_table
+    from g2w.evaluate.tables import MixedRuns, combined_table
 
-    text = combined_table(args.runs)
+    try:
+        text = combined_table(args.runs, args.allow_mixed)
+    except MixedRuns as exc:
+        print(f"g2w eval-table: {exc}", file=sys.stderr)
+        return 2
     print(text, end="")
     if args.output:
         with open(args.output, "w") as f:
@@ -117,6 +136,13 @@ def _add_evaluation_commands(sub) -> None:
     p.add_argument("--output", help="also write the result as JSON")
     p.set_defaults(run=_judge_agreement)
 
+    p = sub.add_parser("judge-human-agreement", help="removed F1, artifact and preservation agreement, Cohen's kappa "
+                                                    "of a run's judgments against human labels")
+    p.add_argument("--judgments", required=True, metavar="RUN", help="evaluate output folder or judgments.jsonl")
+    p.add_argument("--human", required=True, metavar="LABELS.jsonl", help="human labels (format in the README)")
+    p.add_argument("--output", help="also write the result as JSON")
+    p.set_defaults(run=_judge_human_agreement)
+
     p = sub.add_parser("remove", help="run a removal baseline over cases, writing <case_id>.mp4 edits")
     p.add_argument("--method", choices=METHODS, required=True)
     p.add_argument("--cases", required=True, help="synthesis output folder or wild-cases JSONL")
@@ -126,6 +152,8 @@ def _add_evaluation_commands(sub) -> None:
     p = sub.add_parser("eval-table", help="Table 3/4 Markdown from evaluate runs (synthetic + wild per method)")
     p.add_argument("runs", nargs="+", metavar="RUN", help="evaluate output folders")
     p.add_argument("--output", help="also write the Markdown to this file")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="tabulate runs with different canvas/judge/prompt settings (the table says so)")
     p.set_defaults(run=_eval_table)
 
 
@@ -155,7 +183,8 @@ def _synth_profile(args: argparse.Namespace):
     from g2w.hud.profile import SynthProfile
 
     return SynthProfile(duration_s=args.duration_s, style=args.style, popups=args.popups, aesthetic=args.aesthetic,
-                        include_unverified=args.include_unverified)
+                        include_unverified=args.include_unverified,
+                        event_opacity_times_hud=args.event_opacity_times_hud)
 
 
 def _synthesize(args: argparse.Namespace) -> int:
@@ -193,6 +222,8 @@ def _add_profile_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--style", default="auto", choices=["auto", *sorted(STYLES)], help="HUD style preset (Table 9)")
     p.add_argument("--popups", default="five_second", choices=["five_second", "bernoulli"],
                    help="popup count law: Eq. 8 (mean 1.5) or the general Bernoulli profile (mean 5.5)")
+    p.add_argument("--event-opacity-times-hud", action="store_true",
+                   help="multiply each event's Table 13 opacity by alpha_HUD (not the paper's; off by default)")
     p.add_argument("--aesthetic", action="store_true", help="match assets to the clip's look (Appendix D)")
     p.add_argument("--include-unverified", action="store_true", help="also draw low-confidence assets")
     p.add_argument("--duration-s", type=_positive(float), default=5.0, help="seconds of each clip to use")
