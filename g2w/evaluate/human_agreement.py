@@ -21,10 +21,9 @@ unmatched and left out. Per verdict kind:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
-from g2w.evaluate.records import read_records
+from g2w.evaluate.records import numbered_jsonl, read_records
 from g2w.evaluate.schema import ARTIFACT, PRESERVATION, REMOVAL
 
 
@@ -66,26 +65,18 @@ def _need(cond: bool, where: str, message: str) -> None:
 def read_human_labels(path: str) -> list[dict]:
     """The label file, checked: every value in the judge's vocabulary, every id a string."""
     out = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                video = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{where}: not JSON ({exc})") from exc
-            _need(isinstance(video, dict) and isinstance(video.get("case_id"), str), where, "needs a case_id")
-            _need(set(video) <= {"case_id", "elements", "frames"}, where, f"unexpected keys {sorted(video)}")
-            for el in video.get("elements", []):
-                _need(isinstance(el.get("sample_id"), str) and isinstance(el.get("element_id"), str), where,
-                      "element labels need sample_id and element_id")
-                _need(el.get("removal") in REMOVAL, where, f"removal must be one of {REMOVAL}")
-                _need(el.get("artifact") in ARTIFACT, where, f"artifact must be one of {ARTIFACT}")
-            for fr in video.get("frames", []):
-                _need(isinstance(fr.get("sample_id"), str), where, "frame labels need a sample_id")
-                _need(fr.get("preservation") in PRESERVATION, where, f"preservation must be one of {PRESERVATION}")
-            out.append(video)
+    for where, video in numbered_jsonl(path):
+        _need(isinstance(video, dict) and isinstance(video.get("case_id"), str), where, "needs a case_id")
+        _need(set(video) <= {"case_id", "elements", "frames"}, where, f"unexpected keys {sorted(video)}")
+        for el in video.get("elements", []):
+            _need(isinstance(el, dict) and isinstance(el.get("sample_id"), str)
+                  and isinstance(el.get("element_id"), str), where, "element labels need sample_id and element_id")
+            _need(el.get("removal") in REMOVAL, where, f"removal must be one of {REMOVAL}")
+            _need(el.get("artifact") in ARTIFACT, where, f"artifact must be one of {ARTIFACT}")
+        for fr in video.get("frames", []):
+            _need(isinstance(fr, dict) and isinstance(fr.get("sample_id"), str), where, "frame labels need a sample_id")
+            _need(fr.get("preservation") in PRESERVATION, where, f"preservation must be one of {PRESERVATION}")
+        out.append(video)
     return out
 
 

@@ -73,14 +73,15 @@ def read_records(path: str) -> list[dict]:
     """Records from a judgments.jsonl (or a run folder holding one)."""
     if os.path.isdir(path):
         path = os.path.join(path, "judgments.jsonl")
-    return list(_iter_jsonl(path))
+    return [item for _, item in numbered_jsonl(path)]
 
 
-def _iter_jsonl(path: str) -> Iterator[dict]:
+def numbered_jsonl(path: str) -> Iterator[tuple[str, object]]:
+    """("path:line", parsed value) for every non-blank line; a line that is not JSON raises."""
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if line.strip():
                 try:
-                    yield json.loads(line)
+                    yield f"{path}:{n}", json.loads(line)
                 except ValueError as exc:
                     raise ValueError(f"{path}:{n}: not a JSON record ({exc})") from exc
