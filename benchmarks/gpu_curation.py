@@ -30,6 +30,7 @@ import torch
 from g2w.curate.config import CurateConfig
 from g2w.curate.kmeans import num_clusters, spherical_kmeans
 from g2w.jobs.curate import run_curate
+from g2w.runtime.ray_init import init_ray
 from g2w.models.clip_embedder import ClipEmbedder, ClipSpec
 from g2w.sample_data import VideoSpec, write_sample
 from g2w.sample_data.generate import STYLES
@@ -59,10 +60,10 @@ def unit_vectors(n: int, dim: int) -> np.ndarray:
 
 
 class GpuSampler:
-    """GPU utilisation (percent) every half second while running, from nvidia-smi."""
+    """(time, GPU utilisation percent) every half second while running, from nvidia-smi."""
 
     def __init__(self):
-        self.samples: list[float] = []
+        self.samples: list[tuple[float, float]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -71,7 +72,7 @@ class GpuSampler:
             out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"],
                                  capture_output=True, text=True)
             if out.returncode == 0 and out.stdout.strip():
-                self.samples.append(float(out.stdout.split()[0]))
+                self.samples.append((time.perf_counter(), float(out.stdout.split()[0])))
 
     def __enter__(self):
         if shutil.which("nvidia-smi"):
@@ -90,11 +91,15 @@ def end_to_end(sources: int, seconds: float, device: str, workdir: str) -> float
                           os.path.join(workdir, "sources")) for i in range(sources)]
     out = os.path.join(workdir, "curated")
     shutil.rmtree(out, ignore_errors=True)
+    init_ray()  # started here, so the job's stage clock starts when run_curate does
     with GpuSampler() as gpu:
+        started = time.perf_counter()
         summary = run_curate(paths, out, CurateConfig(device=device))
     timings, rate = summary["timings_s"], summary["throughput"]
     windows_per_s = summary["counts"]["windows"] / timings["analyse_embed"]
-    util = np.array(gpu.samples) if gpu.samples else None
+    stage_start = started + timings["probe"]  # stages run one after another: probe, analyse+embed, ...
+    util = np.array([u for t, u in gpu.samples if stage_start <= t <= stage_start + timings["analyse_embed"]])
+    util = util if len(util) else None
     print(f"end to end: {len(paths)} sources x {seconds:.0f} s 720p30, {summary['counts']['windows']} windows, "
           f"CLIP on {device}, {os.cpu_count()} CPUs")
     print(f"  stages (s): {timings}")
@@ -104,7 +109,7 @@ def end_to_end(sources: int, seconds: float, device: str, workdir: str) -> float
     else:
         busy = float(np.mean(util))
         bound = "CLIP on the GPU" if busy >= 70 else "the CPU front end (decode + checks): the GPU waits for crops"
-        print(f"  GPU utilisation while the job ran: mean {busy:.0f} %, peak {util.max():.0f} %; bound by {bound}")
+        print(f"  GPU utilisation during analyse+embed: mean {busy:.0f} %, peak {util.max():.0f} %; bound by {bound}")
     return windows_per_s
 
 
