@@ -116,6 +116,8 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
                 index += 1
             if index < n:
                 raise CorruptVideoError(f"{clip_path}: decoded {index} frames, expected {n}")
+            for out in (clean_out, hud_out, mask_out):  # all three flush their encoders at once
+                out.finish()
         annotation = annotator.result()
         write_json(os.path.join(tmp, OUTPUTS["annotation"]), annotation)
         write_json(os.path.join(tmp, OUTPUTS["record"]), record, indent=1)

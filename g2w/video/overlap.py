@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 
 _DONE = object()
+_CLOSE = object()  # drain, then close the writer
 
 
 class _Failure:
@@ -64,9 +65,10 @@ def prefetch(items: Iterable, depth: int = 4) -> Iterator:
 class BackgroundWriter:
     """Calls `write(item)` of a writer (a context manager such as VideoWriter) in its own thread.
 
-    `submit(item)` returns at once unless `depth` items are already waiting. On a clean exit the
-    queue is drained and the writer closed; on an error the writer is aborted (its own __exit__).
-    The caller must not modify a submitted array afterwards.
+    `submit(item)` returns at once unless `depth` items are already waiting. `finish()` asks the
+    thread to close the writer once its queue is drained (so several writers flush their
+    encoders at the same time), and exiting the context waits for that; on an error the writer
+    is aborted instead (its own __exit__). The caller must not modify a submitted array afterwards.
     """
 
     def __init__(self, writer, depth: int = 4, write: Callable | None = None):
@@ -74,20 +76,34 @@ class BackgroundWriter:
         self._write = write or writer.write
         self._queue: queue.Queue = queue.Queue(maxsize=depth)
         self._error: BaseException | None = None
+        self._closed = False
+        self._ended = False
         self._thread = threading.Thread(target=self._run, name="writer", daemon=True)
 
     def _run(self) -> None:
-        while (item := self._queue.get()) is not _DONE:
+        while (item := self._queue.get()) is not _DONE and item is not _CLOSE:
             if self._error is None:
                 try:
                     self._write(item)
                 except BaseException as exc:  # raised in the caller at its next submit or exit
                     self._error = exc
+        if item is _CLOSE and self._error is None:
+            try:
+                self.writer.__exit__(None, None, None)
+                self._closed = True
+            except BaseException as exc:
+                self._error = exc
 
     def submit(self, item) -> None:
         if self._error is not None:
             raise self._error
         self._queue.put(item)
+
+    def finish(self) -> None:
+        """Close the writer in its thread after the items already submitted."""
+        if not self._ended:
+            self._ended = True
+            self._queue.put(_CLOSE)
 
     def __enter__(self) -> BackgroundWriter:
         self.writer.__enter__()
@@ -95,8 +111,14 @@ class BackgroundWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self._queue.put(_DONE)
+        if exc_type is None:
+            self.finish()
+        elif not self._ended:
+            self._ended = True
+            self._queue.put(_DONE)
         self._thread.join()
+        if self._closed:
+            return
         if exc_type is None and self._error is not None:
             error = self._error
             self.writer.__exit__(type(error), error, error.__traceback__)

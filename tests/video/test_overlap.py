@@ -87,3 +87,20 @@ def test_an_error_in_the_caller_aborts_the_writer():
             out.submit(1)
             raise RuntimeError("render failed")
     assert rec.exit is RuntimeError
+
+
+def test_finish_lets_several_writers_close_at_the_same_time():
+    both_closing = threading.Barrier(2, timeout=10)
+
+    class SlowClose(Recorder):
+        def __exit__(self, exc_type, exc, tb):
+            both_closing.wait()  # breaks (and the test fails) if the closes run one after another
+            super().__exit__(exc_type, exc, tb)
+
+    a, b = SlowClose(), SlowClose()
+    with BackgroundWriter(a) as wa, BackgroundWriter(b) as wb:
+        wa.submit(1)
+        wb.submit(2)
+        wa.finish()
+        wb.finish()
+    assert (a.items, b.items, a.exit, b.exit) == ([1], [2], None, None)
