@@ -126,12 +126,12 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
     done = windows_written(read_shards(run.shard_dir))
     pending = [s for s in sources if s["status"] == "ok" and expected[s["source_id"]] > done.get(s["source_id"], 0)]
     print(f"[2/4] analysing and embedding {len(pending)} sources ({len(expected) - len(pending)} already done), "
-          f"CLIP on {run.device}", flush=True)
+          f"{'CLIP' if run.cfg.uses_clip else 'appearance descriptor'} on {run.device}", flush=True)
     if pending:
         cfg = run.cfg
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
-            EmbedCentralFrames(ClipSpec(cfg.clip_model, cfg.clip_pretrained, run.device, cfg.seed), cfg.embed_batch_size),
+            EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size),
             WriteShards(run.shard_dir),
         ]
         _drain(apply_steps(dataset_from_rows(pending), steps))
@@ -198,6 +198,30 @@ def write_outputs(run: _Run, sources, expected, rows, k, analysed_sources) -> di
     return summary
 
 
+def _clip_spec(cfg: CurateConfig, device: str) -> ClipSpec | None:
+    """What the embedding stage loads: CLIP, or None for the appearance descriptor."""
+    return ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed) if cfg.uses_clip else None
+
+
+def _embedder_record(cfg: CurateConfig, device: str) -> dict:
+    """The embedder actually used, for the summary and the report."""
+    if not cfg.uses_clip:
+        return {
+            "embedder": "appearance", "model": "appearance descriptor (luma structure, HSV histogram, Lab layout)",
+            "pretrained": None, "device": "cpu", "randomly_initialized": False,
+            "dedup_threshold": cfg.appearance_dedup_threshold, "clusters": "appearance clusters",
+            "warning": "no CLIP weights (--clip-pretrained): near-duplicates and clusters use a deterministic "
+                       "appearance descriptor; clusters group look-alike frames, not semantic content",
+        }
+    return {
+        "embedder": "clip", "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
+        "randomly_initialized": random_model, "dedup_threshold": cfg.dedup_threshold,
+        "clusters": "CLIP clusters",
+        "warning": ("embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
+                    "and near-duplicate decisions are not semantically meaningful") if random_model else "",
+    }
+
+
 def _driver_has(device: str) -> bool:
     if device != "cuda":
         return True
@@ -238,7 +262,6 @@ def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
     video_s = sum(s["duration_s"] for s in sources if s["status"] == "ok")
     frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
     analyse_s = timings.get("analyse_embed") or 1e-9
-    random_model = not cfg.clip_pretrained
     return {
         "sources": {"total": len(sources), **Counter(s["status"] for s in sources),
                     "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok"))},
@@ -248,12 +271,7 @@ def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
         "errors_by_reason": dict(Counter(r["reason"] for r in windows if r["status"] == "error")),
         "checks_failed": dict(Counter(c for r in windows for c in (r.get("checks_failed") or []))),
         "k": k,
-        "embedding_model": {
-            "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
-            "randomly_initialized": random_model,
-            "warning": ("embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
-                        "and near-duplicate decisions are not semantically meaningful") if random_model else "",
-        },
+        "embedding_model": _embedder_record(cfg, device),
         "timings_s": timings,
         "throughput": {
             "sources_analysed": analysed_sources,
