@@ -41,7 +41,7 @@ class CurateConfig:
     kmeans_init_cap: int = 500_000
     kmeans_iters: int = 15
     dedup_threshold: float = 0.94  # CLIP cosine (the paper's value, for real CLIP weights)
-    appearance_dedup_threshold: float = 0.97  # appearance-descriptor cosine, fitted as the README says
+    appearance_dedup_threshold: float = 0.988  # appearance-descriptor cosine, fitted as the README says
     seed: int = 0
     embedder: str = "auto"  # auto (CLIP when --clip-pretrained is given, else appearance) | clip | appearance
     clip_model: str = "ViT-B-16"  # an open_clip name, or a path to an open_clip model-config JSON

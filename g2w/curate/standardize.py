@@ -3,7 +3,7 @@
 Geometry: the display-rotated picture is scaled to fit inside the canvas with its display
 aspect ratio kept (stored size times the sample aspect ratio, so anamorphic sources with
 non-square pixels come out undistorted), and centred on black: wide sources get bars above and below, tall ones (portrait phone
-footage) bars left and right. Time: output frame j shows what was on screen at t = start + j/30,
+footage) bars left and right. HD outputs (720p and up) are converted with BT.709 and tagged so. Time: output frame j shows what was on screen at t = start + j/30,
 the last source frame that starts at or before t, so 24 fps sources repeat frames and 60 fps
 sources skip them by timestamp, never by index (variable frame rate stays correct too).
 """
@@ -116,7 +116,8 @@ class StandardizeClips(Step):
         scaled = (place.height, place.width) if rotation % 180 else (place.width, place.height)
         canvas = np.zeros((self.height, self.width, 3), np.uint8)
         stream = ((t, f) for _, t, f in iter_video_frames(str(row["source"]), max(0.0, start - 1.0), wanted[-1] + 1.0))
-        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset) as writer:
+        hd = self.height >= 720  # HD output: BT.709, converted and tagged
+        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset, bt709=hd) as writer:
             for frame in on_screen(stream, wanted, 1.0 / max(float(row["fps"]), 1.0)):
                 picture = frame.to_ndarray(format="rgb24", width=scaled[0], height=scaled[1], interpolation="AREA")
                 canvas[place.y : place.y + place.height, place.x : place.x + place.width] = upright(picture, rotation)
