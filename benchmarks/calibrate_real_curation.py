@@ -1,19 +1,20 @@
-"""Choose the cut and shake thresholds on real game footage and report them out of sample, by game.
+"""Choose the cut and shake thresholds on real game footage and report them out of sample.
 
-Input: the real corpus (`make capture` writes it, e.g. /work/real_corpus): one folder per game,
-clean clips (no HUD) under `<game>/clean/`, footage with the game's own HUD anywhere under
-`<game>/cases/` (files named `hud*.mp4` or `source*.mp4`). From the clean clips the script builds
-footage whose truth is known by construction:
+Input: the real corpus `make capture` writes (e.g. /work/real_corpus): clean clips (no HUD) as
+`clean/<clip_id>.mp4` and paired cases as `cases/<clip_id>/` with `hud.mp4` (the game's own HUD)
+and `meta.json` (which game); a corpus may also hold one such folder per game. From the clean
+clips the script builds footage whose truth is known by construction:
 - continuous: each clean clip as captured, one demo segment, so every window is clean;
-- concatenated: the first part of one clip followed by another clip of the same game, with the
-  cut inside a window (known cut) and, once per pair, exactly on a window boundary (then
-  neither window contains it);
-- jittered: a clean clip whose second half shakes (random per-frame translation of 1.5 % of the
-  width, like a handheld jolt), so its last window is known shake.
-Every built video is decoded once into the same per-frame cues the curation job uses (`FrameSignals`);
-thresholds are then searched on the games of the choose split and reported on the others.
-Also printed, side by side on the same videos: PySceneDetect's adaptive and content detectors
-at their defaults, and the UI screen on clean footage and on footage with the game's HUD.
+- concatenated: parts of three clips of the same game back to back, so the cuts are
+  known, some inside a window and some exactly on a window boundary (then neither window
+  contains the cut and both must stay clean);
+- jittered: a clean clip moved by a random per-frame translation (1.5 % of the width, like a
+  handheld jolt), so its windows are known shake.
+Every built video is decoded once into the per-frame cues the curation job uses
+(`FrameSignals`); thresholds are searched on the choose split and reported on the other: by
+game when the corpus has two or more, else by demo (said plainly in the output). Printed side by
+side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and
+the UI screen on clean clips and on the HUD versions of the same moments.
 
 Usage: python benchmarks/calibrate_real_curation.py /work/real_corpus [--workdir /tmp/g2w_real_cal]
 """
@@ -46,18 +47,30 @@ JITTER = 0.015  # per-frame jitter, fraction of the width
 MATCH_S = 0.1  # a detected cut this close to an inserted one found it
 
 
+def _game_of(clip: str) -> str:
+    """The game a clean clip shows: from its case's meta.json, else the folder above `clean/`."""
+    corpus_dir = os.path.dirname(os.path.dirname(clip))
+    meta = os.path.join(corpus_dir, "cases", os.path.splitext(os.path.basename(clip))[0], "meta.json")
+    if os.path.exists(meta):
+        return str(json.load(open(meta)).get("game", "unknown"))
+    return os.path.basename(corpus_dir) or "unknown"
+
+
+def demo_of(clip: str) -> str:
+    """The demo a capture clip comes from: its id without the `-sNNNN` start."""
+    return os.path.splitext(os.path.basename(clip))[0].rsplit("-s", 1)[0]
+
+
 def clean_clips(corpus: str) -> dict[str, list[str]]:
-    games = {}
-    for game in sorted(os.listdir(corpus)):
-        clips = sorted(glob.glob(os.path.join(corpus, game, "clean", "**", "*.mp4"), recursive=True))
-        if clips:
-            games[game] = clips
+    games: dict[str, list[str]] = {}
+    for clip in sorted(glob.glob(os.path.join(corpus, "**", "clean", "*.mp4"), recursive=True)):
+        games.setdefault(_game_of(clip), []).append(clip)
     return games
 
 
-def hud_clips(corpus: str, game: str) -> list[str]:
-    found = glob.glob(os.path.join(corpus, game, "cases", "**", "*.mp4"), recursive=True)
-    return sorted(p for p in found if os.path.basename(p).startswith(("hud", "source")))
+def hud_clips(corpus: str) -> list[str]:
+    found = glob.glob(os.path.join(corpus, "**", "cases", "*", "hud.mp4"), recursive=True)
+    return sorted(p for p in found if not os.path.dirname(p).endswith(".partial"))  # still being written
 
 
 def _frames(path: str, size: tuple[int, int] | None = None):
@@ -70,33 +83,35 @@ def _fps(path: str) -> float:
     return float(probe_row(path)["fps"])
 
 
-def write_concat(a: str, b: str, cut_s: float, out: str) -> None:
-    """`a` up to `cut_s`, then `b` from its start, at a's size and rate."""
-    fps = _fps(a)
-    first = next(_frames(a))[1]
-    size = first.shape[1::-1]
+def write_concat(parts: list[tuple[str, float]], out: str) -> list[float]:
+    """The first `seconds` of each clip back to back, at the first clip's size and rate;
+    returns the cut times."""
+    fps = _fps(parts[0][0])
+    size = next(_frames(parts[0][0]))[1].shape[1::-1]
+    cuts = []
     with VideoWriter(out, size[0], size[1], fps, crf=18, preset="veryfast") as w:
-        for t, rgb in _frames(a):
-            if t + 1e-3 >= cut_s:
-                break
-            w.write(rgb)
-        for t, rgb in _frames(b, size):
-            if w.frames_written >= round(3 * WINDOW_S * fps):
-                break
-            w.write(rgb)
+        for k, (path, seconds) in enumerate(parts):
+            if k:
+                cuts.append(w.frames_written / fps)
+            for t, rgb in _frames(path, size):
+                if t + 1e-3 >= seconds:
+                    break
+                w.write(rgb)
+    return cuts
 
 
-def write_jitter(path: str, start_s: float, out: str, seed: int) -> None:
+def write_jitter(path: str, out: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     fps = _fps(path)
-    first = next(_frames(path))[1]
-    h, w = first.shape[:2]
+    h, w = next(_frames(path))[1].shape[:2]
     with VideoWriter(out, w, h, fps, crf=18, preset="veryfast") as writer:
-        for t, rgb in _frames(path):
-            if t + 1e-3 >= start_s:
-                dx, dy = rng.normal(0, JITTER * w, 2)
-                rgb = cv2.warpAffine(rgb, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT)
-            writer.write(rgb)
+        for _, rgb in _frames(path):
+            dx, dy = rng.normal(0, JITTER * w, 2)
+            writer.write(cv2.warpAffine(rgb, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT))
+
+
+# Lengths taken from the first two clips of a concatenation: cuts inside windows and on a boundary.
+_PART_S = ((2.5, 4.0), (5.0, 3.3), (3.7, 5.0), (1.6, 5.0))
 
 
 def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
@@ -106,18 +121,20 @@ def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
     for game, clips in games.items():
         for i, clip in enumerate(clips):
             videos.append({"path": clip, "game": game, "kind": "continuous", "cuts": [], "shaky_from": None})
-            if len(clips) > 1:
-                other = clips[(i + 1) % len(clips)]
-                cut_s = WINDOW_S if i % 3 == 0 else WINDOW_S * (1.3 + 0.1 * (i % 5))
+            if len(clips) >= 2:  # with two, the third part is the first clip again: a jump back
+                first, second = _PART_S[i % len(_PART_S)]
+                parts = [(clip, first), (clips[(i + 1) % len(clips)], second), (clips[(i + 2) % len(clips)], 99.0)]
                 out = os.path.join(workdir, f"{game}_concat_{i:03d}.mp4")
-                if not os.path.exists(out):
-                    write_concat(clip, other, cut_s, out)
-                videos.append({"path": out, "game": game, "kind": "concatenated", "cuts": [cut_s], "shaky_from": None})
+                cuts_file = out[:-4] + ".json"
+                if not os.path.exists(cuts_file):
+                    json.dump(write_concat(parts, out), open(cuts_file, "w"))
+                videos.append({"path": out, "game": game, "kind": "concatenated", "cuts": json.load(open(cuts_file)),
+                               "shaky_from": None})
             if i % 2 == 0:
                 out = os.path.join(workdir, f"{game}_jitter_{i:03d}.mp4")
                 if not os.path.exists(out):
-                    write_jitter(clip, WINDOW_S, out, i)
-                videos.append({"path": out, "game": game, "kind": "jittered", "cuts": [], "shaky_from": WINDOW_S})
+                    write_jitter(clip, out, i)
+                videos.append({"path": out, "game": game, "kind": "jittered", "cuts": [], "shaky_from": 0.0})
     return videos
 
 
@@ -145,6 +162,11 @@ def signals_of(video: dict) -> dict:
                                            "ui_coverage", "width", "height", "fps")} for r in rows]}
 
 
+def duration_of(v: dict) -> float:
+    """Last frame's start plus one frame interval."""
+    return float(v["times"][-1] + np.median(np.diff(v["times"])))
+
+
 def _inside(t: float, start: float, end: float) -> bool:
     return start + 1e-3 < t < end - 1e-3
 
@@ -160,7 +182,7 @@ def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict
         true_detected += sum(any(abs(h - c) <= MATCH_S for c in v["cuts"]) for h in hits)
         inserted += len(v["cuts"])
         found += sum(any(abs(h - c) <= MATCH_S for h in hits) for c in v["cuts"])
-        for w in plan_windows(float(v["times"][-1]) + 1e-3, WINDOW_S):
+        for w in plan_windows(duration_of(v), WINDOW_S):
             m = cut_and_shake(v["times"], scores, v["shift"], w.start_s, w.end_s)
             has_cut = any(_inside(c, w.start_s, w.end_s) for c in v["cuts"])
             is_shaky = v["shaky_from"] is not None and w.start_s + 1e-3 >= v["shaky_from"]
@@ -183,7 +205,7 @@ def peer_scores(videos: list[dict], name: str) -> dict:
         true_detected += sum(any(abs(h - c) <= MATCH_S for c in v["cuts"]) for h in hits)
         inserted += len(v["cuts"])
         found += sum(any(abs(h - c) <= MATCH_S for h in hits) for c in v["cuts"])
-        for w in plan_windows(float(v["times"][-1]) + 1e-3, WINDOW_S):
+        for w in plan_windows(duration_of(v), WINDOW_S):
             if v["shaky_from"] is None and not any(_inside(c, w.start_s, w.end_s) for c in v["cuts"]):
                 clean += 1
                 clean_kept += not any(_inside(h, w.start_s, w.end_s) for h in hits)
@@ -239,19 +261,29 @@ def main() -> None:
     args = parser.parse_args()
     games = clean_clips(args.corpus)
     if not games:
-        raise SystemExit(f"no clean clips under {args.corpus}/<game>/clean/")
-    names = sorted(games)
-    if len(names) > 1:
-        choose_games, report_games = set(names[::2]), set(names[1::2])
+        raise SystemExit(f"no clean clips (clean/*.mp4) under {args.corpus}")
+    if len(games) < 2:  # one game only: split by IWAD (other maps and textures), else by demo
+        game, clips = next(iter(games.items()))
+        iwads = sorted({demo_of(c).split("-")[0] for c in clips})
+        key = (lambda c: demo_of(c).split("-")[0]) if len(iwads) > 1 else demo_of
+        names = sorted({key(c) for c in clips})
+        games = {}
+        for half in (names[::2], names[1::2]):
+            games[f"{game}:{'+'.join(half)}"] = [c for c in clips if key(c) in half]
+        unit = "IWAD (different maps and textures)" if len(iwads) > 1 else "demo"
+        split = f"by {unit} within ONE game ({game}): out of sample by {unit}, not yet by game"
+    else:
         split = "by game"
-    else:  # one game only: split its clips, and say so
-        clips = games[names[0]]
-        games = {f"{names[0]}#a": clips[::2], f"{names[0]}#b": clips[1::2]}
-        choose_games, report_games = {f"{names[0]}#a"}, {f"{names[0]}#b"}
-        split = "by clip within ONE game (only one game was captured): not yet out of sample by game"
+    names = sorted(games)
+    choose_games, report_games = set(names[::2]), set(names[1::2])
     built = build(games, args.workdir)
-    hud = [{"path": p, "game": g, "kind": "hud", "cuts": [], "shaky_from": None}
-           for g in sorted({g.split("#")[0] for g in games}) for p in hud_clips(args.corpus, g)]
+    clip_group = {c: g for g, clips in games.items() for c in clips}
+    hud = []
+    for path in hud_clips(args.corpus):
+        clean = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(path))), "clean",
+                             os.path.basename(os.path.dirname(path)) + ".mp4")
+        hud.append({"path": path, "game": clip_group.get(clean, "unpaired"), "kind": "hud", "cuts": [],
+                    "shaky_from": None})
     with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
         measured = list(pool.map(signals_of, built + hud))
     videos, hud = measured[: len(built)], measured[len(built):]
@@ -271,7 +303,7 @@ def main() -> None:
     print(_row("g2w, configured defaults", configured))
     for name in ("scenedetect-adaptive", "scenedetect-content"):
         print(_row(f"{name} (defaults)", peer_scores(reported_on, name)))
-    recall, false = ui_rates(reported_on, [v for v in hud if v["game"] in {g.split("#")[0] for g in report_games}])
+    recall, false = ui_rates(reported_on, [v for v in hud if v["game"] in report_games])
     all_recall, all_false = ui_rates(videos, hud)
     print(f"\nUI screen: real HUD windows flagged {recall:.0%} (report split), {all_recall:.0%} (all games); "
           f"clean windows flagged {false:.0%} / {all_false:.0%}")
