@@ -304,7 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sample_args(p, duration_s=20.0, count=6)  # six: every event kind appears
     p.add_argument("--samples", type=_positive(int), default=4, help="paired samples to synthesize")
     p.add_argument("--clip-model", default="ViT-B-16", help="open_clip architecture (or config JSON) for curation")
-    p.add_argument("--clip-pretrained", default=None, help="CLIP weights for curation (default: random init)")
+    p.add_argument("--clip-pretrained", default=None,
+                   help="CLIP weights for curation (default: none, so the appearance descriptor is used)")
     p.set_defaults(run=_demo)
 
     _add_evaluation_commands(sub)

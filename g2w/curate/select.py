@@ -41,7 +41,7 @@ def select(rows: list[dict], embeddings: np.ndarray, cfg: CurateConfig, device: 
     sampled = round_robin_sample(clusters, eligible, cfg.max_candidates, cfg.seed)
     sources = np.array([r["source_id"] for r in rows])
     windows = np.array([r["window_index"] for r in rows])
-    dup_of, similarity = temporal_dedup(sources, windows, embeddings, sampled, cfg.dedup_threshold)
+    dup_of, similarity = temporal_dedup(sources, windows, embeddings, sampled, cfg.active_dedup_threshold)
     status, reason = [], []
     for i in range(n):
         if checks[i]:

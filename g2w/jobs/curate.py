@@ -17,7 +17,7 @@ import json
 import os
 import time
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -51,62 +51,113 @@ def _device(cfg: CurateConfig, cluster: dict) -> str:
 
 def _drain(ds) -> int:
     """Run a dataset to the end for its side effects; returns the rows that came out."""
-    return sum(len(next(iter(b.values()))) for b in ds.iter_batches(batch_format="numpy", batch_size=1024) if b)
+    rows = 0
+    for batch in ds.iter_batches(batch_format="numpy", batch_size=1024):
+        if batch:
+            rows += len(next(iter(batch.values())))
+    return rows
 
 
-def _stage(name: str, timings: dict, start: float) -> float:
-    now = time.perf_counter()
-    timings[name] = round(now - start, 3)
-    print(f"  {name}: {timings[name]:.1f} s", flush=True)
-    return now
+@dataclass
+class _Run:
+    """Where one curation run writes, and what it has measured so far."""
+
+    output: str
+    cfg: CurateConfig
+    device: str = "cpu"
+    timings: dict = field(default_factory=dict)
+    clock: float = field(default_factory=time.perf_counter)
+
+    @property
+    def shard_dir(self) -> str:
+        return os.path.join(self.output, "work", "windows")
+
+    @property
+    def clip_dir(self) -> str:
+        return os.path.join(self.output, "clips")
+
+    def lap(self, name: str) -> None:
+        """Record the time since the previous lap as stage `name`."""
+        now = time.perf_counter()
+        self.timings[name] = round(now - self.clock, 3)
+        self.clock = now
+        print(f"  {name}: {self.timings[name]:.1f} s", flush=True)
 
 
 def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig()) -> dict:
-    output = os.path.abspath(output)
-    shard_dir, clip_dir = os.path.join(output, "work", "windows"), os.path.join(output, "clips")
-    os.makedirs(shard_dir, exist_ok=True)
-    os.makedirs(clip_dir, exist_ok=True)
+    run = _Run(os.path.abspath(output), cfg)
+    os.makedirs(run.shard_dir, exist_ok=True)
+    os.makedirs(run.clip_dir, exist_ok=True)
     paths = expand_inputs(inputs)
     if not paths:
         raise NothingToDo(f"no input files found in {inputs}")
-    cluster = init_ray()
-    device = _device(cfg, cluster)
-    timings: dict = {}
-    t = time.perf_counter()
+    run.device = _device(cfg, init_ray())
+    run.clock = time.perf_counter()
 
+    sources = probe_stage(run, paths)
+    expected = windows_expected(sources, cfg.window_s)
+    windows, analysed_sources = analyse_stage(run, sources, expected)
+    rows, k = select_stage(run, windows)
+    standardize_stage(run, [r for r in rows if r["status"] == "kept"])
+    summary = write_outputs(run, sources, expected, rows, k, analysed_sources)
+    if not expected:
+        raise NothingToDo("no input could be read as a video; see sources.parquet for why")
+    return summary
+
+
+def probe_stage(run: _Run, paths: list[str]) -> list[dict]:
+    """Stage 1: every input probed (tasks) into `sources.parquet`; returns its rows."""
     print(f"[1/4] probing {len(paths)} inputs", flush=True)
     ds = apply_steps(dataset_from_rows([{"path": p} for p in paths]), [ProbeSources()])
-    write_parquet(ds, os.path.join(output, "sources.parquet"), SOURCES_SCHEMA)
-    sources = pq.read_table(os.path.join(output, "sources.parquet")).to_pylist()
-    t = _stage("probe", timings, t)
+    table_path = os.path.join(run.output, "sources.parquet")
+    write_parquet(ds, table_path, SOURCES_SCHEMA)
+    run.lap("probe")
+    return pq.read_table(table_path).to_pylist()
 
-    expected = {s["source_id"]: len(plan_windows(s["duration_s"], cfg.window_s)) for s in sources if s["status"] == "ok"}
-    done = windows_written(read_shards(shard_dir))
+
+def windows_expected(sources: list[dict], window_s: float) -> dict[str, int]:
+    """Complete windows per readable source (0 for one shorter than a window)."""
+    return {s["source_id"]: len(plan_windows(s["duration_s"], window_s)) for s in sources if s["status"] == "ok"}
+
+
+def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> tuple[pa.Table, int]:
+    """Stage 2: sources not yet in the work shards are analysed and embedded (tasks, then an
+    actor pool); returns every window of the current inputs and how many sources ran now."""
+    done = windows_written(read_shards(run.shard_dir))
     pending = [s for s in sources if s["status"] == "ok" and expected[s["source_id"]] > done.get(s["source_id"], 0)]
     print(f"[2/4] analysing and embedding {len(pending)} sources ({len(expected) - len(pending)} already done), "
-          f"CLIP on {device}", flush=True)
+          f"{'CLIP' if run.cfg.uses_clip else 'appearance descriptor'} on {run.device}", flush=True)
     if pending:
+        cfg = run.cfg
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
-            EmbedCentralFrames(ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed), cfg.embed_batch_size),
-            WriteShards(shard_dir),
+            EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size),
+            WriteShards(run.shard_dir),
         ]
         _drain(apply_steps(dataset_from_rows(pending), steps))
-    windows = read_shards(shard_dir)
-    keep_sources = set(expected)
-    windows = windows.filter(pa.array([sid in keep_sources for sid in windows.column("source_id").to_pylist()], pa.bool_()))
-    compact(shard_dir, windows)
-    t = _stage("analyse_embed", timings, t)
+    windows = read_shards(run.shard_dir)
+    current = pa.array([sid in expected for sid in windows.column("source_id").to_pylist()], pa.bool_())
+    windows = windows.filter(current)
+    compact(run.shard_dir, windows)
+    run.lap("analyse_embed")
+    return windows, len(pending)
 
+
+def select_stage(run: _Run, windows: pa.Table) -> tuple[list[dict], int]:
+    """Stage 3: checks, clusters, sampling and dedup over every analysed window (driver);
+    returns the window rows with their verdicts and the cluster count."""
     print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
     rows = windows.to_pylist()
     analysed = [i for i, r in enumerate(rows) if r["status"] == "ok"]
-    emb = np.array([rows[i]["embedding"] for i in analysed], np.float32).reshape(len(analysed), -1) \
-        if analysed else np.zeros((0, 1), np.float32)
-    verdicts = select([rows[i] for i in analysed], emb, cfg, device if _driver_has(device) else "cpu")
-    for field, _ in SELECTION_FIELDS:
+    if analysed:
+        emb = np.array([rows[i]["embedding"] for i in analysed], np.float32).reshape(len(analysed), -1)
+    else:
+        emb = np.zeros((0, 1), np.float32)
+    device = run.device if _driver_has(run.device) else "cpu"
+    verdicts = select([rows[i] for i in analysed], emb, run.cfg, device)
+    for name, _ in SELECTION_FIELDS:
         for r in rows:
-            r.setdefault(field, [] if field == "checks_failed" else None)
+            r.setdefault(name, [] if name == "checks_failed" else None)
     for j, i in enumerate(analysed):
         for key in ("status", "reason", "checks_failed", "dup_of"):
             rows[i][key] = verdicts[key][j]
@@ -114,26 +165,61 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
         rows[i]["sampled"] = bool(verdicts["sampled"][j])
         sim = verdicts["dup_similarity"][j]
         rows[i]["dup_similarity"] = None if np.isnan(sim) else float(sim)
-    t = _stage("select", timings, t)
+    run.lap("select")
+    return rows, verdicts.get("k", 0)
 
-    kept = [r for r in rows if r["status"] == "kept"]
-    print(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps", flush=True)
-    _standardize(kept, clip_dir, cfg)
-    t = _stage("standardize", timings, t)
 
+def standardize_stage(run: _Run, kept: list[dict]) -> None:
+    """Stage 4: kept windows re-encoded (tasks) to `clips/<clip_id>.mp4`; a failure turns the
+    row into an error with its reason."""
+    cfg = run.cfg
+    print(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps",
+          flush=True)
+    _standardize(kept, run.clip_dir, cfg)
+    run.lap("standardize")
+
+
+def write_outputs(run: _Run, sources, expected, rows, k, analysed_sources) -> dict:
+    """Stage 5: `manifest.parquet` (every input accounted for), `summary.json`, `report.html`;
+    clips no longer kept are removed. Returns the summary."""
     rows += [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
     rows.sort(key=lambda r: (r["source"], r["window_index"]))
-    pq.write_table(pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA), os.path.join(output, "manifest.parquet"))
-    _remove_stale_clips(clip_dir, {r["clip_id"] for r in rows if r["status"] == "kept"})
-    summary = _summary(sources, rows, verdicts.get("k", 0), cfg, device, timings, len(pending))
-    with open(os.path.join(output, "summary.json"), "w") as f:
+    table = pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA)
+    pq.write_table(table, os.path.join(run.output, "manifest.parquet"))
+    _remove_stale_clips(run.clip_dir, {r["clip_id"] for r in rows if r["status"] == "kept"})
+    summary = _summary(sources, rows, k, run.cfg, run.device, run.timings, analysed_sources)
+    with open(os.path.join(run.output, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
-    write_report(output, rows, summary, cfg)
-    print(f"manifest: {output}/manifest.parquet\nclips:    {clip_dir} ({summary['counts']['kept']})\n"
-          f"summary:  {output}/summary.json\nreport:   {output}/report.html", flush=True)
-    if not expected:
-        raise NothingToDo("no input could be read as a video; see sources.parquet for why")
+    write_report(run.output, rows, summary, run.cfg)
+    print(f"manifest: {run.output}/manifest.parquet\n"
+          f"clips:    {run.clip_dir} ({summary['counts']['kept']})\n"
+          f"summary:  {run.output}/summary.json\n"
+          f"report:   {run.output}/report.html", flush=True)
     return summary
+
+
+def _clip_spec(cfg: CurateConfig, device: str) -> ClipSpec | None:
+    """What the embedding stage loads: CLIP, or None for the appearance descriptor."""
+    return ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed) if cfg.uses_clip else None
+
+
+def _embedder_record(cfg: CurateConfig, device: str) -> dict:
+    """The embedder actually used, for the summary and the report."""
+    if not cfg.uses_clip:
+        return {
+            "embedder": "appearance", "model": "appearance descriptor (luma structure, HSV histogram, Lab layout)",
+            "pretrained": None, "device": "cpu", "randomly_initialized": False,
+            "dedup_threshold": cfg.appearance_dedup_threshold, "clusters": "appearance clusters",
+            "warning": "no CLIP weights (--clip-pretrained): near-duplicates and clusters use a deterministic "
+                       "appearance descriptor; clusters group look-alike frames, not semantic content",
+        }
+    return {
+        "embedder": "clip", "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
+        "randomly_initialized": random_model, "dedup_threshold": cfg.dedup_threshold,
+        "clusters": "CLIP clusters",
+        "warning": ("embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
+                    "and near-duplicate decisions are not semantically meaningful") if random_model else "",
+    }
 
 
 def _driver_has(device: str) -> bool:
@@ -176,7 +262,6 @@ def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
     video_s = sum(s["duration_s"] for s in sources if s["status"] == "ok")
     frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
     analyse_s = timings.get("analyse_embed") or 1e-9
-    random_model = not cfg.clip_pretrained
     return {
         "sources": {"total": len(sources), **Counter(s["status"] for s in sources),
                     "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok"))},
@@ -186,12 +271,7 @@ def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
         "errors_by_reason": dict(Counter(r["reason"] for r in windows if r["status"] == "error")),
         "checks_failed": dict(Counter(c for r in windows for c in (r.get("checks_failed") or []))),
         "k": k,
-        "embedding_model": {
-            "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
-            "randomly_initialized": random_model,
-            "warning": ("embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
-                        "and near-duplicate decisions are not semantically meaningful") if random_model else "",
-        },
+        "embedding_model": _embedder_record(cfg, device),
         "timings_s": timings,
         "throughput": {
             "sources_analysed": analysed_sources,
