@@ -8,7 +8,6 @@ in Serve's request queues, a restart loses nothing, and a full queue is a 429, n
 Run ONE replica of this deployment: it owns the store and requeues interrupted jobs at start.
 """
 
-from __future__ import annotations
 
 import asyncio
 import json
@@ -41,6 +40,28 @@ app = FastAPI(title="g2w HUD removal", docs_url=None, redoc_url=None)
 async def _input_error(request: Request, exc: InputError):
     headers = {"Retry-After": str(exc.retry_after)} if getattr(exc, "retry_after", None) else None
     return http.error(exc.status, exc.reason, str(exc), headers)
+
+
+# Module helpers come before `Api`: the deployment captures the names its methods use when it is decorated.
+def _json_object(text) -> dict:
+    if text in (None, ""):
+        return {}
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise InputError(422, "bad_json", f"not JSON ({exc})") from exc
+    if not isinstance(value, dict):
+        raise InputError(422, "bad_json", "expected a JSON object")
+    return value
+
+
+def _discard_outputs(workdir: str) -> None:
+    """Remove a canceled job's results (its uploaded source stays, for the record)."""
+    for name in RESULT_FILES:
+        path = os.path.join(workdir, name)
+        if os.path.exists(path):
+            os.remove(path)
+    shutil.rmtree(os.path.join(workdir, "evaluation"), ignore_errors=True)
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, num_replicas=1)
@@ -388,23 +409,3 @@ class Api:
     def evaluation_result(self, request: Request, job_id: str, name: str):
         return self._result(request, job_id, "evaluation", name, EVALUATION_FILES, "evaluation")
 
-
-def _json_object(text) -> dict:
-    if text in (None, ""):
-        return {}
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError) as exc:
-        raise InputError(422, "bad_json", f"not JSON ({exc})") from exc
-    if not isinstance(value, dict):
-        raise InputError(422, "bad_json", "expected a JSON object")
-    return value
-
-
-def _discard_outputs(workdir: str) -> None:
-    """Remove a canceled job's results (its uploaded source stays, for the record)."""
-    for name in RESULT_FILES:
-        path = os.path.join(workdir, name)
-        if os.path.exists(path):
-            os.remove(path)
-    shutil.rmtree(os.path.join(workdir, "evaluation"), ignore_errors=True)

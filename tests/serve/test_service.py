@@ -175,19 +175,15 @@ def test_batch_and_single_frame(service, inputs):
     assert bad.status_code == 415
 
 
-def test_bounded_load_on_loopback_has_no_server_errors(service, inputs):
-    """200 requests, 16 at a time: submissions (some answered 429) and status reads."""
-    job_id = _submit(service, uri=inputs["other"]).json()["id"]
+def test_submit_removal_command_uploads_polls_and_downloads(service, inputs, tmp_path, capsys):
+    from g2w.cli import main
 
-    def one(i):
-        if i % 4 == 0:
-            return _submit(service, uri=inputs["other"]).status_code
-        return requests.get(f"{service.url}/v1/removals/{job_id}", headers=service.headers, timeout=60).status_code
-
-    with ThreadPoolExecutor(16) as pool:
-        codes = list(pool.map(one, range(200)))
-    assert not [c for c in codes if c >= 500]
-    assert set(codes) <= {200, 202, 429} and codes.count(200) == 150
+    code = main(["submit-removal", inputs["clip"], "--url", service.url, "--token", TOKEN, "--method", "identity",
+                 "--output", str(tmp_path)])
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0 and line["state"] == "succeeded"
+    assert open(tmp_path / "clip" / "edited.mp4", "rb").read() == open(inputs["clip"], "rb").read()
+    assert main(["submit-removal", inputs["clip"], "--url", service.url, "--token", "wrong"]) == 1
 
 
 @pytest.mark.skipif(chromium_binary() is None, reason="Debian's chromium is not installed (scripts/system-deps.sh)")
@@ -217,3 +213,18 @@ def test_page_in_headless_chromium(service, inputs):
         browser.close()
     with Image.open(os.path.join(artifacts, "serve_page.png")) as shot:
         assert shot.size[0] >= 800
+
+
+def test_bounded_load_on_loopback_has_no_server_errors(service, inputs):
+    """200 requests, 16 at a time: submissions (some answered 429) and status reads."""
+    job_id = _submit(service, uri=inputs["other"]).json()["id"]
+
+    def one(i):
+        if i % 4 == 0:
+            return _submit(service, uri=inputs["other"]).status_code
+        return requests.get(f"{service.url}/v1/removals/{job_id}", headers=service.headers, timeout=60).status_code
+
+    with ThreadPoolExecutor(16) as pool:
+        codes = list(pool.map(one, range(200)))
+    assert not [c for c in codes if c >= 500]
+    assert set(codes) <= {200, 202, 429} and codes.count(200) == 150
