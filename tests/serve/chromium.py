@@ -69,7 +69,10 @@ class Browser:
     def wait_for(self, expression: str, timeout_s: float = 60.0):
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            value = self.eval(expression)
+            try:
+                value = self.eval(expression)
+            except RuntimeError:  # the page is navigating: its old context is gone, ask again
+                value = None
             if value:
                 return value
             time.sleep(0.25)
