@@ -273,6 +273,46 @@ def _add_hud_commands(sub) -> None:
     p.set_defaults(run=_layout_stats)
 
 
+# ---- the removal service's client (g2w.serve_client) -------------------------------------------
+
+def _submit_removal(args: argparse.Namespace) -> int:
+    import os
+
+    from g2w.serve_client import Client, ServiceError
+
+    client = Client(args.url, args.token or os.environ.get("G2W_SERVE_TOKEN"))
+    options = json.loads(args.options) if args.options else {}
+    failed = 0
+    for path in args.files:
+        def progress(job: dict, path=path) -> None:
+            p = job["progress"]
+            print(f"{path}: {job['state']} {p['frames_done']}/{p['frames_total']} frames", file=sys.stderr, flush=True)
+
+        try:
+            job = client.wait(client.submit(path, args.method, options)["id"], on_progress=progress)
+        except ServiceError as exc:
+            print(f"{path}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        out_dir = os.path.join(args.output, os.path.splitext(os.path.basename(path))[0])
+        saved = client.download(job, out_dir) if job["state"] == "succeeded" else []
+        failed += job["state"] != "succeeded"
+        print(json.dumps({"file": path, "id": job["id"], "state": job["state"], "reason": job["reason"],
+                          "saved": saved}), flush=True)
+    return 1 if failed else 0
+
+
+def _add_service_commands(sub) -> None:
+    p = sub.add_parser("submit-removal", help="upload clips to the removal service, wait, download the edits")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--url", default="http://127.0.0.1:8000", help="the service (serve run serve.app:build)")
+    p.add_argument("--token", help="bearer token (default: $G2W_SERVE_TOKEN)")
+    p.add_argument("--method", default="identity", help="a method of g2w.remove.METHODS")
+    p.add_argument("--options", help="the method's options as a JSON object")
+    p.add_argument("--output", default="removed", help="results go to OUTPUT/<clip name>/")
+    p.set_defaults(run=_submit_removal)
+
+
 def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) -> None:
     p.add_argument("--count", type=_positive(int), default=count, help="number of sample videos")
     p.add_argument("--seed", type=int, default=0)
@@ -310,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_evaluation_commands(sub)
     _add_hud_commands(sub)
+    _add_service_commands(sub)
     return parser
 
 

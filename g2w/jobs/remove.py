@@ -62,7 +62,9 @@ class RemoveCases(Step):
     options: dict = field(default_factory=dict)
 
     def resources(self) -> Resources:
-        return Resources(num_cpus=1, batch_size=1)
+        # A GPU method gets one GPU per worker; a GPU step runs on an actor pool (one actor per
+        # GPU), so a learned model loads once per worker and stays loaded between clips.
+        return Resources(num_cpus=1, num_gpus=1 if get_method(self.method).gpu else 0, batch_size=1)
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [remove_one(self.method, Case.from_json(str(c)), self.out_dir, self.options) for c in batch["case"]]
