@@ -140,11 +140,11 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
             raise CaptureError("unknown_demo", f"{spec.game} has no demo {spec.demo_id!r}")
         runs, capture_s = {}, 0.0
         with virtual_display(spec.width, spec.height) as display:
-            os.environ["DISPLAY"] = display
             for hud in (True, False):
                 t = time.perf_counter()
                 raw = game.capture_run(demo, spec.start_s, spec.frames + WARMUP_FRAMES, hud, spec.width, spec.height,
-                                       spec.fps, os.path.join(scratch, "hud" if hud else "clean"), timeout_s)
+                                       spec.fps, os.path.join(scratch, "hud" if hud else "clean"), timeout_s,
+                                       display)
                 capture_s += time.perf_counter() - t
                 runs[hud] = read_raw(raw, spec.width, spec.height)[WARMUP_FRAMES:]
         row["capture_fps"] = round(2 * spec.frames / capture_s, 2)

@@ -98,7 +98,7 @@ class Freedoom(Game):
     def settings(self, hud: bool) -> dict:
         return {**_COMMON, **(_HUD if hud else _CLEAN)}
 
-    def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s) -> str:
+    def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display) -> str:
         os.makedirs(workdir, exist_ok=True)
         iwad, lump = demo.source.rsplit(":", 1)
         lmp = os.path.join(workdir, "demo.lmp")
@@ -110,7 +110,8 @@ class Freedoom(Game):
                 os.remove(stale)
         sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
                 f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}")
-        config = {**self.settings(hud), "cap_fps": fps, "cap_videocommand": sink,
+        config = {**self.settings(hud), "screen_resolution": f"{width}x{height}", "use_fullscreen": 0,
+                  "exclusive_fullscreen": 0, "cap_fps": fps, "cap_videocommand": sink,
                   "cap_soundcommand": "cat > /dev/null", "cap_muxcommand": "true"}
         cfg = os.path.join(workdir, "dsda-doom.cfg")
         with open(cfg, "w") as f:
@@ -123,7 +124,7 @@ class Freedoom(Game):
         home = os.path.join(workdir, "home")
         os.makedirs(home, mode=0o700, exist_ok=True)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "XDG_RUNTIME_DIR": home,
-               "DISPLAY": os.environ.get("DISPLAY", "")}
+               "DISPLAY": display}
         result = run_until(cmd, env=env, cwd=workdir, timeout_s=timeout_s, log_path=os.path.join(workdir, "engine.log"),
                            done=lambda: os.path.exists(done))
         if result.finished_by == "timeout":

@@ -60,8 +60,8 @@ class Game(ABC):
 
     @abstractmethod
     def capture_run(self, demo: Demo, start_s: float, frames: int, hud: bool, width: int, height: int,
-                    fps: int, workdir: str, timeout_s: float) -> str:
-        """Replay `demo` from `start_s`; returns the raw RGB file holding exactly `frames` frames.
+                    fps: int, workdir: str, timeout_s: float, display: str) -> str:
+        """Replay `demo` from `start_s` on X `display`; returns the raw RGB file of exactly `frames` frames.
 
         Raises `CaptureError` with a reason when the engine fails, hangs or stops short.
         """
