@@ -21,14 +21,4 @@ for game in "$@"; do
 done
 [ ${#wanted[@]} -eq 0 ] && exit 0
 
-echo "installing Debian packages for capture: ${wanted[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp)
-if ! { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${wanted[@]}"; } >"$log" 2>&1; then
-  cat "$log" >&2
-  echo "apt-get failed installing: ${wanted[*]}" >&2
-  exit 1
-fi
-rm -f "$log"
+exec "$(dirname "$0")/apt-install.sh" "${wanted[@]}"

@@ -157,3 +157,15 @@ def test_unknown_demo_becomes_an_error_row(tmp_path):
     assert not os.path.exists(row["case_dir"])
     with pytest.raises(ValueError):
         get_game("no-such-game")
+
+
+def test_demo_takes_real_clips_from_the_option_or_the_environment(monkeypatch):
+    from g2w.cli import build_parser
+
+    monkeypatch.delenv("G2W_REAL_CLIPS", raising=False)
+    assert build_parser().parse_args(["demo"]).real_clips is None
+    assert build_parser().parse_args(["demo", "--real-clips", "/x/clean"]).real_clips == "/x/clean"
+    monkeypatch.setenv("G2W_REAL_CLIPS", "/corpus/clean")
+    assert build_parser().parse_args(["demo"]).real_clips == "/corpus/clean"
+    args = build_parser().parse_args(["capture", "--all", "--output", "o"])
+    assert args.all and args.game is None and args.clips == 4 and args.size == "1280x720"
