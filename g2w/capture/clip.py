@@ -27,7 +27,7 @@ from g2w.capture.annotate import annotate_mask
 from g2w.capture.game import Game, read_raw
 from g2w.capture.pair import check_pair, mad_outside
 from g2w.capture.process import CaptureError, virtual_display
-from g2w.video import MaskWriter, VideoWriter, iter_frames
+from g2w.video import MaskWriter, VideoError, VideoWriter, iter_frames
 
 CRF = 18
 # The first frame after a skip is drawn before the engine has set up its HUD; one extra frame
@@ -159,7 +159,7 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
             row["mad_mp4"] = stats["mad_outside_mask_mp4"]
     except CaptureError as exc:
         row.update(status="error", reason=exc.reason, message=str(exc)[-1000:])
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, VideoError) as exc:
         row.update(status="error", reason="capture_failed", message=f"{type(exc).__name__}: {exc}"[-1000:])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
