@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -55,7 +56,7 @@ def _demo(args: argparse.Namespace) -> int:
     from g2w.jobs.demo import run_demo
 
     run_demo(args.output, count=args.count, seed=args.seed, duration_s=args.duration_s, samples=args.samples,
-             clip_pretrained=args.clip_pretrained, clip_model=args.clip_model)
+             clip_pretrained=args.clip_pretrained, clip_model=args.clip_model, real_clips=args.real_clips)
     return 0
 
 
@@ -313,6 +314,35 @@ def _add_service_commands(sub) -> None:
     p.set_defaults(run=_submit_removal)
 
 
+# --- real footage: HUD on/off captures from open-source games -------------------------------
+def _capture(args: argparse.Namespace) -> int:
+    from g2w.jobs.capture import all_games, run_capture
+
+    games = all_games() if args.all else [args.game]
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    summary = run_capture(games, args.output, args.clips, args.seed, args.duration_s, width, height, args.fps,
+                          args.timeout_s)
+    print(json.dumps(summary, indent=2))
+    return 0 if summary["ok"] else 1
+
+
+def _add_capture_commands(sub) -> None:
+    from g2w.capture import GAMES
+
+    p = sub.add_parser("capture", help="real clean clips and exact HUD/clean pairs from open-source games (Ray)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("game", nargs="?", choices=sorted(GAMES), help="the game to capture")
+    which.add_argument("--all", action="store_true", help="every supported game")
+    p.add_argument("--output", required=True, metavar="OUT")
+    p.add_argument("--clips", type=_positive(int), default=4, help="clips per game")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duration-s", type=_positive(float), default=5.0)
+    p.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT")
+    p.add_argument("--fps", type=_positive(int), default=30)
+    p.add_argument("--timeout-s", type=_positive(float), default=300.0, help="limit for each engine run")
+    p.set_defaults(run=_capture)
+
+
 def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) -> None:
     p.add_argument("--count", type=_positive(int), default=count, help="number of sample videos")
     p.add_argument("--seed", type=int, default=0)
@@ -346,11 +376,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clip-model", default="ViT-B-16", help="open_clip architecture (or config JSON) for curation")
     p.add_argument("--clip-pretrained", default=None,
                    help="CLIP weights for curation (default: none, so the appearance descriptor is used)")
+    p.add_argument("--real-clips", default=os.environ.get("G2W_REAL_CLIPS") or None, metavar="DIR",
+                   help="also synthesize from these real clean clips (g2w capture's OUT/clean; env G2W_REAL_CLIPS)")
     p.set_defaults(run=_demo)
 
     _add_evaluation_commands(sub)
     _add_hud_commands(sub)
     _add_service_commands(sub)
+    _add_capture_commands(sub)
     return parser
 
 

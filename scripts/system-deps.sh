@@ -12,14 +12,4 @@ python_bin="${1:-python3}"
 "$python_bin" -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "installing Debian packages: ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp)
-if ! { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
-  cat "$log" >&2
-  echo "apt-get failed installing: ${missing[*]}" >&2
-  exit 1
-fi
-rm -f "$log"
+exec "$(dirname "$0")/apt-install.sh" "${missing[@]}"

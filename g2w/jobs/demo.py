@@ -13,6 +13,7 @@ sheet of the raw footage. Each stage is resumable, so rerunning the demo reuses 
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import time
@@ -57,7 +58,8 @@ def _stage(name: str, timings: dict, start: float) -> float:
 
 
 def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration_s: float = 20.0,
-             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16") -> dict:
+             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16",
+             real_clips: str | None = None) -> dict:
     from g2w.hud.bootstrap import bootstrap_library
     from g2w.jobs.curate import run_curate
     from g2w.jobs.evaluate import run_evaluate
@@ -66,7 +68,7 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
 
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    paths = {k: os.path.join(out_dir, k) for k in ("raw", "curated", "assets", "synth", "removed", "eval")}
+    paths = {k: os.path.join(out_dir, k) for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval")}
     timings: dict = {}
     t = time.perf_counter()
 
@@ -91,6 +93,10 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
 
     print(f"== 4/5 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
     synth = run_synthesize(paths["curated"], paths["assets"], paths["synth"], samples, seed)
+    if real_clips and glob.glob(os.path.join(real_clips, "*.mp4")):
+        # Real clean gameplay (from `g2w capture`) gets the same synthesis when it is at hand.
+        print(f"   and {samples} from the real clips in {real_clips} -> {paths['synth_real']}", flush=True)
+        summary["synthesize_real"] = run_synthesize(real_clips, paths["assets"], paths["synth_real"], samples, seed)
     t = _stage("synthesize", timings, t)
 
     print("== 5/5 removal baselines, scored by the reference judge", flush=True)
@@ -119,6 +125,8 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
         {"stage": "curation", "report": "curated/report.html", "outputs": "curated/manifest.parquet, curated/clips/"},
         {"stage": "HUD assets", "report": "assets/report.html", "outputs": "assets/assets.parquet, assets/images/"},
         {"stage": "synthesis", "report": "synth/report.html", "outputs": "synth/manifest.parquet, synth/samples/"},
+        {"stage": "synthesis on real clips", "report": "synth_real/report.html",
+         "outputs": "synth_real/manifest.parquet, synth_real/samples/"},
         *[{"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
           for m in BASELINES],
     ]
