@@ -31,9 +31,11 @@ QUERY_TOKEN = "<|endoftext|>"  # any id works: the query positions' embeddings a
 class QueryConnector(nn.Module):
     """The learnable queries and the connector (Linear-GELU-Linear, last layer zero-initialised)."""
 
-    def __init__(self, num_queries: int, mllm_width: int, dit_width: int):
+    def __init__(self, num_queries: int, mllm_width: int, dit_width: int, seed: int = 0):
         super().__init__()
-        self.queries = nn.Parameter(torch.randn(num_queries, mllm_width) * mllm_width**-0.5)
+        # seeded on their own, so the precache can rebuild a fresh run's queries without the DiT
+        g = torch.Generator().manual_seed(seed)
+        self.queries = nn.Parameter(torch.randn(num_queries, mllm_width, generator=g) * mllm_width**-0.5)
         self.connector = nn.Sequential(nn.Linear(mllm_width, dit_width), nn.GELU(), nn.Linear(dit_width, dit_width))
         nn.init.zeros_(self.connector[2].weight)
         nn.init.zeros_(self.connector[2].bias)

@@ -18,7 +18,7 @@ from g2w.models.gamecleaner.presets import GameCleanerConfig
 
 class Encoders:
     def __init__(self, config: GameCleanerConfig, base_dir: str | None = None, mllm_dir: str | None = None,
-                 device: str | torch.device = "cpu", seed: int = 0):
+                 device: str | torch.device = "cpu", seed: int = 0, with_mllm: bool = True):
         from diffusers import AutoencoderKLWan
 
         self.config = config
@@ -35,7 +35,7 @@ class Encoders:
         self.vae.requires_grad_(False).eval().to(self.device, self.dtype)
         if config.height >= 720:
             self.vae.enable_tiling()
-        self.mllm = MLLMEncoder(config, mllm_dir).to(self.device)
+        self.mllm = MLLMEncoder(config, mllm_dir).to(self.device) if with_mllm else None
         stats = self.vae.config
         self.mean = torch.tensor(stats.latents_mean, device=self.device).view(1, -1, 1, 1, 1)
         self.std = torch.tensor(stats.latents_std, device=self.device).view(1, -1, 1, 1, 1)

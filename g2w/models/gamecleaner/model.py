@@ -48,7 +48,7 @@ def build_transformer(config: GameCleanerConfig, base_dir: str | None, seed: int
 
 
 class GameCleaner(nn.Module):
-    def __init__(self, config: GameCleanerConfig, transformer: nn.Module, train_connector: bool):
+    def __init__(self, config: GameCleanerConfig, transformer: nn.Module, train_connector: bool, seed: int = 0):
         super().__init__()
         from peft import LoraConfig
 
@@ -57,7 +57,7 @@ class GameCleaner(nn.Module):
         transformer.add_adapter(LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha,
                                            target_modules=config.lora_targets(), init_lora_weights=True))
         self.dit = GameCleanerDiT(config, transformer)
-        self.condition = QueryConnector(config.num_queries, mllm_width(config), config.dit_width)
+        self.condition = QueryConnector(config.num_queries, mllm_width(config), config.dit_width, seed)
         self.condition.queries.requires_grad_(False)
         self.condition.connector.requires_grad_(train_connector)
         self.train_connector = train_connector
@@ -109,7 +109,17 @@ def load_gamecleaner(checkpoint: str | None, config: GameCleanerConfig | None = 
         if checkpoint is None:
             raise ValueError("give a preset or a checkpoint")
         config = checkpoint_config(checkpoint)
-    model = GameCleaner(config, build_transformer(config, base_dir, seed), train_connector=checkpoint is None)
+    model = GameCleaner(config, build_transformer(config, base_dir, seed), train_connector=checkpoint is None, seed=seed)
     if checkpoint is not None:
         model.load(checkpoint)
     return model
+
+
+def load_condition(checkpoint: str | None, config: GameCleanerConfig, seed: int = 0) -> QueryConnector:
+    """Only the queries and connector: from a checkpoint, or a fresh run's (same seed as its model)."""
+    condition = QueryConnector(config.num_queries, mllm_width(config), config.dit_width, seed)
+    if checkpoint is not None:
+        with safe_open(checkpoint, "pt") as f:
+            state = {k.removeprefix("condition."): f.get_tensor(k) for k in f.keys() if k.startswith("condition.")}
+        load_named(dict(condition.named_parameters()), state, checkpoint)
+    return condition.requires_grad_(False)
