@@ -120,6 +120,19 @@ def _gamecleaner_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gamecleaner_import_kiwi(args: argparse.Namespace) -> int:
+    from g2w.models.gamecleaner.kiwi_import import import_kiwi
+    from g2w.models.gamecleaner.presets import get_preset
+
+    try:
+        ignored = import_kiwi(args.kiwi, get_preset(args.preset), args.output)
+    except KeyError as exc:
+        print(f"g2w gamecleaner import-kiwi: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.output}; ignored {len(ignored)} keys without a GameCleaner counterpart: {ignored[:8]}")
+    return 0
+
+
 def _add_gamecleaner_commands(sub) -> None:
     from g2w.models.gamecleaner.presets import PRESETS
 
@@ -150,6 +163,11 @@ def _add_gamecleaner_commands(sub) -> None:
     q.add_argument("--skip-errors", action="store_true", help="train on the ok rows of a cache with error rows")
     q.add_argument("--seed", type=int, default=0)
     q.set_defaults(run=_gamecleaner_train)
+    q = gc.add_parser("import-kiwi", help="convert a Kiwi-Edit stage checkpoint into g2w GameCleaner weights")
+    q.add_argument("kiwi", metavar="KIWI.safetensors")
+    q.add_argument("--preset", choices=PRESETS, default="wan22-ti2v-5b")
+    q.add_argument("--output", required=True)
+    q.set_defaults(run=_gamecleaner_import_kiwi)
 
 
 def _eval_table(args: argparse.Namespace) -> int:
