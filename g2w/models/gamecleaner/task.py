@@ -97,14 +97,9 @@ class GameCleanerTask(TrainTask):
         model.load(path)
 
     def flops_per_sample(self):
-        cfg = self.config()
-        c, f, h, w = cfg.latent_shape()
-        p = cfg.dit["patch_size"]
-        tokens = (f // p[0] + 1) * (h // p[1]) * (w // p[2])  # video plus the reference frame
-        width, layers, ffn = cfg.dit_width, cfg.dit["num_layers"], cfg.dit["ffn_dim"]
-        per_token = layers * (2 * 4 * width * width + 2 * 2 * width * ffn + 2 * 2 * width * width)  # self, ffn, cross q/o
-        attention = layers * 2 * 2 * tokens * tokens * width  # scores and values, self-attention
-        return 3.0 * (tokens * per_token + attention)  # forward + backward (2x)
+        from g2w.models.gamecleaner.flops import training_flops
+
+        return training_flops(self.config())
 
     def validate(self, model, out_dir, device):
         """Before/after middle frames of the first pair: source, target, and a short sampling."""
