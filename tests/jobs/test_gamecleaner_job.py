@@ -59,3 +59,17 @@ def test_precache_train_remove_evaluate(ray_local, synth_out, tmp_path, make_vid
     scores = run_evaluate(synth_out, removed, str(tmp_path / "eval"))
     assert "synthetic" in scores["scores"]
     assert json.load(open(os.path.join(removed, "method.json")))["ref_pt"] is True
+
+
+def test_training_refuses_error_rows_and_a_cache_of_the_wrong_kind(tmp_path):
+    from g2w.models.gamecleaner.task import GameCleanerTask
+
+    rows = [{"status": "ok", "path": "a.safetensors"}, {"status": "error", "path": "b.safetensors"}]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "index.parquet")
+    (tmp_path / "cache.json").write_text(json.dumps({"kind": "states"}))
+    with pytest.raises(ValueError, match="1 of 2 pairs are error rows"):
+        GameCleanerTask(str(tmp_path))
+    task = GameCleanerTask(str(tmp_path), skip_errors=True)
+    assert (task.skipped, task.num_examples(), task.paths) == (1, 1, ["a.safetensors"])
+    with pytest.raises(ValueError, match="needs context"):
+        GameCleanerTask(str(tmp_path), checkpoint="w.safetensors", skip_errors=True)

@@ -9,11 +9,13 @@ unless `skip_errors`, which reports how many rows it skipped.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import torch
 from safetensors.torch import load_file
@@ -22,14 +24,17 @@ from g2w.models.gamecleaner import flow
 from g2w.train.task import TrainTask
 
 
-def cache_rows(cache: str, skip_errors: bool) -> tuple[list[str], int]:
-    """Shard paths of the ok rows, and how many error rows were skipped."""
+def cache_counts(cache: str) -> tuple[int, int]:
+    """(ok rows, error rows) of a cache's index, counted in Arrow (no Python rows)."""
+    status = pq.read_table(os.path.join(cache, "index.parquet"), columns=["status"])["status"]
+    ok = pc.sum(pc.equal(status, "ok")).as_py() or 0
+    return ok, len(status) - ok
+
+
+def ok_paths(cache: str) -> list[str]:
+    """Shard paths of the ok rows (read on the training worker, not the driver)."""
     table = pq.read_table(os.path.join(cache, "index.parquet"), columns=["status", "path"])
-    status, paths = table["status"].to_pylist(), table["path"].to_pylist()
-    errors = sum(s != "ok" for s in status)
-    if errors and not skip_errors:
-        raise ValueError(f"{cache}: {errors} of {len(status)} pairs are error rows; fix them or pass --skip-errors")
-    return [p for s, p in zip(status, paths) if s == "ok"], errors
+    return table.filter(pc.equal(table["status"], "ok"))["path"].to_pylist()
 
 
 @dataclass
@@ -50,11 +55,20 @@ class GameCleanerTask(TrainTask):
         if self.kind != expected:
             raise ValueError(f"{self.cache} holds {self.kind}, but a run {'from a checkpoint' if self.checkpoint else 'from scratch'}"
                              f" needs {expected}: precache again {'with' if self.checkpoint else 'without'} --checkpoint")
-        self.paths, self.skipped = cache_rows(self.cache, self.skip_errors)
-        if not self.paths:
+        ok, self.skipped = cache_counts(self.cache)
+        if self.skipped and not self.skip_errors:
+            raise ValueError(f"{self.cache}: {self.skipped} of {ok + self.skipped} pairs are error rows; "
+                             "fix them or pass --skip-errors")
+        if not ok:
             raise ValueError(f"{self.cache}: no usable pairs")
+        self.examples = ok
 
-    def config(self):
+    @functools.cached_property
+    def paths(self) -> list[str]:
+        return ok_paths(self.cache)
+
+    @functools.cached_property
+    def model_config(self):
         from g2w.models.gamecleaner.model import checkpoint_config
         from g2w.models.gamecleaner.presets import get_preset
 
@@ -63,7 +77,7 @@ class GameCleanerTask(TrainTask):
     def build_model(self, device):
         from g2w.models.gamecleaner.model import load_gamecleaner
 
-        model = load_gamecleaner(self.checkpoint, self.config(), self.base_dir, self.seed)
+        model = load_gamecleaner(self.checkpoint, self.model_config, self.base_dir, self.seed)
         if self.gradient_checkpointing:
             model.dit.transformer.enable_gradient_checkpointing()
         return model.to(device)
@@ -72,7 +86,7 @@ class GameCleanerTask(TrainTask):
         return model.trainable()
 
     def num_examples(self):
-        return len(self.paths)
+        return self.examples
 
     def load_batch(self, indices, device):
         shards = [load_file(self.paths[i]) for i in indices]
@@ -80,7 +94,7 @@ class GameCleanerTask(TrainTask):
 
     def loss(self, model, batch, generator):
         keep = torch.rand(batch["source"].shape[0], generator=generator, device=batch["source"].device)
-        keep = (keep >= self.config().reference_drop).float().view(-1, 1, 1, 1, 1)
+        keep = (keep >= self.model_config.reference_drop).float().view(-1, 1, 1, 1, 1)
         # a dropped reference is a zero latent frame: the same token count, so samples batch together
         reference = batch["reference"] * keep
         cond = {self.kind: batch[self.kind]}
@@ -99,7 +113,7 @@ class GameCleanerTask(TrainTask):
     def flops_per_sample(self):
         from g2w.models.gamecleaner.flops import training_flops
 
-        return training_flops(self.config())
+        return training_flops(self.model_config)
 
     def validate(self, model, out_dir, device):
         """Before/after middle frames of the first pair: source, target, and a short sampling."""
@@ -107,7 +121,7 @@ class GameCleanerTask(TrainTask):
         from g2w.report import save_png
 
         os.makedirs(out_dir, exist_ok=True)
-        cfg = self.config()
+        cfg = self.model_config
         batch = self.load_batch([0], device)
         enc = Encoders(cfg, self.base_dir, device=device, seed=self.seed, with_mllm=False)
         model.eval()
