@@ -102,7 +102,11 @@ def _remove_options(args: argparse.Namespace) -> dict:
 def _gamecleaner_precache(args: argparse.Namespace) -> int:
     from g2w.jobs.gamecleaner_precache import run_precache
 
-    summary = run_precache(args.pairs, args.output, args.preset, args.checkpoint, args.base, args.mllm, args.seed)
+    try:
+        summary = run_precache(args.pairs, args.output, args.preset, args.checkpoint, args.base, args.mllm, args.seed)
+    except ValueError as exc:
+        print(f"g2w gamecleaner precache: {exc}", file=sys.stderr)
+        return 2
     return 0 if summary["ok"] else 1
 
 

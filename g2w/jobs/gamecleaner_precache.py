@@ -114,6 +114,10 @@ def list_pairs(synth_dirs: list[str]) -> list[dict]:
 
 def run_precache(synth_dirs: list[str], output: str, preset: str = "tiny", checkpoint: str | None = None,
                  base_dir: str | None = None, mllm_dir: str | None = None, seed: int = 0) -> dict:
+    from g2w.models.gamecleaner.presets import get_preset
+
+    if get_preset(preset).mllm is None and mllm_dir is None:
+        raise ValueError(f"preset {preset} needs its Qwen2.5-VL folder (--mllm DIR); only tiny builds one from a config")
     start = time.perf_counter()
     output = os.path.abspath(output)
     os.makedirs(os.path.join(output, "shards"), exist_ok=True)
