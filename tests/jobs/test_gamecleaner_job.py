@@ -34,6 +34,7 @@ def test_mismatched_pair_is_a_pair_error(tmp_path, make_video):
     assert err.value.reason == "frame_count_mismatch"
 
 
+@pytest.mark.slow
 def test_precache_train_remove_evaluate(ray_local, synth_out, tmp_path, make_video):
     bad = _bad_synthesis(str(tmp_path / "bad"), make_video)
     cache = str(tmp_path / "cache")

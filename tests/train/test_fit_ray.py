@@ -20,6 +20,7 @@ def _cfg(out, workers):
                      checkpoint_every=2, cpus_per_worker=0.5)
 
 
+@pytest.mark.slow
 def test_ddp_matches_accumulation_and_a_killed_run_resumes_to_the_same_weights(ray_local, tmp_path):
     single = LocalSession(str(tmp_path / "single"))
     train_worker(ToyTask(), _cfg(tmp_path / "single", 1), single)
