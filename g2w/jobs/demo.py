@@ -6,7 +6,8 @@
 3. a procedural HUD asset library (`assets/`);
 4. paired clean/HUD samples synthesized from the kept clips (`synth/`);
 5. the removal baselines on those pairs (`removed/<method>/`), scored by the reference judge
-   (`eval/<method>/`).
+   (`eval/<method>/`), next to the mask-free `propagate` remover (the learned segmenter finds
+   the UI, flow-guided propagation fills it); the segmenter's detections are in `detect/`.
 Every stage writes its own summary and report; `report.html` here links them, with a contact
 sheet of the raw footage. Each stage is resumable, so rerunning the demo reuses finished work.
 """
@@ -24,6 +25,7 @@ from g2w.video.decode import FrameReader
 
 FRAMES_PER_VIDEO = 5
 BASELINES = ("identity", "telea-gt")
+METHODS = (*BASELINES, "propagate")  # propagate: mask-free (the shipped segmenter's mask)
 
 
 def _sidecar(video_path: str) -> dict:
@@ -60,13 +62,14 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
              samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16") -> dict:
     from g2w.hud.bootstrap import bootstrap_library
     from g2w.jobs.curate import run_curate
+    from g2w.jobs.detect import run_detect
     from g2w.jobs.evaluate import run_evaluate
     from g2w.jobs.remove import run_remove
     from g2w.jobs.synthesize import run_synthesize
 
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    paths = {k: os.path.join(out_dir, k) for k in ("raw", "curated", "assets", "synth", "removed", "eval")}
+    paths = {k: os.path.join(out_dir, k) for k in ("raw", "curated", "assets", "synth", "removed", "eval", "detect")}
     timings: dict = {}
     t = time.perf_counter()
 
@@ -93,15 +96,17 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
     synth = run_synthesize(paths["curated"], paths["assets"], paths["synth"], samples, seed)
     t = _stage("synthesize", timings, t)
 
-    print("== 5/5 removal baselines, scored by the reference judge", flush=True)
+    print(f"== 5/5 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
+          "scored by the reference judge", flush=True)
+    detected = run_detect([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"])
     scores = {}
-    for method in BASELINES:
+    for method in METHODS:
         edited = os.path.join(paths["removed"], method)
         run_remove(method, paths["synth"], edited)
         scores[method] = run_evaluate(paths["synth"], edited, os.path.join(paths["eval"], method))
     t = _stage("remove_evaluate", timings, t)
 
-    summary.update(assets=library, synthesize=synth, evaluate=scores)
+    summary.update(assets=library, synthesize=synth, detect=detected, evaluate=scores)
     return _finish(out_dir, videos, summary)
 
 
@@ -119,8 +124,10 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
         {"stage": "curation", "report": "curated/report.html", "outputs": "curated/manifest.parquet, curated/clips/"},
         {"stage": "HUD assets", "report": "assets/report.html", "outputs": "assets/assets.parquet, assets/images/"},
         {"stage": "synthesis", "report": "synth/report.html", "outputs": "synth/manifest.parquet, synth/samples/"},
+        {"stage": "segmenter detection", "report": "detect/report.html",
+         "outputs": "detect/videos/*/mask.mkv, annotation.json, preview.png"},
         *[{"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
-          for m in BASELINES],
+          for m in METHODS],
     ]
     links = "".join(f"<li><a href='{s['report']}'>{s['stage']}</a> — {s['outputs']}</li>" for s in stages
                     if os.path.exists(os.path.join(out_dir, s["report"])))
@@ -133,7 +140,7 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
         ("Stages", f"<ul>{links}</ul>"),
         ("Timings (s)", key_values(summary["timings_s"])),
         ("Curation counts", key_values(summary["curate"])),
-        ("Baselines, reference judge", table(metrics, list(metrics[0]) if metrics else [])),
+        ("Baselines and propagate (mask-free), reference judge", table(metrics, list(metrics[0]) if metrics else [])),
         ("Raw footage, labelled by ground-truth block", f"<img src='{sheet}' style='max-width:100%'>"),
     ])
     return page

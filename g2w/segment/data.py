@@ -106,13 +106,14 @@ def frame_input(sample: dict, t: int, config: HudSegmenterConfig) -> np.ndarray:
 
 
 def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
-            rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Scale and aspect jitter, a random crop of `crop` x `crop`, brightness/contrast and blur.
+            rng: np.random.Generator, jitter: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Scale and aspect jitter, a random crop of `crop` x `crop`, brightness/contrast and blur
+    (`jitter=False`: the crop alone).
 
     x (C, h, w) float; ui (h, w) float 0/1; labels (h, w) long. Colour changes touch the RGB
     planes (stack and median) alike and scale the spread plane by the contrast.
     """
-    sx, sy = np.exp(rng.uniform(np.log(0.6), np.log(1.6), 2))
+    sx, sy = np.exp(rng.uniform(np.log(0.6), np.log(1.6), 2)) if jitter else (1.0, 1.0)
     h, w = x.shape[-2:]
     size = (max(8, round(h * sy)), max(8, round(w * sx)))
     x = F.interpolate(x[None], size=size, mode="bilinear", align_corners=False)[0]
@@ -126,6 +127,8 @@ def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
     y0 = int(rng.integers(0, x.shape[-2] - crop + 1))
     x0 = int(rng.integers(0, x.shape[-1] - crop + 1))
     x, ui, labels = (a[..., y0:y0 + crop, x0:x0 + crop] for a in (x, ui, labels))
+    if not jitter:
+        return x.contiguous(), ui.contiguous(), labels.contiguous()
     contrast, brightness = rng.uniform(0.6, 1.4), rng.uniform(-0.15, 0.15)
     rgb = x[:-1] * contrast + brightness
     spread = x[-1:] * contrast
@@ -140,11 +143,12 @@ def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
     return x.contiguous(), ui.contiguous(), labels.contiguous()
 
 
-def random_item(samples: list[dict], config: HudSegmenterConfig, crop: int, rng: np.random.Generator):
+def random_item(samples: list[dict], config: HudSegmenterConfig, crop: int, rng: np.random.Generator,
+                jitter: bool = True):
     """One augmented training example (input, UI target, label target) from a random sample and frame."""
     sample = samples[int(rng.integers(len(samples)))]
     t = int(rng.integers(len(sample["frames"])))
     x = torch.from_numpy(frame_input(sample, t, config))
     ui = torch.from_numpy(sample["ui"][t].astype(np.float32))
     labels = torch.from_numpy(sample["labels"][t].astype(np.int64))
-    return augment(x, ui, labels, crop, rng)
+    return augment(x, ui, labels, crop, rng, jitter)

@@ -47,6 +47,7 @@ class SegmenterTask:
     crfs: tuple = (None, 23, 30, 38)  # None: the sample as synthesized
     lr: float = 3e-3
     seed: int = 0
+    jitter: bool = True  # scale, aspect, colour and blur augmentation (off: crops only)
 
     @property
     def config(self) -> HudSegmenterConfig:
@@ -71,7 +72,7 @@ class SegmenterTask:
         self._rng = rng
 
     def batch(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        items = [random_item(self._train, self.config, self.crop, self._rng) for _ in range(self.batch_size)]
+        items = [random_item(self._train, self.config, self.crop, self._rng, self.jitter) for _ in range(self.batch_size)]
         return tuple(torch.stack(parts) for parts in zip(*items))
 
     def loss_step(self, model: HudSegmenter, batch) -> tuple[torch.Tensor, dict]:
