@@ -31,7 +31,9 @@ FAR = np.float32(1e9)  # "never reached" distance
 
 
 def _flow_engine() -> cv2.DISOpticalFlow:
-    return cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+    dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+    dis.setFinestScale(0)  # full-resolution patches: chained flow errors add up
+    return dis
 
 
 def _complete(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6) -> np.ndarray:
@@ -54,7 +56,7 @@ def _complete(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6) -> np.ndarra
         model = None
         if len(xs) >= 12:
             points = np.stack([xs, ys], 1).astype(np.float32)
-            model, _ = cv2.estimateAffine2D(points, points + flow[ys, xs], ransacReprojThreshold=0.5)
+            model, _ = cv2.estimateAffine2D(points, points + flow[ys, xs], ransacReprojThreshold=1.0)
         if model is None:
             leftover |= inside * 255
             continue
@@ -70,11 +72,10 @@ def _complete(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6) -> np.ndarra
 class _Crop:
     """The region flow is computed and pixels are propagated in, and its scaled-down twin."""
 
-    def __init__(self, union: np.ndarray, margin: int, flow_long_side: int):
-        ys, xs = np.nonzero(union)
-        h, w = union.shape
-        self.y0, self.y1 = max(0, ys.min() - margin), min(h, ys.max() + 1 + margin)
-        self.x0, self.x1 = max(0, xs.min() - margin), min(w, xs.max() + 1 + margin)
+    def __init__(self, region: np.ndarray, flow_long_side: int):
+        ys, xs = np.nonzero(region)
+        self.y0, self.y1 = ys.min(), ys.max() + 1
+        self.x0, self.x1 = xs.min(), xs.max() + 1
         ch, cw = self.y1 - self.y0, self.x1 - self.x0
         self.scale = min(1.0, flow_long_side / max(ch, cw))
         self.small = (max(8, round(cw * self.scale)), max(8, round(ch * self.scale)))
@@ -153,21 +154,38 @@ def _gather(colors: list[np.ndarray], where: np.ndarray, traced: tuple) -> np.nd
     return out
 
 
-def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 24, flow_long_side: int = 320,
+def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 320,
                radius: int = 3) -> list[np.ndarray]:
-    """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled."""
-    union = np.bitwise_or.reduce(np.stack(holes), axis=0) if holes else None
-    if union is None or not union.any():
-        return [f.copy() for f in frames]
-    crop = _Crop(union, margin, flow_long_side)
+    """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
+
+    Each group of nearby holes (the union over the chunk, grown by `margin`) is handled in its
+    own crop, so the cost follows the UI's area, not the frame's.
+    """
+    out = [f.copy() for f in frames]
+    if not holes:
+        return out
+    union = np.bitwise_or.reduce(np.stack(holes), axis=0)
+    if not union.any():
+        return out
+    grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    count, regions = cv2.connectedComponents(grown)
+    for k in range(1, count):
+        _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius)
+    return out
+
+
+def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop, out: list[np.ndarray],
+                 radius: int) -> None:
+    """Fill the hole pixels inside one crop of every frame, writing into `out`."""
     colors = [crop.cut(f) for f in frames]
     cut_holes = [crop.cut(h) for h in holes]
     n = len(frames)
     forward = _sweep(crop, cut_holes, _flows(crop, frames, holes, -1), range(n))
     backward = _sweep(crop, cut_holes, _flows(crop, frames, holes, +1), range(n - 1, -1, -1))
-    out = []
     for t in range(n):
         hole = cut_holes[t] > 0
+        if not hole.any():
+            continue
         filled = colors[t].copy()
         color, weight = np.zeros((int(hole.sum()), 3), np.float32), np.zeros(int(hole.sum()), np.float32)
         for traced in (forward[t], backward[t]):
@@ -187,11 +205,8 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
         unreached = (hole & ~reached).astype(np.uint8) * 255
         if unreached.any():
             filled = cv2.inpaint(filled, unreached, radius, cv2.INPAINT_TELEA)
-        frame = frames[t].copy()
-        region = crop.cut(frame)  # a view into `frame`
+        region = crop.cut(out[t])  # a view into the output frame
         region[hole] = filled[hole]
-        out.append(frame)
-    return out
 
 
 def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 4, chunk_frames: int = 90,
