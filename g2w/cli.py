@@ -82,10 +82,15 @@ def _judge_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+MASK_CHOICE_METHODS = ("telea", "propagate")  # removers whose mask may come from the segmenter or the truth
+
+
 def _remove(args: argparse.Namespace) -> int:
     from g2w.jobs.remove import run_remove
 
     try:
+        if args.mask and args.method not in MASK_CHOICE_METHODS:
+            raise ValueError(f"--mask applies to {', '.join(MASK_CHOICE_METHODS)}, not {args.method}")
         options = {"mask": args.mask} if args.mask else {}
         summary = run_remove(args.method, args.cases, args.output, options)
     except ValueError as exc:  # a bad case listing
