@@ -91,12 +91,92 @@ def _remove(args: argparse.Namespace) -> int:
     try:
         if args.mask and args.method not in MASK_CHOICE_METHODS:
             raise ValueError(f"--mask applies to {', '.join(MASK_CHOICE_METHODS)}, not {args.method}")
-        options = {"mask": args.mask} if args.mask else {}
-        summary = run_remove(args.method, args.cases, args.output, options)
+        summary = run_remove(args.method, args.cases, args.output, _remove_options(args))
     except ValueError as exc:  # a bad case listing
         print(f"g2w remove: {exc}", file=sys.stderr)
         return 2
     return 0 if summary["error"] == 0 else 1
+
+
+def _remove_options(args: argparse.Namespace) -> dict:
+    """Method options given on the command line (only the ones set are passed on)."""
+    names = ("mask", "checkpoint", "reference", "steps", "base_dir", "mllm_dir")
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
+def _gamecleaner_precache(args: argparse.Namespace) -> int:
+    from g2w.jobs.gamecleaner_precache import run_precache
+
+    try:
+        summary = run_precache(args.pairs, args.output, args.preset, args.checkpoint, args.base, args.mllm, args.seed)
+    except ValueError as exc:
+        print(f"g2w gamecleaner precache: {exc}", file=sys.stderr)
+        return 2
+    return 0 if summary["ok"] else 1
+
+
+def _gamecleaner_train(args: argparse.Namespace) -> int:
+    from g2w.jobs.gamecleaner_train import run_train
+
+    try:
+        run_train(args.cache, args.output, preset=args.preset, checkpoint=args.checkpoint, base_dir=args.base,
+                  num_workers=args.num_workers, use_gpu=args.use_gpu, steps=args.steps, global_batch=args.global_batch,
+                  lr=args.lr, checkpoint_every=args.checkpoint_every, skip_errors=args.skip_errors,
+                  max_failures=args.max_failures, seed=args.seed)
+    except ValueError as exc:  # a cache with error rows, or of the wrong kind
+        print(f"g2w gamecleaner train: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _gamecleaner_import_kiwi(args: argparse.Namespace) -> int:
+    from g2w.models.gamecleaner.kiwi_import import import_kiwi
+    from g2w.models.gamecleaner.presets import get_preset
+
+    try:
+        ignored = import_kiwi(args.kiwi, get_preset(args.preset), args.output)
+    except KeyError as exc:
+        print(f"g2w gamecleaner import-kiwi: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.output}; ignored {len(ignored)} keys without a GameCleaner counterpart: {ignored[:8]}")
+    return 0
+
+
+def _add_gamecleaner_commands(sub) -> None:
+    from g2w.models.gamecleaner.presets import PRESETS
+
+    p = sub.add_parser("gamecleaner", help="GameCleaner: latent precache and LoRA training on Ray Train")
+    gc = p.add_subparsers(dest="gamecleaner_command", required=True)
+    q = gc.add_parser("precache", help="VAE latents + frozen condition of synthesis pairs (Ray Data)")
+    q.add_argument("--pairs", nargs="+", required=True, help="synthesis output folder(s)")
+    q.add_argument("--preset", choices=PRESETS, default="tiny")
+    q.add_argument("--output", required=True)
+    q.add_argument("--checkpoint", help="g2w weights the run will start from (then the connector output is cached)")
+    q.add_argument("--base", help="Wan folder in diffusers layout (transformer/, vae/); default: random init")
+    q.add_argument("--mllm", help="Qwen2.5-VL folder in transformers layout")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_gamecleaner_precache)
+    q = gc.add_parser("train", help="train GameCleaner on a precache with Ray Train (resumes on rerun)")
+    q.add_argument("--cache", required=True)
+    q.add_argument("--output", required=True, help="run folder (local or s3://)")
+    q.add_argument("--preset", choices=PRESETS, default="tiny")
+    q.add_argument("--checkpoint", help="start from these g2w weights (MLLM, queries, connector frozen)")
+    q.add_argument("--base", help="Wan folder in diffusers layout; default: random init")
+    q.add_argument("--num-workers", type=_positive(int), default=1)
+    q.add_argument("--use-gpu", action="store_true")
+    q.add_argument("--steps", type=_positive(int), default=3000)
+    q.add_argument("--global-batch", type=_positive(int), default=32)
+    q.add_argument("--lr", type=float, default=1e-4)
+    q.add_argument("--checkpoint-every", type=_positive(int), default=100)
+    q.add_argument("--max-failures", type=int, default=2)
+    q.add_argument("--skip-errors", action="store_true", help="train on the ok rows of a cache with error rows")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_gamecleaner_train)
+    q = gc.add_parser("import-kiwi", help="convert a Kiwi-Edit stage checkpoint into g2w GameCleaner weights")
+    q.add_argument("kiwi", metavar="KIWI.safetensors")
+    q.add_argument("--preset", choices=PRESETS, default="wan22-ti2v-5b")
+    q.add_argument("--output", required=True)
+    q.set_defaults(run=_gamecleaner_import_kiwi)
 
 
 def _eval_table(args: argparse.Namespace) -> int:
@@ -129,6 +209,11 @@ def _add_evaluation_commands(sub) -> None:
     p.add_argument("--output", required=True)
     p.add_argument("--mask", choices=["segmenter", "gt"], default=None,
                    help="UI mask for telea/propagate: the learned segmenter (default) or the ground truth")
+    p.add_argument("--checkpoint", help="gamecleaner: training run folder or weights file")
+    p.add_argument("--reference", choices=("first-clean-frame", "none"), help="gamecleaner: reference frame")
+    p.add_argument("--steps", type=_positive(int), help="gamecleaner: sampler steps (default 50)")
+    p.add_argument("--base-dir", help="gamecleaner: Wan folder in diffusers layout")
+    p.add_argument("--mllm-dir", help="gamecleaner: Qwen2.5-VL folder")
     p.set_defaults(run=_remove)
 
     p = sub.add_parser("eval-table", help="Table 3/4 Markdown from evaluate runs (synthetic + wild per method)")
@@ -332,6 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_evaluation_commands(sub)
     _add_hud_commands(sub)
     _add_segmenter_commands(sub)
+    _add_gamecleaner_commands(sub)
     return parser
 
 

@@ -7,7 +7,9 @@
 4. paired clean/HUD samples synthesized from the kept clips (`synth/`);
 5. the removal baselines on those pairs (`removed/<method>/`), scored by the reference judge
    (`eval/<method>/`), next to the mask-free `propagate` remover (the learned segmenter finds
-   the UI, flow-guided propagation fills it); the segmenter's detections are in `detect/`.
+   the UI, flow-guided propagation fills it); the segmenter's detections are in `detect/`;
+6. GameCleaner (tiny, random-initialised, a few CPU training steps): precache, Ray Train,
+   removal and evaluation (`gamecleaner/`); its quality is not meaningful, only the path is.
 Every stage writes its own summary and report; `report.html` here links them, with a contact
 sheet of the raw footage. Each stage is resumable, so rerunning the demo reuses finished work.
 """
@@ -59,10 +61,12 @@ def _stage(name: str, timings: dict, start: float) -> float:
 
 
 def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration_s: float = 20.0,
-             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16") -> dict:
+             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16",
+             gamecleaner: bool = True) -> dict:
     from g2w.hud.bootstrap import bootstrap_library
     from g2w.jobs.curate import run_curate
     from g2w.jobs.detect import run_detect
+    from g2w.jobs.gamecleaner_demo import run_gamecleaner_demo
     from g2w.jobs.evaluate import run_evaluate
     from g2w.jobs.remove import run_remove
     from g2w.jobs.synthesize import run_synthesize
@@ -73,12 +77,12 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
     timings: dict = {}
     t = time.perf_counter()
 
-    print(f"== 1/5 sample videos: {count} x {duration_s:g} s -> {paths['raw']}", flush=True)
+    print(f"== 1/6 sample videos: {count} x {duration_s:g} s -> {paths['raw']}", flush=True)
     videos = generate_samples(paths["raw"], count, seed, duration_s,
                               progress=lambda i, n, p: print(f"  {i}/{n} {p}", flush=True))
     t = _stage("samples", timings, t)
 
-    print(f"== 2/5 curation -> {paths['curated']}", flush=True)
+    print(f"== 2/6 curation -> {paths['curated']}", flush=True)
     config = CurateConfig(seed=seed, clip_model=clip_model, clip_pretrained=clip_pretrained)
     curated = run_curate([paths["raw"]], paths["curated"], config)
     t = _stage("curate", timings, t)
@@ -88,15 +92,15 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
         print("no clip was kept, so there is nothing to synthesize from; stopping after curation", flush=True)
         return _finish(out_dir, videos, summary)
 
-    print(f"== 3/5 HUD asset library (procedural bootstrap) -> {paths['assets']}", flush=True)
+    print(f"== 3/6 HUD asset library (procedural bootstrap) -> {paths['assets']}", flush=True)
     library = bootstrap_library(paths["assets"], per_label=3, seed=seed)
     t = _stage("assets", timings, t)
 
-    print(f"== 4/5 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
+    print(f"== 4/6 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
     synth = run_synthesize(paths["curated"], paths["assets"], paths["synth"], samples, seed)
     t = _stage("synthesize", timings, t)
 
-    print(f"== 5/5 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
+    print(f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
           "scored by the reference judge", flush=True)
     detected = run_detect([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"])
     scores = {}
@@ -105,6 +109,12 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
         run_remove(method, paths["synth"], edited)
         scores[method] = run_evaluate(paths["synth"], edited, os.path.join(paths["eval"], method))
     t = _stage("remove_evaluate", timings, t)
+
+    if gamecleaner:
+        print("== 6/6 GameCleaner (tiny, random-initialised): precache, training, removal, evaluation", flush=True)
+        summary["gamecleaner"] = run_gamecleaner_demo(paths["synth"], os.path.join(out_dir, "gamecleaner"), seed)
+        scores["gamecleaner"] = summary["gamecleaner"]["evaluate"]
+        t = _stage("gamecleaner", timings, t)
 
     summary.update(assets=library, synthesize=synth, detect=detected, evaluate=scores)
     return _finish(out_dir, videos, summary)
@@ -128,12 +138,17 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
          "outputs": "detect/videos/*/mask.mkv, annotation.json, preview.png"},
         *[{"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
           for m in METHODS],
+        {"stage": "GameCleaner training (random-initialised, tiny)", "report": "gamecleaner/run/report.html",
+         "outputs": "gamecleaner/run/weights.safetensors"},
+        {"stage": "evaluation: gamecleaner", "report": "gamecleaner/eval/report.html",
+         "outputs": "gamecleaner/eval/metrics.json"},
     ]
     links = "".join(f"<li><a href='{s['report']}'>{s['stage']}</a> — {s['outputs']}</li>" for s in stages
                     if os.path.exists(os.path.join(out_dir, s["report"])))
     metrics = [{"method": method, "split": split, **scores}
                for method, result in summary["evaluate"].items() for split, scores in result["scores"].items()]
-    warning = summary["curate_embedding"].get("warning", "")
+    warning = " ".join(w for w in (summary["curate_embedding"].get("warning", ""),
+                                   summary.get("gamecleaner", {}).get("warning", "")) if w)
     page = os.path.join(out_dir, "report.html")
     write_html(page, "g2w demo run", [
         *([("Warning", f"<p style='color:#b00;font-weight:bold'>{warning}</p>")] if warning else []),
