@@ -373,7 +373,8 @@ def _add_segmenter_commands(sub) -> None:
                    help="held-out synthesis outputs (other clips, another asset library)")
     q.add_argument("--output", required=True, metavar="RUN")
     q.add_argument("--steps", type=_positive(int), default=2000)
-    q.add_argument("--eval-every", type=_positive(int), default=250)
+    q.add_argument("--eval-every", type=_positive(int), default=250,
+                   help="checkpoint every N steps (held-out validation runs at the end)")
     q.add_argument("--batch-size", type=_positive(int), default=16)
     q.add_argument("--crop", type=_positive(int), default=160, help="training crop, pixels at model resolution")
     q.add_argument("--seed", type=int, default=0)

@@ -17,7 +17,7 @@ def test_shapes_for_odd_sizes_and_all_parameters_train():
     assert ui.shape == (2, 1, 37, 53)
     assert labels.shape == (2, len(LABELS), 19, 27)
     task = SegmenterTask(data=[], val=[], cache_dir="", model=config.__dict__)
-    params = task.trainable_parameters(model)
+    params = list(task.trainable_parameters(model).values())
     assert sum(p.numel() for p in params) == sum(p.numel() for p in model.parameters()) > 0
     (ui.mean() + labels.mean()).backward()
     assert all(p.grad is not None for p in params)
