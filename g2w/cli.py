@@ -98,10 +98,15 @@ def _judge_human_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+MASK_CHOICE_METHODS = ("telea", "propagate")  # removers whose mask may come from the segmenter or the truth
+
+
 def _remove(args: argparse.Namespace) -> int:
     from g2w.jobs.remove import run_remove
 
     try:
+        if args.mask and args.method not in MASK_CHOICE_METHODS:
+            raise ValueError(f"--mask applies to {', '.join(MASK_CHOICE_METHODS)}, not {args.method}")
         summary = run_remove(args.method, args.cases, args.output, _remove_options(args))
     except ValueError as exc:  # a bad case listing
         print(f"g2w remove: {exc}", file=sys.stderr)
@@ -111,7 +116,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 def _remove_options(args: argparse.Namespace) -> dict:
     """Method options given on the command line (only the ones set are passed on)."""
-    names = ("checkpoint", "reference", "steps", "base_dir", "mllm_dir")
+    names = ("mask", "checkpoint", "reference", "steps", "base_dir", "mllm_dir")
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 
 
@@ -229,6 +234,8 @@ def _add_evaluation_commands(sub) -> None:
     p.add_argument("--method", choices=METHODS, required=True)
     p.add_argument("--cases", required=True, help="synthesis output folder or wild-cases JSONL")
     p.add_argument("--output", required=True)
+    p.add_argument("--mask", choices=["segmenter", "gt"], default=None,
+                   help="UI mask for telea/propagate: the learned segmenter (default) or the ground truth")
     p.add_argument("--checkpoint", help="gamecleaner: training run folder or weights file")
     p.add_argument("--reference", choices=("first-clean-frame", "none"), help="gamecleaner: reference frame")
     p.add_argument("--steps", type=_positive(int), help="gamecleaner: sampler steps (default 50)")
@@ -435,6 +442,52 @@ def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) 
     p.add_argument("--duration-s", type=_positive(float), default=duration_s, help="length of each video")
 
 
+def _segmenter_train(args: argparse.Namespace) -> int:
+    from g2w.jobs.train_segmenter import run_train_segmenter
+
+    try:
+        run_train_segmenter(args.data, args.val, args.output, steps=args.steps, seed=args.seed,
+                            batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every)
+    except ValueError as exc:
+        print(f"g2w hud-segmenter train: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _detect(args: argparse.Namespace) -> int:
+    from g2w.jobs.detect import run_detect
+
+    try:
+        summary = run_detect(args.videos, args.output, args.checkpoint)
+    except (ValueError, OSError) as exc:
+        print(f"g2w detect: {exc}", file=sys.stderr)
+        return 2
+    return 0 if summary["error"] == 0 else 1
+
+
+def _add_segmenter_commands(sub) -> None:
+    p = sub.add_parser("hud-segmenter", help="the learned UI segmenter")
+    seg = p.add_subparsers(dest="segmenter_command", required=True)
+    q = seg.add_parser("train", help="train on synthesized pairs through Ray Train")
+    q.add_argument("--data", nargs="+", required=True, metavar="SYNTH_OUT", help="synthesis output folders")
+    q.add_argument("--val", nargs="+", required=True, metavar="SYNTH_OUT",
+                   help="held-out synthesis outputs (other clips, another asset library)")
+    q.add_argument("--output", required=True, metavar="RUN")
+    q.add_argument("--steps", type=_positive(int), default=2000)
+    q.add_argument("--eval-every", type=_positive(int), default=250,
+                   help="checkpoint every N steps (held-out validation runs at the end)")
+    q.add_argument("--batch-size", type=_positive(int), default=16)
+    q.add_argument("--crop", type=_positive(int), default=160, help="training crop, pixels at model resolution")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_segmenter_train)
+
+    p = sub.add_parser("detect", help="find the UI in videos: mask.mkv, annotation.json, preview.png per video")
+    p.add_argument("videos", nargs="+", metavar="VIDEO", help="video files, folders, globs or lists")
+    p.add_argument("--output", required=True, metavar="OUT")
+    p.add_argument("--checkpoint", default=None, help="segmenter folder (default: the shipped g2w/weights)")
+    p.set_defaults(run=_detect)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="g2w", description="Gameplay video to world-model data.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -470,6 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_hud_commands(sub)
     _add_service_commands(sub)
     _add_capture_commands(sub)
+    _add_segmenter_commands(sub)
     _add_gamecleaner_commands(sub)
     return parser
 

@@ -6,7 +6,8 @@
 3. a procedural HUD asset library (`assets/`);
 4. paired clean/HUD samples synthesized from the kept clips (`synth/`);
 5. the removal baselines on those pairs (`removed/<method>/`), scored by the reference judge
-   (`eval/<method>/`);
+   (`eval/<method>/`), next to the mask-free `propagate` remover (the learned segmenter finds
+   the UI, flow-guided propagation fills it); the segmenter's detections are in `detect/`;
 6. GameCleaner (tiny, random-initialised, a few CPU training steps): precache, Ray Train,
    removal and evaluation (`gamecleaner/`); its quality is not meaningful, only the path is.
 Every stage writes its own summary and report; `report.html` here links them, with a contact
@@ -27,6 +28,7 @@ from g2w.video.decode import FrameReader
 
 FRAMES_PER_VIDEO = 5
 BASELINES = ("identity", "telea-gt")
+METHODS = (*BASELINES, "propagate")  # propagate: mask-free (the shipped segmenter's mask)
 
 
 def _sidecar(video_path: str) -> dict:
@@ -64,6 +66,7 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
              real_clips: str | None = None, gamecleaner: bool = True) -> dict:
     from g2w.hud.bootstrap import bootstrap_library
     from g2w.jobs.curate import run_curate
+    from g2w.jobs.detect import run_detect
     from g2w.jobs.gamecleaner_demo import run_gamecleaner_demo
     from g2w.jobs.evaluate import run_evaluate
     from g2w.jobs.remove import run_remove
@@ -71,7 +74,8 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
 
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    paths = {k: os.path.join(out_dir, k) for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval")}
+    paths = {k: os.path.join(out_dir, k)
+             for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval", "detect")}
     timings: dict = {}
     t = time.perf_counter()
 
@@ -102,9 +106,11 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
         summary["synthesize_real"] = run_synthesize(real_clips, paths["assets"], paths["synth_real"], samples, seed)
     t = _stage("synthesize", timings, t)
 
-    print("== 5/6 removal baselines, scored by the reference judge", flush=True)
+    print(f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
+          "scored by the reference judge", flush=True)
+    detected = run_detect([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"])
     scores = {}
-    for method in BASELINES:
+    for method in METHODS:
         edited = os.path.join(paths["removed"], method)
         run_remove(method, paths["synth"], edited)
         scores[method] = run_evaluate(paths["synth"], edited, os.path.join(paths["eval"], method))
@@ -116,7 +122,7 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
         scores["gamecleaner"] = summary["gamecleaner"]["evaluate"]
         t = _stage("gamecleaner", timings, t)
 
-    summary.update(assets=library, synthesize=synth, evaluate=scores)
+    summary.update(assets=library, synthesize=synth, detect=detected, evaluate=scores)
     return _finish(out_dir, videos, summary)
 
 
@@ -136,8 +142,10 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
         {"stage": "synthesis", "report": "synth/report.html", "outputs": "synth/manifest.parquet, synth/samples/"},
         {"stage": "synthesis on real clips", "report": "synth_real/report.html",
          "outputs": "synth_real/manifest.parquet, synth_real/samples/"},
+        {"stage": "segmenter detection", "report": "detect/report.html",
+         "outputs": "detect/videos/*/mask.mkv, annotation.json, preview.png"},
         *[{"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
-          for m in BASELINES],
+          for m in METHODS],
         {"stage": "GameCleaner training (random-initialised, tiny)", "report": "gamecleaner/run/report.html",
          "outputs": "gamecleaner/run/weights.safetensors"},
         {"stage": "evaluation: gamecleaner", "report": "gamecleaner/eval/report.html",
@@ -155,7 +163,7 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
         ("Stages", f"<ul>{links}</ul>"),
         ("Timings (s)", key_values(summary["timings_s"])),
         ("Curation counts", key_values(summary["curate"])),
-        ("Baselines, reference judge", table(metrics, list(metrics[0]) if metrics else [])),
+        ("Baselines and propagate (mask-free), reference judge", table(metrics, list(metrics[0]) if metrics else [])),
         ("Raw footage, labelled by ground-truth block", f"<img src='{sheet}' style='max-width:100%'>"),
     ])
     return page
