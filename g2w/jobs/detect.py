@@ -11,6 +11,7 @@ so `g2w evaluate` scores predicted boxes exactly as it scores ground truth. Also
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -78,6 +79,20 @@ def detect_video(segmenter, video: str, out_dir: str) -> dict:
     os.replace(tmp, out_dir)
     return {"frames": frames, "instances": len(annotation["instances"]),
             "ui_fraction": round(ui_pixels / (frames * info.width * info.height), 5)}
+
+
+@functools.lru_cache(maxsize=2)
+def _segmenter(checkpoint: str | None):
+    from g2w.segment.predict import Segmenter
+
+    return Segmenter(checkpoint)
+
+
+def detect_file(video: str, out_dir: str, checkpoint: str | None = None) -> int:
+    """Segment one video into `out_dir` (mask.mkv, annotation.json, preview.png); returns its frame
+    count. The removal service's Detector plugs in here (`detector=g2w.jobs.detect:detect_file`);
+    the segmenter loads once per process."""
+    return detect_video(_segmenter(checkpoint), video, out_dir)["frames"]
 
 
 def annotation_label(annotation: dict, instance_id: str) -> str:

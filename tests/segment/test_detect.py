@@ -70,3 +70,14 @@ def test_detect_writes_evaluable_annotations_and_survives_bad_inputs(synth_out, 
     assert again["skipped"] == 1
     with open(os.path.join(out, "summary.json")) as f:
         assert json.load(f)["videos"] == 1
+
+
+def test_detect_file_is_the_services_detector(make_video, tmp_path):
+    """The function the removal service's Detector names writes the same three outputs."""
+    from g2w.jobs.detect import detect_file
+
+    video = make_video("clip.mp4", frames=12, width=160, height=96)
+    out = tmp_path / "one"
+    assert detect_file(video, str(out)) == 12
+    assert sorted(os.listdir(out)) == ["annotation.json", "mask.mkv", "preview.png"]
+    assert len(read_masks(str(out / "mask.mkv"))) == 12
