@@ -11,12 +11,18 @@ clips the script builds footage whose truth is known by construction:
 - jittered: a clean clip moved by a random per-frame translation (1.5 % of the width, like a
   handheld jolt), so its windows are known shake.
 Every built video is decoded once into the per-frame cues the curation job uses
-(`FrameSignals`); thresholds are searched on the choose split and reported on the other: by
-game when the corpus has two or more, else by demo (said plainly in the output). Printed side by
+(`FrameSignals`, cached in the workdir); thresholds are chosen on the choose split and reported
+on the other: by game when the corpus has two or more, else by IWAD or demo (said plainly in
+the output). The structural path (frames that share nothing, standing out on each side) is set
+by a midpoint rule on the choose split: its difference threshold halfway between the largest
+difference of a non-cut step that stands out and the level of unrelated frames (thumbnails of
+different clips), its ratio halfway between the largest such ratio of a decorrelated non-cut
+step and the smallest ratio at a known cut. The other thresholds come from a grid search. Printed side by
 side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and
 the UI screen on clean clips and on the HUD versions of the same moments.
 
-Usage: python benchmarks/calibrate_real_curation.py /work/real_corpus [--workdir /tmp/g2w_real_cal]
+Usage: python benchmarks/calibrate_real_curation.py /work/real_corpus [--workdir /tmp/g2w_real_cal] [--reverse]
+(--reverse swaps the two splits: choose on the second, report on the first)
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import glob
 import itertools
 import json
 import os
+import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -35,7 +42,7 @@ import numpy as np
 
 from g2w.curate.analyze import AnalyzeWindows, cut_and_shake
 from g2w.curate.config import QualityThresholds
-from g2w.curate.cuts import CutThresholds, FrameSignals, cut_scores, luma_thumb
+from g2w.curate.cuts import CutThresholds, FrameSignals, cut_scores, luma_thumb, motion_compensated_difference, side_means
 from g2w.curate.quality import quality_reasons
 from g2w.curate.windows import plan_windows
 from g2w.sources import probe_row
@@ -45,6 +52,7 @@ from g2w.video.encode import VideoWriter
 WINDOW_S = 5.0
 JITTER = 0.015  # per-frame jitter, fraction of the width
 MATCH_S = 0.1  # a detected cut this close to an inserted one found it
+UNRELATED_EVERY = 15  # frames between the thumbnails kept to measure unrelated-frame differences
 
 
 def _game_of(clip: str) -> str:
@@ -138,15 +146,30 @@ def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
     return videos
 
 
-def signals_of(video: dict) -> dict:
+def signals_of(video: dict, workdir: str) -> dict:
     """Per-frame cues of one built video (the curation job's own code), the sampled-frame
-    quality measures of its windows, and PySceneDetect's cuts on the same file."""
+    quality measures of its windows, and PySceneDetect's cuts on the same file; cached."""
+    cache = os.path.join(workdir, "signals", os.path.basename(os.path.dirname(video["path"])) + "_"
+                         + os.path.basename(video["path"]) + ".pkl")
+    if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(video["path"]):
+        return {**pickle.load(open(cache, "rb")), **video}
+    measured = _measure(video)
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    pickle.dump(measured, open(cache, "wb"))
+    return measured
+
+
+def _measure(video: dict) -> dict:
     from scenedetect import AdaptiveDetector, ContentDetector, detect
 
     s = FrameSignals()
+    kept = []
     start = time.perf_counter()
-    for _, t, frame in iter_video_frames(video["path"], threads=1):
-        s.add(t, luma_thumb(frame))
+    for k, (_, t, frame) in enumerate(iter_video_frames(video["path"], threads=1)):
+        thumb = luma_thumb(frame)
+        s.add(t, thumb)
+        if k % UNRELATED_EVERY == 0:
+            kept.append(thumb.pixels)
     ours_s = time.perf_counter() - start
     rows = AnalyzeWindows().analyze_source(probe_row(video["path"]))
     peers = {}
@@ -156,7 +179,7 @@ def signals_of(video: dict) -> dict:
         peers[name] = ([sc[0].seconds for sc in scenes[1:]], time.perf_counter() - start)
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
-            "shift": np.array(s.shift).reshape(-1, 2), "ours_s": ours_s, "peers": peers,
+            "shift": np.array(s.shift).reshape(-1, 2), "ours_s": ours_s, "peers": peers, "thumbs": kept,
             "windows": [{k: r[k] for k in ("start_s", "end_s", "status", "luma_mean", "dark_fraction",
                                            "bright_fraction", "sharpness", "frozen_fraction", "border_fraction",
                                            "ui_coverage", "width", "height", "fps")} for r in rows]}
@@ -213,10 +236,42 @@ def peer_scores(videos: list[dict], name: str) -> dict:
             "clean_keep": clean_kept / max(clean, 1)}
 
 
+def unrelated_level(videos: list[dict]) -> float:
+    """Median motion-compensated difference between thumbnails of different continuous clips,
+    taken at the same offsets: what "sharing nothing" looks like in this footage."""
+    clips = [v["thumbs"] for v in videos if v["kind"] == "continuous"]
+    return float(np.median([motion_compensated_difference(a[k], b[k])[0] for a, b in itertools.permutations(clips, 2)
+                            for k in range(min(len(a), len(b)))]))
+
+
+def structural_thresholds(videos: list[dict], neighbours: int) -> tuple[float, float]:
+    """(decorrelated, ratio_decorrelated) by the midpoint rule in the module docstring,
+    iterated until it settles."""
+    cut_r, other_d, other_r = [], [], []
+    for v in videos:
+        d = v["difference"]
+        sided = d / np.maximum(np.maximum(*side_means(d, neighbours)), 0.01)
+        at_cut = np.zeros(len(d), bool)
+        for c in v["cuts"]:
+            at_cut[int(np.argmin(np.abs(v["times"] - c)))] = True
+        real = ~v["flat"]
+        cut_r += list(sided[at_cut & real])
+        other_d += list(d[~at_cut & real])
+        other_r += list(sided[~at_cut & real])
+    cut_r, other_d, other_r = np.array(cut_r), np.array(other_d), np.array(other_r)
+    unrelated, ratio = unrelated_level(videos), float(cut_r.min())
+    for _ in range(20):
+        level = (other_d[other_r >= ratio].max(initial=0.0) + unrelated) / 2
+        ratio = (other_r[other_d >= level].max(initial=1.0) + cut_r.min()) / 2
+    return round(float(level), 3), round(float(ratio), 3)
+
+
 def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
-    """The grid point that finds every inserted cut and keeps the most clean windows, then
-    catches the most shake; ties go to the defaults' side (listed first)."""
-    base = CutThresholds()
+    """The structural path by its midpoint rule, then the grid point that finds every inserted
+    cut and keeps the most clean windows, then catches the most shake; ties go to the
+    defaults' side (listed first)."""
+    level, ratio = structural_thresholds(videos, CutThresholds().neighbours)
+    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio)
     grid = itertools.product((base.floor, 0.2, 0.4), (base.ratio, 2.0, 3.0, 4.0), (base.histogram, 0.1, 0.25),
                              (base.ratio_alone, 5.0, 12.0))
     best = None
@@ -258,6 +313,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpus")
     parser.add_argument("--workdir", default="/tmp/g2w_real_cal")
+    parser.add_argument("--reverse", action="store_true", help="choose on the second split, report on the first")
     args = parser.parse_args()
     games = clean_clips(args.corpus)
     if not games:
@@ -276,6 +332,8 @@ def main() -> None:
         split = "by game"
     names = sorted(games)
     choose_games, report_games = set(names[::2]), set(names[1::2])
+    if args.reverse:
+        choose_games, report_games = report_games, choose_games
     built = build(games, args.workdir)
     clip_group = {c: g for g, clips in games.items() for c in clips}
     hud = []
@@ -285,7 +343,7 @@ def main() -> None:
         hud.append({"path": path, "game": clip_group.get(clean, "unpaired"), "kind": "hud", "cuts": [],
                     "shaky_from": None})
     with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
-        measured = list(pool.map(signals_of, built + hud))
+        measured = list(pool.map(signals_of, built + hud, itertools.repeat(args.workdir)))
     videos, hud = measured[: len(built)], measured[len(built):]
     chosen_on = [v for v in videos if v["game"] in choose_games]
     reported_on = [v for v in videos if v["game"] in report_games]

@@ -11,7 +11,12 @@ frames in a row, while a cut moves one frame. So a frame's difference is compare
 mean of its neighbours on both sides (as PySceneDetect's adaptive detector does): a cut is a
 spike against that local average, large enough in absolute terms, and either confirmed by the
 histogram or a much sharper spike (two looks of one place, e.g. a replay restarting, keep
-their histogram). A step where either frame is nearly flat (the black end of a fade) is never
+their histogram). A third, structural path needs no colour change: a step whose two frames
+share no layout any shift explains (a motion-compensated difference near that of unrelated
+frames) and that stands out against each side on its own. Two maps of one game that look alike
+change the histogram little, but their thumbnails decorrelate; a fast turn that phase
+correlation loses also decorrelates, but for several frames in a row, so it does not stand out
+against the side where the turn goes on. A step where either frame is nearly flat (the black end of a fade) is never
 a cut: there the normalized picture is mostly quantization.
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
@@ -44,6 +49,8 @@ class CutThresholds:
     histogram: float = 0.15  # histogram change (0-1) that confirms a content change
     ratio_alone: float = 8.0  # a spike this sharp is a cut without the histogram
     neighbours: int = 4  # frames on each side the spike is compared with
+    decorrelated: float = 0.87  # a difference this large: the frames share nothing a shift explains
+    ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
 
 
 @dataclass(frozen=True)
@@ -131,13 +138,24 @@ class FrameSignals:
         return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds)
 
 
-def neighbour_mean(values: np.ndarray, k: int) -> np.ndarray:
-    """Mean of the up-to-k values on each side of every element, itself excluded."""
+def _side_sums(values: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
+    """Sums and counts of the up-to-k values before and after every element."""
     padded = np.concatenate([[0.0], np.cumsum(values)])
     idx = np.arange(len(values))
     lo, hi = np.maximum(idx - k, 0), np.minimum(idx + k + 1, len(values))
-    count = np.maximum(hi - lo - 1, 1)
-    return (padded[hi] - padded[lo] - values) / count
+    return padded[idx] - padded[lo], idx - lo, padded[hi] - padded[idx + 1], hi - idx - 1
+
+
+def neighbour_mean(values: np.ndarray, k: int) -> np.ndarray:
+    """Mean of the up-to-k values on each side of every element, itself excluded."""
+    before, n_before, after, n_after = _side_sums(values, k)
+    return (before + after) / np.maximum(n_before + n_after, 1)
+
+
+def side_means(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of the up-to-k values before and after every element (0 where a side is empty)."""
+    before, n_before, after, n_after = _side_sums(values, k)
+    return before / np.maximum(n_before, 1), after / np.maximum(n_after, 1)
 
 
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
@@ -148,6 +166,8 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     spike = difference / np.maximum(neighbour_mean(difference, t.neighbours), 0.01)
     confirmed = np.maximum(histogram / t.histogram, spike / t.ratio_alone)
     score = np.minimum(np.minimum(difference / t.floor, spike / t.ratio), confirmed)
+    sided = difference / np.maximum(np.maximum(*side_means(difference, t.neighbours)), 0.01)
+    score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
     score[flat] = 0.0
     score[0] = 0.0
     return score

@@ -3,7 +3,7 @@ import cv2
 import numpy as np
 import pytest
 
-from g2w.curate.cuts import FrameSignals, cut_scores, luma_thumb, neighbour_mean
+from g2w.curate.cuts import CutThresholds, FrameSignals, cut_scores, luma_thumb, neighbour_mean, side_means
 from g2w.sample_data.textures import colorize, tileable_noise
 
 
@@ -14,6 +14,13 @@ def _frame(rgb: np.ndarray) -> av.VideoFrame:
 def _world(seed: int, size=(360, 640 * 3)) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return colorize(tileable_noise(rng, size[0], size[1], 8, 4), tuple(rng.integers(0, 120, 3)), tuple(rng.integers(120, 255, 3)))
+
+
+def _look_alike(seed: int, size=(360, 640 * 3)) -> np.ndarray:
+    """Another place painted with one fixed palette: different layout, nearly the same colours."""
+    palette = np.random.default_rng(7)
+    dark, light = tuple(palette.integers(0, 120, 3)), tuple(palette.integers(120, 255, 3))
+    return colorize(tileable_noise(np.random.default_rng(seed), size[0], size[1], 8, 4), dark, light)
 
 
 def _signals(frames) -> FrameSignals:
@@ -75,3 +82,19 @@ def test_the_spike_is_judged_against_both_sides():
     assert neighbour_mean(diff, 2)[5] == pytest.approx(0.1)
     scores = cut_scores(diff, np.full(len(diff), 0.5), np.zeros(len(diff), bool))
     assert list(np.flatnonzero(scores >= 1)) == [5]  # the turn starting at 11 has large neighbours after it
+
+
+def test_a_cut_between_look_alike_places_during_a_fast_pan_is_found():
+    """Two maps of one game: the histogram barely changes and the pan before the cut keeps the
+    spike modest, but the two frames share no layout any shift explains."""
+    a, b = _look_alike(11), _look_alike(12)
+    frames = [a[:, 60 * i : 60 * i + 640] for i in range(20)] + [b[:, 8 * i : 8 * i + 640] for i in range(20)]
+    signals = _signals(frames)
+    assert signals.histogram[20] < CutThresholds().histogram
+    assert list(np.flatnonzero(signals.cut_scores() >= 1)) == [20]
+
+
+def test_side_means_keep_each_side_apart():
+    before, after = side_means(np.array([1.0, 2.0, 3.0, 10.0, 5.0]), 2)
+    assert list(before) == [0.0, 1.0, 1.5, 2.5, 6.5]
+    assert list(after) == [2.5, 6.5, 7.5, 5.0, 0.0]
