@@ -5,8 +5,9 @@ Both sides are timed by CPU time (user + system), so the figure is "per core" wh
 threads either uses. A ratio near 1 means the analysis costs about what decoding alone does.
 GameVerse reports about 400 frames/s per worker for its segmentation, for reference.
 
-With --profile the front end runs a second time under cProfile and prints where its time goes
-(decoding is the time inside `iter_video_frames`; everything else is the checks).
+With --profile the front end runs a second time under cProfile, clocked in CPU time like the
+ratio, and prints where its time goes (decoding is the time inside `iter_video_frames`;
+everything else is the checks).
 
 Usage: python benchmarks/curate_frontend.py [--seconds 60] [--workdir /tmp/g2w_bench_frontend] [--profile]
 """
@@ -17,6 +18,7 @@ import argparse
 import cProfile
 import pstats
 import resource
+import time
 import subprocess
 
 from g2w.curate.analyze import AnalyzeWindows
@@ -57,7 +59,7 @@ def main() -> None:
     ours = cpu_self() - start
 
     if args.profile:
-        profile = cProfile.Profile()
+        profile = cProfile.Profile(time.process_time)
         profile.runcall(lambda: [step.analyze_source(probe_row(p)) for p in paths])
         stats = pstats.Stats(profile)
         total = stats.total_tt

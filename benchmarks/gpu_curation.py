@@ -10,7 +10,9 @@ windows per second are compared with it), spherical k-means on GPU at the paper'
 usable (H100/H200 have no NVENC engine, so encoding must fall back to libx264).
 
 `--device cpu --sources 2 --seconds 10 --parts none` runs the end-to-end part on a machine
-without a GPU (a check that the script works; its figures say nothing about a GPU node).
+without a GPU (a check that the script works; its figures say nothing about a GPU node). Asked
+for CUDA (the default, or any `--parts all` run) where torch sees none, it stops at once with
+that advice instead of failing inside the job.
 
 Usage: python benchmarks/gpu_curation.py [--sources 32] [--seconds 60] [--parts all|none] [--cpu-images 32]
 """
@@ -122,6 +124,9 @@ def main() -> None:
     parser.add_argument("--cpu-images", type=int, default=32)
     parser.add_argument("--workdir", default="/tmp/g2w_bench_gpu_curation")
     args = parser.parse_args()
+    if (args.device == "cuda" or args.parts == "all") and not torch.cuda.is_available():
+        parser.error("torch sees no CUDA device here; on a CPU-only machine run "
+                     "--device cpu --sources 2 --seconds 10 --parts none to check the script")
     windows_per_s = end_to_end(args.sources, args.seconds, args.device, args.workdir)
     if args.parts == "none":
         return

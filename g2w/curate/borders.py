@@ -14,20 +14,27 @@ BAR_MAX_LUMA = 30.0  # bars are black or near-black
 BAR_MAX_SPREAD = 6.0  # max - min luma along a bar line (codec noise, not content)
 
 
-def _bar_length(lines: np.ndarray) -> int:
-    """How many leading lines (rows of `lines`) are bar-like."""
-    spread = lines.max(axis=1).astype(np.int16) - lines.min(axis=1)
-    flat = (lines.mean(axis=1) <= BAR_MAX_LUMA) & (spread <= BAR_MAX_SPREAD)
+def _flat_lines(gray: np.ndarray, axis: int) -> np.ndarray:
+    """Per row (axis=1) or column (axis=0): whether that whole line is bar-like. One reduction
+    pass per direction serves both of its sides."""
+    spread = gray.max(axis=axis).astype(np.int16) - gray.min(axis=axis)
+    return (gray.mean(axis=axis) <= BAR_MAX_LUMA) & (spread <= BAR_MAX_SPREAD)
+
+
+def _leading(flat: np.ndarray) -> int:
+    """How many leading entries of `flat` are True."""
     not_flat = np.flatnonzero(~flat)
     return int(not_flat[0]) if len(not_flat) else len(flat)
 
 
 def border_bars(gray: np.ndarray) -> tuple[int, int, int, int]:
     """(top, bottom, left, right) bar thicknesses in pixels, paired sides equal."""
-    if _bar_length(gray) == gray.shape[0]:  # an all-black frame is darkness, not a letterbox
+    rows = _flat_lines(gray, 1)
+    if rows.all():  # an all-black frame is darkness, not a letterbox
         return 0, 0, 0, 0
-    vertical = min(_bar_length(gray), _bar_length(gray[::-1]))
-    horizontal = min(_bar_length(gray.T), _bar_length(gray.T[::-1]))
+    columns = _flat_lines(gray, 0)
+    vertical = min(_leading(rows), _leading(rows[::-1]))
+    horizontal = min(_leading(columns), _leading(columns[::-1]))
     return vertical, vertical, horizontal, horizontal
 
 
