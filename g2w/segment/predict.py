@@ -116,14 +116,14 @@ class Segmenter:
         if threads:
             torch.set_num_threads(threads)
         self.checkpoint = checkpoint or DEFAULT_CHECKPOINT
-        self.model = HudSegmenter.from_pretrained(self.checkpoint, device=device)
+        self.model = HudSegmenter.from_pretrained(self.checkpoint, device=device).for_inference()
         self.config = self.model.config
         self.device = device
 
     @torch.inference_mode()
     def predict(self, batch: list[np.ndarray], first: int = 0) -> list[FramePrediction]:
         """Predictions for network inputs (C, h, w) float32, numbered from `first`."""
-        x = torch.from_numpy(np.stack(batch)).to(self.device)
+        x = torch.from_numpy(np.stack(batch)).to(self.device).contiguous(memory_format=torch.channels_last)
         ui, labels = self.model(x)
         ui = torch.sigmoid(ui[:, 0]).cpu().numpy()
         labels = torch.softmax(labels, 1).cpu().numpy()

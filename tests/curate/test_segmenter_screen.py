@@ -26,3 +26,12 @@ def test_segmenter_screen_sees_the_hud_and_not_the_clean_twin(synth_out):
     assert len(hud) == len(clean) >= 2
     assert np.mean(hud) > 0.04 > np.mean(clean), (hud, clean)
     assert np.mean(hud) > 3 * np.mean(clean), (hud, clean)
+
+
+def test_ui_screen_flag_picks_the_learned_screen():
+    from g2w.cli import build_parser
+    from g2w.curate.options import config_from_args
+
+    args = build_parser().parse_args(["curate", "in", "--output", "out", "--ui-screen", "segmenter"])
+    assert config_from_args(args).ui_detector == "segmenter"
+    assert config_from_args(build_parser().parse_args(["curate", "in", "--output", "out"])).ui_detector == "static-edges"
