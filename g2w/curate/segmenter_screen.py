@@ -24,7 +24,7 @@ import torch
 from g2w.segment.inputs import assemble, model_size, window_stats
 from g2w.segment.predict import Segmenter
 
-FRAMES_PER_WINDOW = 8  # evaluated samples per window; more adds cost, not accuracy, for a share
+FRAMES_PER_WINDOW = 8  # evaluated samples per window: each costs one network run
 PIXEL_THRESHOLD = 0.5  # the segmenter's trained decision boundary (as `g2w detect` uses)
 MIN_SAMPLES = 4
 
