@@ -468,10 +468,11 @@ def _detect(args: argparse.Namespace) -> int:
 def _add_segmenter_commands(sub) -> None:
     p = sub.add_parser("hud-segmenter", help="the learned UI segmenter")
     seg = p.add_subparsers(dest="segmenter_command", required=True)
-    q = seg.add_parser("train", help="train on synthesized pairs through Ray Train")
-    q.add_argument("--data", nargs="+", required=True, metavar="SYNTH_OUT", help="synthesis output folders")
-    q.add_argument("--val", nargs="+", required=True, metavar="SYNTH_OUT",
-                   help="held-out synthesis outputs (other clips, another asset library)")
+    q = seg.add_parser("train", help="train on synthesized and captured HUD pairs through Ray Train")
+    q.add_argument("--data", nargs="+", required=True, metavar="PAIRS",
+                   help="synthesis outputs, g2w capture corpora, or single pair folders (hud.mp4, mask.mkv, annotation.json)")
+    q.add_argument("--val", nargs="+", required=True, metavar="PAIRS",
+                   help="held-out pairs of the same kinds (other clips and demos, another asset library)")
     q.add_argument("--output", required=True, metavar="RUN")
     q.add_argument("--steps", type=_positive(int), default=2000)
     q.add_argument("--eval-every", type=_positive(int), default=250,

@@ -147,7 +147,11 @@ class AnalyzeWindows(Step):
         if t + _EPS >= state.next_sample_t:
             gray = luma(frame, *size)
             state.quality.add(gray)
-            state.ui.add(gray)
+            rgb = None
+            if getattr(state.ui, "needs_rgb", False):  # the learned screen: colour at its own size
+                w, h = state.ui.model_size(*size)
+                rgb = frame.to_ndarray(format="rgb24", width=w, height=h, interpolation="AREA")
+            state.ui.add(gray, rgb)
             if state.bars is None:
                 state.bars = border_bars(gray)
             state.next_sample_t = t + 1.0 / self.analysis_fps - _EPS

@@ -20,9 +20,12 @@ _HELP = {
     "clip_model": "open_clip architecture name, or a path to an open_clip model-config JSON",
     "clip_pretrained": "open_clip pretrained tag (local cache only) or a weights file; none = random init",
     "device": "auto | cpu | cuda, for CLIP and k-means",
-    "ui_detector": "UI-contamination screen to use",
+    "ui_detector": "UI-contamination screen: static-edges (heuristic) | segmenter (the shipped HUD segmenter)",
     "preset": "libx264 preset for the standardized clips",
 }
+
+
+_ALIASES = {"ui_detector": ["--ui-screen"]}
 
 
 def _flag(name: str) -> str:
@@ -35,7 +38,7 @@ def _add(parser: argparse.ArgumentParser, cls, defaults) -> None:
             continue
         default = getattr(defaults, f.name)
         kind = type(default) if default is not None else str
-        parser.add_argument(_flag(f.name), type=kind, default=default, dest=f.name,
+        parser.add_argument(_flag(f.name), *_ALIASES.get(f.name, []), type=kind, default=default, dest=f.name,
                             help=f"{_HELP.get(f.name, f.name.replace('_', ' '))} (default: {default})")
 
 

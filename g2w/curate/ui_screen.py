@@ -21,8 +21,8 @@ that are both one-orientation and mostly moving inside are therefore dropped.
 Memory: whole-source sums (a few frames' worth) plus, per window, two bit-packed maps (65 kB at
 the 540p analysis size): an hour of video holds under 100 MB until its source is finished.
 
-The step that uses this asks the registry `UI_SCREENS` by name, so a learned HUD detector can
-replace the heuristic without touching the pipeline: it only has to follow `UiScreen`.
+The step that uses this asks the registry `UI_SCREENS` by name; "segmenter" is the learned screen
+(`g2w.curate.segmenter_screen`), which also asks for each sample in colour (`needs_rgb`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class UiScreen(Protocol):
 
     def start_window(self) -> None: ...
 
-    def add(self, gray: np.ndarray) -> None: ...
+    def add(self, gray: np.ndarray, rgb: np.ndarray | None = None) -> None: ...
 
     def end_window(self, bars: Bars) -> None: ...
 
@@ -146,7 +146,7 @@ class StaticEdgeScreen:
     def start_window(self) -> None:
         self._window = None
 
-    def add(self, gray: np.ndarray) -> None:
+    def add(self, gray: np.ndarray, rgb: np.ndarray | None = None) -> None:
         if self._source is None:
             self._shape = gray.shape
             self._source = _Stats(gray.shape)
@@ -189,7 +189,13 @@ class StaticEdgeScreen:
         return [0.0 if m is None else float((m > 0).mean()) for m in self.evidence_maps()]
 
 
-UI_SCREENS = {"static-edges": StaticEdgeScreen}
+def _segmenter_screen() -> UiScreen:
+    from g2w.curate.segmenter_screen import SegmenterScreen  # torch only when asked for
+
+    return SegmenterScreen()
+
+
+UI_SCREENS = {"static-edges": StaticEdgeScreen, "segmenter": _segmenter_screen}
 
 
 def make_ui_screen(name: str) -> UiScreen:

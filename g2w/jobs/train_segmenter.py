@@ -1,9 +1,9 @@
-"""`g2w hud-segmenter train`: train the UI segmenter on synthesized pairs, through the shared
+"""`g2w hud-segmenter train`: train the UI segmenter on synthesized and captured pairs, through the shared
 training harness (`g2w.train.fit`, on Ray Train).
 
 Writes into RUN: `model/` (hud_segmenter.json + .safetensors, loadable by `Segmenter` and
 `g2w detect --checkpoint`), `metrics.json` (validation: mask IoU, pixel F1, per-label recall,
-box AP50 per label, on held-out samples), `history.json` (loss, learning rate and samples/s per
+box AP50 per label, on held-out pairs, overall and per source: synthesized or `real:<game>`), `history.json` (loss, learning rate and samples/s per
 step, from the harness), `loss.png`, `overlays.png` (held-out frames: truth and prediction side
 by side) and `report.html`; the harness's own files (`weights.safetensors`, `summary.json`,
 `loss_curve.png`, `validation/`, Ray Train checkpoints `checkpoint_*`) are there too.
@@ -96,6 +96,9 @@ def _report(output: str, history: list[dict], metrics: dict) -> str:
     path = os.path.join(output, "report.html")
     write_html(path, "g2w hud-segmenter train", [
         ("Held-out validation", key_values({k: v for k, v in val.items() if not isinstance(v, dict)})),
+        ("Held-out validation by source", table(
+            [{"source": k, **{m: v.get(m) for m in ("samples", "mask_iou", "pixel_f1", "box_map50")}}
+             for k, v in val.get("by_source", {}).items()], ["source", "samples", "mask_iou", "pixel_f1", "box_map50"])),
         ("Run", key_values({k: v for k, v in metrics.items() if not isinstance(v, (dict, list))})),
         ("Training loss", f"<img src='{_loss_png(output, history)}'>"),
         ("Held-out frames: truth (left) and prediction (right)", "<img src='overlays.png' style='max-width:100%'>"),

@@ -116,13 +116,14 @@ class Segmenter:
         if threads:
             torch.set_num_threads(threads)
         self.checkpoint = checkpoint or DEFAULT_CHECKPOINT
-        self.model = HudSegmenter.from_pretrained(self.checkpoint, device=device)
+        self.model = HudSegmenter.from_pretrained(self.checkpoint, device=device).for_inference()
         self.config = self.model.config
         self.device = device
 
     @torch.inference_mode()
-    def _run(self, batch: list[np.ndarray], first: int) -> list[FramePrediction]:
-        x = torch.from_numpy(np.stack(batch)).to(self.device)
+    def predict(self, batch: list[np.ndarray], first: int = 0) -> list[FramePrediction]:
+        """Predictions for network inputs (C, h, w) float32, numbered from `first`."""
+        x = torch.from_numpy(np.stack(batch)).to(self.device).contiguous(memory_format=torch.channels_last)
         ui, labels = self.model(x)
         ui = torch.sigmoid(ui[:, 0]).cpu().numpy()
         labels = torch.softmax(labels, 1).cpu().numpy()
@@ -137,8 +138,8 @@ class Segmenter:
         for x in stream_inputs(low, self.config):
             batch.append(x)
             if len(batch) == BATCH:
-                yield from self._run(batch, first)
+                yield from self.predict(batch, first)
                 first += len(batch)
                 batch = []
         if batch:
-            yield from self._run(batch, first)
+            yield from self.predict(batch, first)

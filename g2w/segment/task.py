@@ -1,9 +1,10 @@
 """The segmenter as a task of the shared training harness (`g2w.train.TrainTask`).
 
 The task is plain Python (no Ray): the harness (`g2w.train.fit`, Ray Train glue in
-`g2w/runtime/train.py`) calls it on each Ray Train worker. Data is every sample folder under the
-`--data` synthesis outputs; validation uses separate synthesis outputs (`--val`) made from other
-clips with another asset library, so its widgets and backgrounds were never trained on. Training
+`g2w/runtime/train.py`) calls it on each Ray Train worker. Data is every pair folder that `--data`
+names: synthesis outputs, real HUD/clean captures (`g2w capture`'s corpus or single case folders),
+or both; validation uses separate pairs (`--val`): synthesized from other clips with another asset
+library, and captures of other demos, so their widgets and backgrounds were never trained on. Training
 samples are cached at several CRFs (one libx264 round trip each; the CRF of sample i is a pure
 function of (seed, i)) so compression varies as it does in real footage. One training example is
 one sample; the frame, crop and augmentation are drawn from a numpy RNG seeded from the
@@ -17,6 +18,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -37,12 +39,38 @@ VAL_FRAMES_PER_SAMPLE = 6
 OVERLAY_SAMPLES = 6
 
 
+PAIR_FILES = ("hud.mp4", "mask.mkv", "annotation.json")
+
+
+def _is_pair(folder: str) -> bool:
+    return all(os.path.isfile(os.path.join(folder, name)) for name in PAIR_FILES)
+
+
 def sample_dirs(outputs: list[str]) -> list[str]:
-    """Every finished sample folder (record.json present) under synthesis output folders."""
+    """Every finished pair folder (hud.mp4, mask.mkv, annotation.json) named by `outputs`.
+
+    Each entry is a synthesis output (its `samples/*` with record.json, i.e. finished), a real
+    capture corpus (its `cases/*` with meta.json; `g2w capture` writes that last), or one pair
+    folder itself (a synthesized sample or a captured case, e.g. from a shell glob).
+    """
     found = []
     for out in outputs:
-        found += sorted(os.path.dirname(p) for p in glob.glob(os.path.join(out, "samples", "*", "record.json")))
+        if _is_pair(out):
+            found.append(os.path.normpath(out))
+            continue
+        for pattern in (os.path.join(out, "samples", "*", "record.json"), os.path.join(out, "cases", "*", "meta.json")):
+            found += sorted(os.path.dirname(p) for p in glob.glob(pattern) if _is_pair(os.path.dirname(p)))
     return found
+
+
+def source_group(sample_dir: str) -> str:
+    """Which kind of footage a pair is, for per-group validation: `real:<game>` for a captured
+    case (its meta.json names the game), `synthesized` for a synthesis sample."""
+    meta = os.path.join(sample_dir, "meta.json")
+    if os.path.isfile(meta):
+        with open(meta) as f:
+            return f"real:{json.load(f).get('game', 'unknown')}"
+    return "synthesized"
 
 
 def generator_rng(generator: torch.Generator) -> np.random.Generator:
@@ -120,21 +148,29 @@ class SegmenterTask(TrainTask):
 
     @torch.inference_mode()
     def metrics(self, model: HudSegmenter) -> dict:
-        """Metrics over evenly spaced frames of every validation sample, at model resolution."""
+        """Metrics over evenly spaced frames of every validation sample, at model resolution:
+        all held-out pairs together, and per `source_group` under `by_source` (so held-out real
+        footage and held-out synthesized pairs are reported apart)."""
         was_training = model.training
         model.eval()
-        score = SegmentationScore()
+        overall, groups, counts = SegmentationScore(), {}, Counter()
         for d in sample_dirs(self.val):
             sample = cached_sample(d, self.config, self.cache_dir)
+            group = groups.setdefault(source_group(d), SegmentationScore())
+            counts[source_group(d)] += 1
             n = len(sample["frames"])
             for t in np.linspace(0, n - 1, VAL_FRAMES_PER_SAMPLE).round().astype(int):
                 pred = predict_frame(model, frame_input(sample, int(t), self.config), int(t))
                 truth, labels = sample["ui"][t] > 0, sample["labels"][t]
-                score.add_pixels(pred.ui >= 0.5, truth, pred.label_map(), labels)
                 h, w = truth.shape
-                score.add_boxes((d, int(t)), instances(pred, w, h), truth_boxes(sample, int(t)))
+                found, true_boxes = instances(pred, w, h), truth_boxes(sample, int(t))
+                for score in (overall, group):
+                    score.add_pixels(pred.ui >= 0.5, truth, pred.label_map(), labels)
+                    score.add_boxes((d, int(t)), found, true_boxes)
         model.train(was_training)
-        return score.result()
+        result = overall.result()
+        result["by_source"] = {name: {**score.result(), "samples": counts[name]} for name, score in sorted(groups.items())}
+        return result
 
     @torch.inference_mode()
     def overlays(self, model: HudSegmenter, path: str) -> str:

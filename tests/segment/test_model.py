@@ -56,3 +56,19 @@ def test_model_size_keeps_aspect_and_never_upscales():
     assert model_size(720, 1280, 320) == (180, 320)
     assert model_size(200, 100, 320) == (200, 100)
     assert model_size(1, 1, 320) == (8, 8)
+
+
+def test_inference_copy_folds_batchnorm_and_keeps_the_outputs():
+    model = HudSegmenter(HudSegmenterConfig.tiny())
+    model.train()
+    with torch.no_grad():
+        for _ in range(3):  # non-trivial running statistics for the folding to carry
+            model(torch.rand(2, model.config.in_channels, 40, 56) * 2)
+    model.eval()
+    fast = model.for_inference()
+    assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in fast.modules())
+    x = torch.rand(2, model.config.in_channels, 37, 53)
+    with torch.inference_mode():
+        (ui, labels), (ui2, labels2) = model(x), fast(x.contiguous(memory_format=torch.channels_last))
+    assert torch.allclose(ui, ui2, atol=1e-4) and torch.allclose(labels, labels2, atol=1e-4)
+    assert any(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules())  # the original is untouched

@@ -7,9 +7,11 @@ from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import DEFAULT_CHECKPOINT, Segmenter, full_mask
 from g2w.video import iter_masks
 
-# Set from the checkpoint's measurements (model card): IoU 0.46 on this fixture when
-# shipped; the floor leaves room for codec and platform differences, not for a broken model.
-IOU_FLOOR = 0.35
+# Set from the checkpoint's measurements: IoU 0.378 on this fixture (320x180 clips, a size absent
+# from its training data; held-out validation 0.70, model card). The previous
+# checkpoint scored 0.46 here. The floor leaves room for codec and platform differences, not for
+# a broken model.
+IOU_FLOOR = 0.3
 
 
 def test_shipped_checkpoint_is_small_and_finds_the_ui(synth_out):

@@ -1,0 +1,37 @@
+"""The learned UI screen (`--ui-detector segmenter`): the curation front end, run on synthesized
+pairs, reports more UI coverage on the HUD video than on its clean twin, and bars are left out."""
+
+import numpy as np
+
+from g2w.curate.analyze import AnalyzeWindows
+from g2w.curate.segmenter_screen import coverage
+from g2w.evaluate.cases import load_cases
+from g2w.sources import probe_row
+
+
+def test_coverage_leaves_the_bars_out():
+    ui = np.zeros((2, 10, 20), bool)
+    ui[:, :2] = True  # the top bar is all "UI"
+    ui[:, 5, 5:15] = True
+    assert coverage(ui, (4, 0, 0, 0), scale=2.0) == 10 / (8 * 20)
+    assert coverage(ui, (0, 0, 0, 0)) == (2 * 20 + 10) / 200
+
+
+def test_segmenter_screen_sees_the_hud_and_not_the_clean_twin(synth_out):
+    step = AnalyzeWindows(window_s=1.5, ui_detector="segmenter")
+    hud, clean = [], []
+    for case in load_cases(synth_out):
+        hud += [r["ui_coverage"] for r in step.analyze_source(probe_row(case.source)) if r["status"] == "ok"]
+        clean += [r["ui_coverage"] for r in step.analyze_source(probe_row(case.reference)) if r["status"] == "ok"]
+    assert len(hud) == len(clean) >= 2
+    assert np.mean(hud) > 0.04 > np.mean(clean), (hud, clean)
+    assert np.mean(hud) > 3 * np.mean(clean), (hud, clean)
+
+
+def test_ui_screen_flag_picks_the_learned_screen():
+    from g2w.cli import build_parser
+    from g2w.curate.options import config_from_args
+
+    args = build_parser().parse_args(["curate", "in", "--output", "out", "--ui-screen", "segmenter"])
+    assert config_from_args(args).ui_detector == "segmenter"
+    assert config_from_args(build_parser().parse_args(["curate", "in", "--output", "out"])).ui_detector == "static-edges"
