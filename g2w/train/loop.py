@@ -61,7 +61,7 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     history, last = state["history"], {}
     for step in range(state["step"], cfg.steps):
         start = time.perf_counter()
-        lr = schedule.learning_rate(cfg.lr, step, cfg.warmup_steps)
+        lr = schedule.learning_rate(cfg.lr, step, cfg.warmup_steps, cfg.steps, cfg.lr_schedule, cfg.lr_floor)
         for group in optimizer.param_groups:
             group["lr"] = lr
         total = torch.zeros((), device=device)
