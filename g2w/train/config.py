@@ -34,7 +34,7 @@ class FitConfig:
     use_gpu: bool = False
     cpus_per_worker: float = 1.0
     precision: str = "bf16"  # autocast dtype on GPU; CPU runs in fp32 whatever this says
-    parallel: str = "ddp"  # "ddp"; FSDP2 is not implemented in this harness yet
+    parallel: str = "ddp"  # "ddp" (replicas) or "fsdp" (FSDP2 shards; see g2w.train.sharding)
     checkpoint_every: int = 50
     keep_checkpoints: int = 2
     log_every: int = 1
@@ -58,8 +58,8 @@ class FitConfig:
             raise ValueError(f"lr_schedule={self.lr_schedule!r}: one of {LR_SCHEDULES}")
         if not 0.0 <= self.lr_floor <= 1.0:
             raise ValueError(f"lr_floor={self.lr_floor} must be in [0, 1]")
-        if self.parallel != "ddp":
-            raise ValueError(f"parallel={self.parallel!r}: only 'ddp' is implemented")
+        if self.parallel not in ("ddp", "fsdp"):
+            raise ValueError(f"parallel={self.parallel!r}: one of 'ddp', 'fsdp'")
 
     def to_dict(self) -> dict:
         return asdict(self)
