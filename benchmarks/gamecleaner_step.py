@@ -70,7 +70,7 @@ def precache(synth: str, cache: str) -> dict:
 
 
 def training(cache: str, run: str, steps: int) -> dict:
-    task = GameCleanerTask(cache)
+    task = GameCleanerTask(cache, validation_pairs=0)  # every pair trains, like the bare loop below
     cfg = FitConfig(run, steps=steps, global_batch=2, micro_batch=2, checkpoint_every=5, log_every=1)
     session = LocalSession(run)
     start = time.perf_counter()

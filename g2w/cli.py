@@ -138,7 +138,8 @@ def _gamecleaner_train(args: argparse.Namespace) -> int:
         run_train(args.cache, args.output, preset=args.preset, checkpoint=args.checkpoint, base_dir=args.base,
                   num_workers=args.num_workers, use_gpu=args.use_gpu, steps=args.steps, global_batch=args.global_batch,
                   lr=args.lr, checkpoint_every=args.checkpoint_every, skip_errors=args.skip_errors,
-                  max_failures=args.max_failures, seed=args.seed)
+                  max_failures=args.max_failures, seed=args.seed, lr_schedule=args.lr_schedule,
+                  warmup_steps=args.warmup_steps, parallel=args.parallel, validation_pairs=args.validation_pairs)
     except ValueError as exc:  # a cache with error rows, or of the wrong kind
         print(f"g2w gamecleaner train: {exc}", file=sys.stderr)
         return 2
@@ -160,6 +161,7 @@ def _gamecleaner_import_kiwi(args: argparse.Namespace) -> int:
 
 def _add_gamecleaner_commands(sub) -> None:
     from g2w.models.gamecleaner.presets import PRESETS
+    from g2w.train.schedule import LR_SCHEDULES
 
     p = sub.add_parser("gamecleaner", help="GameCleaner: latent precache and LoRA training on Ray Train")
     gc = p.add_subparsers(dest="gamecleaner_command", required=True)
@@ -180,12 +182,19 @@ def _add_gamecleaner_commands(sub) -> None:
     q.add_argument("--base", help="Wan folder in diffusers layout; default: random init")
     q.add_argument("--num-workers", type=_positive(int), default=1)
     q.add_argument("--use-gpu", action="store_true")
+    q.add_argument("--parallel", choices=("ddp", "fsdp"), default="ddp",
+                   help="ddp: a model replica per worker (1.3B, 5B); fsdp: FSDP2 shards across workers (14B)")
     q.add_argument("--steps", type=_positive(int), default=3000)
     q.add_argument("--global-batch", type=_positive(int), default=32)
     q.add_argument("--lr", type=float, default=1e-4)
+    q.add_argument("--lr-schedule", choices=LR_SCHEDULES, default="constant",
+                   help="after warm-up: constant (the paper's setting) or cosine down to 0.1 x lr")
+    q.add_argument("--warmup-steps", type=int, default=0)
     q.add_argument("--checkpoint-every", type=_positive(int), default=100)
     q.add_argument("--max-failures", type=int, default=2)
     q.add_argument("--skip-errors", action="store_true", help="train on the ok rows of a cache with error rows")
+    q.add_argument("--validation-pairs", type=int, default=1,
+                   help="last ok pairs of the cache held out for the report's before/after frames")
     q.add_argument("--seed", type=int, default=0)
     q.set_defaults(run=_gamecleaner_train)
     q = gc.add_parser("import-kiwi", help="convert a Kiwi-Edit stage checkpoint into g2w GameCleaner weights")

@@ -3,7 +3,9 @@
 One folder per checkpoint: `weights.safetensors` (trainable weights only, via the task),
 `optimizer.pt`, `state.json` (next step, metric history, the run's config) written by rank 0,
 and `rng/rank<R>.pt` (torch, numpy and Python RNG states) written by every rank. Ray Train
-merges the ranks' folders into one.
+merges the ranks' folders into one. Under FSDP (`sharded`) the weights and optimizer state to
+resume from are DCP shards in `dcp/` (`g2w.train.sharding`) instead of `optimizer.pt`;
+`weights.safetensors` is still written whole, gathered from the shards, for the run's users.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 import numpy as np
 import torch
 
+from g2w.train import sharding
 from g2w.train.task import TrainTask
 
 WEIGHTS = "weights.safetensors"
@@ -22,22 +25,30 @@ STATE = "state.json"
 
 
 def save(ckpt_dir: str, task: TrainTask, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
-         state: dict, rank: int) -> None:
+         state: dict, rank: int, sharded: bool = False) -> None:
     os.makedirs(os.path.join(ckpt_dir, "rng"), exist_ok=True)
     torch.save(_rng_state(), os.path.join(ckpt_dir, "rng", f"rank{rank}.pt"))
+    if sharded:  # gathering the weights and writing DCP shards are collectives: every rank takes part
+        with sharding.rank0_path(os.path.join(ckpt_dir, WEIGHTS), rank) as path:
+            task.save_weights(model, path)
+        sharding.save(ckpt_dir, model, optimizer)
     if rank != 0:
         return
-    task.save_weights(model, os.path.join(ckpt_dir, WEIGHTS))
-    torch.save(optimizer.state_dict(), os.path.join(ckpt_dir, "optimizer.pt"))
+    if not sharded:
+        task.save_weights(model, os.path.join(ckpt_dir, WEIGHTS))
+        torch.save(optimizer.state_dict(), os.path.join(ckpt_dir, "optimizer.pt"))
     with open(os.path.join(ckpt_dir, STATE), "w") as f:
         json.dump(state, f)
 
 
 def restore(ckpt_dir: str, task: TrainTask, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
-            rank: int) -> dict:
+            rank: int, sharded: bool = False) -> dict:
     """Load weights, optimizer and this rank's RNG; returns the saved state (next step, history)."""
-    task.load_weights(model, os.path.join(ckpt_dir, WEIGHTS))
-    optimizer.load_state_dict(torch.load(os.path.join(ckpt_dir, "optimizer.pt"), weights_only=False))
+    if sharded:
+        sharding.restore(ckpt_dir, model, optimizer)
+    else:
+        task.load_weights(model, os.path.join(ckpt_dir, WEIGHTS))
+        optimizer.load_state_dict(torch.load(os.path.join(ckpt_dir, "optimizer.pt"), weights_only=False))
     rng = os.path.join(ckpt_dir, "rng", f"rank{rank}.pt")
     if os.path.exists(rng):  # a run resumed on more workers seeds its new ranks afresh
         _set_rng_state(torch.load(rng, weights_only=False))

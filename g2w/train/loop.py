@@ -4,6 +4,8 @@ Per optimizer step a worker runs its micro-batches (see `g2w.train.schedule`), a
 gradients over accumulation steps and, under DDP, over workers, so 2 workers x 1 micro-batch
 and 1 worker x 2 accumulation steps take the same step. Parameters that received no gradient
 get a zero one, so AdamW treats them identically whichever way the batch was split.
+With `parallel="fsdp"` the model is sharded with FSDP2 (`g2w.train.sharding`) instead of
+replicated under DDP; the arithmetic of a step is the same.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from g2w.train import checkpoint, schedule
+from g2w.train import checkpoint, schedule, sharding
 from g2w.train.config import FitConfig
 from g2w.train.session import Session
 from g2w.train.task import TrainTask
@@ -45,15 +47,21 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     rank, world, device = session.rank, session.world_size, session.device
     torch.manual_seed(cfg.seed + rank)  # for randomness the task does not draw from its generator
     model = task.build_model(device)
-    params = task.trainable_parameters(model)
+    fsdp = cfg.parallel == "fsdp"
+    if fsdp:
+        if not dist.is_initialized():
+            raise ValueError("parallel='fsdp' needs a process group: train through g2w.train.fit (Ray Train)")
+        sharding.shard(model, task.shard_units(model), device)
+    params = task.trainable_parameters(model)  # after sharding: FSDP swaps in sharded parameters
     optimizer = torch.optim.AdamW(params.values(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay)
     state = {"step": 0, "history": []}
     with session.latest_checkpoint() as ckpt:
         if ckpt:
-            state = checkpoint.restore(ckpt, task, model, optimizer, rank)
+            state = checkpoint.restore(ckpt, task, model, optimizer, rank, sharded=fsdp)
             print(f"[train] resuming {task.name} at step {state['step']} from {ckpt}", flush=True)
     distributed = world > 1
-    runner = torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True) if distributed else model
+    ddp = distributed and not fsdp
+    runner = torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True) if ddp else model
     accumulation = cfg.accumulation()
     n = task.num_examples()
     peak = peak_flops(cfg, device)
@@ -61,7 +69,7 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     history, last = state["history"], {}
     for step in range(state["step"], cfg.steps):
         start = time.perf_counter()
-        lr = schedule.learning_rate(cfg.lr, step, cfg.warmup_steps)
+        lr = schedule.learning_rate(cfg.lr, step, cfg.warmup_steps, cfg.steps, cfg.lr_schedule, cfg.lr_floor)
         for group in optimizer.param_groups:
             group["lr"] = lr
         total = torch.zeros((), device=device)
@@ -70,7 +78,9 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
             batch = task.load_batch(indices.tolist(), device)
             generator = torch.Generator(device).manual_seed(seed)
             sync = not distributed or i == len(micros) - 1
-            with (contextlib.nullcontext() if sync else runner.no_sync()), _autocast(cfg, device):
+            if fsdp:  # reduce-scatter gradients only after the last micro-batch, like DDP's no_sync
+                model.set_requires_gradient_sync(sync)
+            with (runner.no_sync() if ddp and not sync else contextlib.nullcontext()), _autocast(cfg, device):
                 loss = task.loss(runner, batch, generator)
                 (loss / accumulation).backward()
             total += loss.detach().float()
@@ -85,12 +95,12 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
         seconds = time.perf_counter() - start
         samples_per_s = cfg.global_batch / seconds
         last = {"step": step + 1, "loss": float(total) / (accumulation * world), "lr": lr,
-                "grad_norm": float(grad_norm), "samples_per_s": round(samples_per_s, 3),
+                "grad_norm": float(sharding.full(grad_norm)), "samples_per_s": round(samples_per_s, 3),
                 "mfu": round(flops * samples_per_s / (peak * world), 4) if flops and peak else None}
         history.append(last)
         done = step + 1 == cfg.steps
         if done or (step + 1) % cfg.checkpoint_every == 0:
-            _checkpoint(task, cfg, model, optimizer, session, history, last, done)
+            _checkpoint(task, cfg, model, optimizer, session, history, last, done, fsdp)
         elif (step + 1) % cfg.log_every == 0:
             session.report(last, None)
         if rank == 0 and ((step + 1) % cfg.log_every == 0 or done):
@@ -99,10 +109,11 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     return last
 
 
-def _checkpoint(task, cfg, model, optimizer, session, history, metrics, final) -> None:
+def _checkpoint(task, cfg, model, optimizer, session, history, metrics, final, fsdp) -> None:
     with tempfile.TemporaryDirectory(prefix="g2w-ckpt-") as tmp:
         state = {"step": metrics["step"], "history": history, "config": cfg.to_dict(), "task": task.name}
-        if final and session.rank == 0:
-            state["validation"] = task.validate(model, os.path.join(tmp, "validation"), session.device)
-        checkpoint.save(tmp, task, model, optimizer, state, session.rank)
+        if final and (session.rank == 0 or fsdp):  # a sharded forward needs every rank; rank 0's is kept
+            with sharding.rank0_path(os.path.join(tmp, "validation"), session.rank) as out:
+                state["validation"] = task.validate(model, out, session.device)
+        checkpoint.save(tmp, task, model, optimizer, state, session.rank, sharded=fsdp)
         session.report(metrics, tmp)

@@ -5,9 +5,12 @@ split, a global batch is the next `global_batch` positions of that stream, cut i
 micro-batches dealt round-robin to the workers. So a resumed run sees exactly the data an
 uninterrupted one would, and 2 workers x 1 micro-batch see the same micro-batches as
 1 worker x 2 accumulation steps. Each micro-batch also gets its own seed for the loss's noise.
+The learning rate is likewise a pure function of the step, so a resumed run continues its curve.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -39,6 +42,18 @@ def micro_seed(seed: int, step: int, k: int) -> int:
     return int(np.random.default_rng([seed, step, k, _MIX]).integers(2**62))
 
 
-def learning_rate(base: float, step: int, warmup: int) -> float:
-    """Linear warm-up over `warmup` steps, then constant."""
-    return base * min(1.0, (step + 1) / warmup) if warmup > 0 else base
+LR_SCHEDULES = ("constant", "cosine")
+
+
+def learning_rate(base: float, step: int, warmup: int = 0, total: int = 0, shape: str = "constant",
+                  floor: float = 0.0) -> float:
+    """The rate of optimizer step `step` (0-based): linear warm-up over `warmup` steps, then
+    `constant`, or `cosine` from `base` down to `floor * base` at step `total` (the run's length)."""
+    if step < warmup:
+        return base * (step + 1) / warmup
+    if shape == "constant":
+        return base
+    if shape != "cosine":
+        raise ValueError(f"unknown lr schedule {shape!r}; one of {LR_SCHEDULES}")
+    progress = min(1.0, (step - warmup) / max(1, total - warmup))
+    return base * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * progress)))

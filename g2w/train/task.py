@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 import torch
 from safetensors.torch import load_file, save_file
 
+from g2w.train.sharding import full
+
 
 class TrainTask(ABC):
     name = "task"
@@ -39,6 +41,11 @@ class TrainTask(ABC):
         """Mean loss over the batch. All randomness must come from `generator`, which the
         harness seeds per (step, sample), so results do not depend on the worker count."""
 
+    def shard_units(self, model: torch.nn.Module) -> list[torch.nn.Module]:
+        """Submodules FSDP shards (and gathers) one at a time, e.g. transformer blocks; each must
+        be called through its own forward. With none, the whole model is one unit."""
+        return []
+
     def flops_per_sample(self) -> float | None:
         """Training FLOPs (forward + backward) of one example, for the MFU estimate."""
         return None
@@ -48,8 +55,9 @@ class TrainTask(ABC):
         return []
 
     def save_weights(self, model: torch.nn.Module, path: str) -> None:
-        """Only the trainable weights, as safetensors."""
-        state = {n: p.detach().cpu().contiguous() for n, p in self.trainable_parameters(model).items()}
+        """Only the trainable weights, as safetensors. Under FSDP every worker calls this (the
+        weights are gathered from their shards) and only rank 0's file is kept."""
+        state = {n: full(p).detach().cpu().contiguous() for n, p in self.trainable_parameters(model).items()}
         save_file(state, path)
 
     def load_weights(self, model: torch.nn.Module, path: str) -> None:

@@ -1,5 +1,6 @@
-"""GameCleaner end to end on the tiny preset: precache (with a bad pair) -> training on Ray Train
-(refusing the error row unless told) -> removal through the remove job -> evaluation."""
+"""GameCleaner end to end on the tiny preset: precache (with a bad pair) -> FSDP2 training on Ray
+Train (refusing the error row unless told) -> removal through the remove job. Evaluation of its
+output, with the demo's settings (1 DDP worker), is covered by tests/jobs/test_demo.py."""
 
 import json
 import os
@@ -8,7 +9,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from g2w.jobs.evaluate import run_evaluate
 from g2w.jobs.gamecleaner_precache import run_precache
 from g2w.jobs.gamecleaner_train import run_train
 from g2w.jobs.remove import run_remove
@@ -35,7 +35,7 @@ def test_mismatched_pair_is_a_pair_error(tmp_path, make_video):
 
 
 @pytest.mark.slow
-def test_precache_train_remove_evaluate(ray_local, synth_out, tmp_path, make_video):
+def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     bad = _bad_synthesis(str(tmp_path / "bad"), make_video)
     cache = str(tmp_path / "cache")
     summary = run_precache([synth_out, bad], cache, "tiny")
@@ -46,19 +46,20 @@ def test_precache_train_remove_evaluate(ray_local, synth_out, tmp_path, make_vid
     run = str(tmp_path / "run")
     with pytest.raises(ValueError, match="1 of 3 pairs are error rows"):
         run_train(cache, run, steps=2, global_batch=2)
-    trained = run_train(cache, run, steps=2, global_batch=2, checkpoint_every=2, skip_errors=True, cpus_per_worker=0.5)
+    # FSDP2 over 2 gloo workers: the 14B preset's path, sharding the tiny DiT's blocks
+    trained = run_train(cache, run, steps=2, global_batch=2, checkpoint_every=2, skip_errors=True, cpus_per_worker=0.5,
+                        num_workers=2, parallel="fsdp")
     assert trained["steps"] == 2 and trained["skipped_error_rows"] == 1
     assert os.path.exists(os.path.join(run, "weights.safetensors"))
     report = open(os.path.join(run, "report.html")).read()
-    assert "loss_curve.png" in report and "validation/output.png" in report
+    assert "loss_curve.png" in report and "_output.png" in report
+    assert "a training pair" not in report  # of the 2 ok pairs, one trained and one was held out
 
     removed = str(tmp_path / "removed")
     result = run_remove("gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2})
     assert (result["ok"], result["error"]) == (2, 0)
     edit = probe(os.path.join(removed, "s000.mp4"))
     assert (edit.frame_count, edit.fps, edit.width, edit.height) == (17, 16.0, 320, 180)
-    scores = run_evaluate(synth_out, removed, str(tmp_path / "eval"))
-    assert "synthetic" in scores["scores"]
     assert json.load(open(os.path.join(removed, "method.json")))["ref_pt"] is True
 
 

@@ -1,6 +1,7 @@
-"""The harness on Ray Train: a 2-worker DDP run (gloo) whose rank 1 is killed mid-run, then rerun
-on the same output, ends at the weights of 1 worker accumulating twice, uninterrupted (run in
-process: the same loop without Ray, to keep the test to two Ray Train runs)."""
+"""The harness on Ray Train, against 1 worker accumulating twice in process (the same loop without
+Ray). 2-worker DDP (gloo) whose rank 1 is killed mid-run is restarted by FailureConfig and
+reaches the same weights; so does 2-worker FSDP2 killed mid-run, then rerun on the same output
+(resuming from its sharded DCP checkpoint)."""
 
 import json
 import os
@@ -15,26 +16,46 @@ from g2w.train.session import LocalSession
 from tests.train.toy_task import ToyTask
 
 
-def _cfg(out, workers):
+def _cfg(out, workers, **kw):
     return FitConfig(str(out), steps=4, global_batch=4, micro_batch=2, lr=1e-2, num_workers=workers,
-                     checkpoint_every=2, cpus_per_worker=0.5)
+                     checkpoint_every=2, cpus_per_worker=0.5, **kw)
+
+
+def _single(tmp_path, task):
+    session = LocalSession(str(tmp_path / "single"))
+    train_worker(task, _cfg(tmp_path / "single", 1), session)
+    return session.metrics[-1], load_file(str(tmp_path / "single" / "checkpoint_00000004" / "weights.safetensors"))
+
+
+def _assert_same_run(tmp_path, run, summary, expected):
+    metrics, weights = expected
+    history = json.loads((tmp_path / run / "history.json").read_text())
+    assert [h["step"] for h in history] == [1, 2, 3, 4] and summary["steps"] == 4
+    trained = load_file(str(tmp_path / run / "weights.safetensors"))
+    assert set(trained) == set(weights)
+    for k in weights:
+        torch.testing.assert_close(trained[k], weights[k], rtol=1e-5, atol=1e-6)
+    assert metrics["loss"] == pytest.approx(summary["final_loss"], rel=1e-5)
+    assert (tmp_path / run / "report.html").exists() and (tmp_path / run / "loss_curve.png").exists()
 
 
 @pytest.mark.slow
-def test_ddp_matches_accumulation_and_a_killed_run_resumes_to_the_same_weights(ray_local, tmp_path):
-    single = LocalSession(str(tmp_path / "single"))
-    train_worker(ToyTask(), _cfg(tmp_path / "single", 1), single)
-    marker = str(tmp_path / "killed")
-    with pytest.raises(Exception):  # rank 1 dies at its 3rd micro-batch (step 3), after the step-2 checkpoint
-        fit(ToyTask(die_marker=marker, die_after=3), _cfg(tmp_path / "ddp", 2))
+def test_ddp_restarted_after_a_kill_matches_accumulation(ray_local, tmp_path):
+    expected = _single(tmp_path, ToyTask())
+    marker = str(tmp_path / "killed")  # rank 1 dies at its 3rd micro-batch (step 3), after the step-2 checkpoint
+    summary = fit(ToyTask(die_marker=marker, die_after=3), _cfg(tmp_path / "ddp", 2, max_failures=1))
     assert os.path.exists(marker)
-    resumed = fit(ToyTask(die_marker=marker), _cfg(tmp_path / "ddp", 2))
-    history = json.loads((tmp_path / "ddp" / "history.json").read_text())
-    assert [h["step"] for h in history] == [1, 2, 3, 4] and resumed["steps"] == 4
-    a = load_file(str(tmp_path / "single" / "checkpoint_00000004" / "weights.safetensors"))
-    b = load_file(str(tmp_path / "ddp" / "weights.safetensors"))
-    assert set(a) == set(b)
-    for k in a:
-        torch.testing.assert_close(a[k], b[k], rtol=1e-5, atol=1e-6)
-    assert single.metrics[-1]["loss"] == pytest.approx(resumed["final_loss"], rel=1e-5)
-    assert (tmp_path / "ddp" / "report.html").exists() and (tmp_path / "ddp" / "loss_curve.png").exists()
+    _assert_same_run(tmp_path, "ddp", summary, expected)
+
+
+@pytest.mark.slow
+def test_fsdp_killed_run_resumes_from_sharded_checkpoint_to_the_same_weights(ray_local, tmp_path):
+    expected = _single(tmp_path, ToyTask(extra_every=1))
+    marker = str(tmp_path / "killed")
+    cfg = _cfg(tmp_path / "fsdp", 2, parallel="fsdp")
+    with pytest.raises(Exception):  # rank 1 dies at its 3rd micro-batch (step 3), after the step-2 checkpoint
+        fit(ToyTask(extra_every=1, die_marker=marker, die_after=3), cfg)
+    assert os.path.exists(marker)
+    ckpts = sorted(d for d in os.listdir(tmp_path / "fsdp") if d.startswith("checkpoint"))
+    assert os.listdir(tmp_path / "fsdp" / ckpts[-1] / "dcp")  # the shards and DCP metadata, merged by Ray
+    _assert_same_run(tmp_path, "fsdp", fit(ToyTask(extra_every=1), cfg), expected)

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from g2w.train import FitConfig, schedule
 
@@ -31,3 +32,12 @@ def test_batch_split_must_divide():
 
 def test_warmup_is_linear_then_constant():
     assert [schedule.learning_rate(1.0, s, 4) for s in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
+
+
+def test_cosine_falls_from_the_peak_to_the_floor_after_warmup():
+    rates = [schedule.learning_rate(2.0, s, 2, 10, "cosine", 0.1) for s in range(11)]
+    assert rates[:3] == [1.0, 2.0, 2.0]  # warm-up, then the decay starts at the peak
+    assert all(a > b for a, b in zip(rates[2:], rates[3:]))
+    assert rates[6] == pytest.approx(1.1) and rates[10] == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="lr_schedule"):
+        FitConfig("x", lr_schedule="linear").validate()

@@ -31,6 +31,7 @@ class ToyTask(TrainTask):
     die_marker: str = ""  # if set and absent: rank 1 creates it and exits at its `die_after`-th micro-batch
     die_after: int = 3
     dropout: float = 0.0  # draws from the global RNG, so it differs between worker counts
+    extra_every: int = 3  # the extra branch runs on batches whose first index is a multiple (1: always, as FSDP needs)
     name = "toy"
 
     def build_model(self, device):
@@ -46,7 +47,7 @@ class ToyTask(TrainTask):
         x = torch.randn(self.examples, 4, generator=g)
         y = 0.5 * torch.tanh(x @ torch.tensor([[1.0], [-2.0], [0.5], [1.5]]))
         idx = torch.tensor(indices)
-        return {"x": x[idx].to(device), "y": y[idx].to(device), "extra": bool(indices[0] % 3 == 0)}
+        return {"x": x[idx].to(device), "y": y[idx].to(device), "extra": bool(indices[0] % self.extra_every == 0)}
 
     def loss(self, model, batch, generator):
         self._calls += 1

@@ -25,6 +25,7 @@ from torch import nn
 from g2w.models.gamecleaner.condition import QueryConnector
 from g2w.models.gamecleaner.dit import GameCleanerDiT
 from g2w.models.gamecleaner.presets import GameCleanerConfig
+from g2w.train.sharding import full
 from g2w.train.task import load_named
 
 QWEN25_VL_3B_WIDTH = 2048
@@ -80,7 +81,8 @@ class GameCleaner(nn.Module):
         return {n: p for n, p in self.named_parameters() if p.requires_grad}
 
     def save(self, path: str) -> None:
-        state = {n: p.detach().float().cpu().contiguous() for n, p in self.checkpoint_state().items()}
+        """Under FSDP every worker calls this (`full` gathers the shards); rank 0's file is kept."""
+        state = {n: full(p).detach().float().cpu().contiguous() for n, p in self.checkpoint_state().items()}
         save_file(state, path, metadata={"preset": self.config.name, "config": json.dumps(self.config.to_dict())})
 
     def load(self, path: str) -> None:

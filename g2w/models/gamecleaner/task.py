@@ -4,7 +4,9 @@ The cache says whether it holds connector outputs (`context`: the run starts fro
 connector frozen) or MLLM states (`states`: from scratch, the connector trains); the task refuses
 a cache of the wrong kind. The reference latent is dropped with probability `reference_drop`
 per sample, drawn from the harness's per-sample generator. A cache with error rows is refused
-unless `skip_errors`, which reports how many rows it skipped.
+unless `skip_errors`, which reports how many rows it skipped. The last `validation_pairs` ok
+pairs of the index are held out of training for the report's before/after frames (a cache with
+one pair validates on it, and the report says it is a training pair).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class GameCleanerTask(TrainTask):
     seed: int = 0
     skip_errors: bool = False
     gradient_checkpointing: bool = False
+    validation_pairs: int = 1
     name = "gamecleaner"
 
     def __post_init__(self):
@@ -61,7 +64,8 @@ class GameCleanerTask(TrainTask):
                              "fix them or pass --skip-errors")
         if not ok:
             raise ValueError(f"{self.cache}: no usable pairs")
-        self.examples = ok
+        self.held_out = min(self.validation_pairs, ok - 1)
+        self.examples = ok - self.held_out
 
     @functools.cached_property
     def paths(self) -> list[str]:
@@ -84,6 +88,9 @@ class GameCleanerTask(TrainTask):
 
     def trainable_parameters(self, model):
         return model.trainable()
+
+    def shard_units(self, model):
+        return list(model.dit.transformer.blocks)
 
     def num_examples(self):
         return self.examples
@@ -116,24 +123,28 @@ class GameCleanerTask(TrainTask):
         return training_flops(self.model_config)
 
     def validate(self, model, out_dir, device):
-        """Before/after middle frames of the first pair: source, target, and a short sampling."""
+        """Before/after middle frames of each held-out pair: source, target, and a short sampling."""
         from g2w.models.gamecleaner.encoders import Encoders
         from g2w.report import save_png
 
         os.makedirs(out_dir, exist_ok=True)
-        cfg = self.model_config
-        batch = self.load_batch([0], device)
-        enc = Encoders(cfg, self.base_dir, device=device, seed=self.seed, with_mllm=False)
+        enc = Encoders(self.model_config, self.base_dir, device=device, seed=self.seed, with_mllm=False)
+        indices = range(self.examples, self.examples + self.held_out) if self.held_out else [0]
         model.eval()
-        cond = {self.kind: batch[self.kind]}
-        with torch.no_grad():
-            out = flow.euler_sample(lambda z, t, _c, s, r: model(z, t, s, r, **cond), None, batch["source"],
-                                    batch["reference"], steps=8, generator=torch.Generator(device).manual_seed(0))
+        rows = []
+        for i in indices:
+            batch = self.load_batch([i], device)
+            cond = {self.kind: batch[self.kind]}
+            with torch.no_grad():
+                out = flow.euler_sample(lambda z, t, _c, s, r: model(z, t, s, r, **cond), None, batch["source"],
+                                        batch["reference"], steps=8, generator=torch.Generator(device).manual_seed(0))
+            pair = os.path.basename(self.paths[i]).removesuffix(".safetensors")
+            row = {"label": pair if self.held_out else f"{pair} (a training pair: the cache has no other)"}
+            for label, latent in (("source", batch["source"]), ("target", batch["target"]), ("output", out)):
+                frames = enc.decode(latent)
+                name = f"{pair}_{label}.png"
+                save_png(os.path.join(out_dir, name), np.ascontiguousarray(frames[len(frames) // 2]))
+                row[f"image_{label}"] = f"validation/{name}"
+            rows.append(row)
         model.train()
-        rows = {}
-        for label, latent in (("source", batch["source"]), ("target", batch["target"]), ("output", out)):
-            frames = enc.decode(latent)
-            name = f"{label}.png"
-            save_png(os.path.join(out_dir, name), np.ascontiguousarray(frames[len(frames) // 2]))
-            rows[f"image_{label}"] = f"validation/{name}"
-        return [{"label": os.path.basename(self.paths[0]).removesuffix(".safetensors"), **rows}]
+        return rows
