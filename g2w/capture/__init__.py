@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
+from g2w.capture.freedm import FreeDM
 from g2w.capture.freedoom import Freedoom
 from g2w.capture.game import Game
 
-GAMES: dict[str, Game] = {g.name: g for g in (Freedoom(),)}
+GAMES: dict[str, Game] = {g.name: g for g in (Freedoom(), FreeDM())}
 
 
 def get_game(name: str) -> Game:

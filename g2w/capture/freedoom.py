@@ -26,7 +26,6 @@ from g2w.capture.process import CaptureError, run_until
 
 ENGINE = "/usr/games/dsda-doom"
 IWAD_DIR = "/usr/share/games/doom"
-IWADS = ("freedoom1", "freedoom2")
 
 _COMMON = {
     "screenblocks": 11, "hudadd_demoprogressbar": 0, "render_wipescreen": 0, "cap_wipescreen": 0,
@@ -51,6 +50,7 @@ def _config_line(key: str, value) -> str:
 
 class Freedoom(Game):
     name = "freedoom"
+    iwad_names: tuple[str, ...] = ("freedoom1", "freedoom2")
     packages = ("dsda-doom", "freedoom", "xvfb", "xauth", "ffmpeg")
     hud_toggle = "hud_displayed / show_messages / hudadd_crosshair (1 = HUD run, 0 = clean run) at screenblocks 11"
     paired = True
@@ -63,16 +63,16 @@ class Freedoom(Game):
     )
 
     def iwads(self) -> list[str]:
-        return [p for p in (os.path.join(IWAD_DIR, f"{n}.wad") for n in IWADS) if os.path.exists(p)]
+        return [p for p in (os.path.join(IWAD_DIR, f"{n}.wad") for n in self.iwad_names) if os.path.exists(p)]
 
     def available(self) -> str | None:
         if not os.access(ENGINE, os.X_OK):
-            return f"{ENGINE} missing: run scripts/capture-deps.sh freedoom"
+            return f"{ENGINE} missing: run scripts/capture-deps.sh {self.name}"
         if not self.iwads():
-            return f"no Freedoom IWAD in {IWAD_DIR}: run scripts/capture-deps.sh freedoom"
+            return f"no {self.name} IWAD in {IWAD_DIR}: run scripts/capture-deps.sh {self.name}"
         for tool in ("Xvfb", "ffmpeg"):
             if shutil.which(tool) is None:
-                return f"{tool} missing: run scripts/capture-deps.sh freedoom"
+                return f"{tool} missing: run scripts/capture-deps.sh {self.name}"
         return None
 
     @functools.cache

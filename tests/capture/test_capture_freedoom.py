@@ -1,7 +1,7 @@
-"""One real, short capture of the smallest game (Freedoom on dsda-doom), as CI runs it.
+"""Real, short captures of the dsda-doom games (Freedoom, FreeDM), as CI runs them.
 
-`make test` installs the game (scripts/capture-deps.sh freedoom), so these tests fail, never
-skip, when it is missing. Clips of half a second keep them short; the engine's software
+`make test` installs both (scripts/capture-deps.sh freedoom freedm), so these tests fail, never
+skip, when one is missing. Clips of half a second keep them short; the engine's software
 renderer is asked for the corpus size, 1280x720 (it does not go below 640x480).
 """
 
@@ -33,16 +33,19 @@ def freedoom():
     return game
 
 
-def test_hud_and_clean_replays_differ_only_in_the_hud(freedoom, tmp_path):
-    demo = freedoom.demos()[0]
+@pytest.mark.parametrize("name", ["freedoom", "freedm"])
+def test_hud_and_clean_replays_differ_only_in_the_hud(name, tmp_path):
+    game = get_game(name)
+    assert game.available() is None, game.available()
+    demo = game.demos()[0]
     runs = {}
     with virtual_display(W, H) as display:
-        for name, hud in (("hud", True), ("clean", False), ("clean2", False)):
-            raw = freedoom.capture_run(demo, 2.0, FRAMES, hud, W, H, 30, str(tmp_path / name), 120, display)
-            runs[name] = read_raw(raw, W, H)[1:]
+        for run, hud in (("hud", True), ("clean", False), ("clean2", False)):
+            raw = game.capture_run(demo, 2.0, FRAMES, hud, W, H, 30, str(tmp_path / run), 120, display)
+            runs[run] = read_raw(raw, W, H)[1:]
     assert runs["hud"].shape == runs["clean"].shape == (FRAMES - 1, H, W, 3)
     assert np.array_equal(runs["clean"], runs["clean2"])          # the replay is deterministic
-    check = check_pair(runs["hud"], runs["clean"], freedoom.layout)
+    check = check_pair(runs["hud"], runs["clean"], game.layout)
     assert check.status == "ok", (check.reason, check.stats)
     outside = check.mask == 0
     assert np.array_equal(runs["hud"][outside], runs["clean"][outside])  # the world is identical
