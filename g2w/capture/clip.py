@@ -72,7 +72,8 @@ def plan_clips(game: Game, count: int, seed: int, duration_s: float = 5.0, margi
                   key=lambda c: c.clip_id)
 
 
-def _encode(frames: np.ndarray, path: str, fps: int) -> None:
+def encode_frames(frames: np.ndarray, path: str, fps: int) -> None:
+    """H.264 (crf `CRF`, yuv420p) of (T, H, W, 3) RGB frames: the corpus clips."""
     with VideoWriter(path, frames.shape[2], frames.shape[1], fps, crf=CRF, preset="fast") as writer:
         for frame in frames:
             writer.write(np.asarray(frame))
@@ -87,8 +88,8 @@ def _write_case(spec: ClipSpec, game: Game, hud: np.ndarray, clean: np.ndarray, 
     tmp = case_dir + ".partial"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
-    _encode(hud, os.path.join(tmp, "hud.mp4"), spec.fps)
-    _encode(clean, os.path.join(tmp, "clean.mp4"), spec.fps)
+    encode_frames(hud, os.path.join(tmp, "hud.mp4"), spec.fps)
+    encode_frames(clean, os.path.join(tmp, "clean.mp4"), spec.fps)
     with MaskWriter(os.path.join(tmp, "mask.mkv"), spec.width, spec.height, spec.fps) as writer:
         for m in check.mask:
             writer.write(m)

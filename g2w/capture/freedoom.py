@@ -98,18 +98,17 @@ class Freedoom(Game):
     def settings(self, hud: bool) -> dict:
         return {**_COMMON, **(_HUD if hud else _CLEAN)}
 
-    def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display) -> str:
+    def engine_command(self, demo, start_s: float, hud: bool, width: int, height: int, fps: int, workdir: str,
+                       display: str, sink: str) -> tuple[list[str], dict]:
+        """The dsda-doom command and environment replaying `demo` from `start_s` into the shell pipe `sink`.
+
+        `sink` reads the frames as raw RGB on stdin (`%w`, `%h`, `%r` are the engine's size and rate).
+        """
         os.makedirs(workdir, exist_ok=True)
         iwad, lump = demo.source.rsplit(":", 1)
         lmp = os.path.join(workdir, "demo.lmp")
         with open(lmp, "wb") as f:
             f.write(wad.read_lump(iwad, lump))
-        raw, done = os.path.join(workdir, "frames.rgb"), os.path.join(workdir, "frames.done")
-        for stale in (raw, done):
-            if os.path.exists(stale):
-                os.remove(stale)
-        sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
-                f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}")
         config = {**self.settings(hud), "screen_resolution": f"{width}x{height}", "use_fullscreen": 0,
                   "exclusive_fullscreen": 0, "cap_fps": fps, "cap_videocommand": sink,
                   "cap_soundcommand": "cat > /dev/null", "cap_muxcommand": "true"}
@@ -125,6 +124,16 @@ class Freedoom(Game):
         os.makedirs(home, mode=0o700, exist_ok=True)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "XDG_RUNTIME_DIR": home,
                "DISPLAY": display}
+        return cmd, env
+
+    def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display) -> str:
+        raw, done = os.path.join(workdir, "frames.rgb"), os.path.join(workdir, "frames.done")
+        for stale in (raw, done):
+            if os.path.exists(stale):
+                os.remove(stale)
+        sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
+                f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}")
+        cmd, env = self.engine_command(demo, start_s, hud, width, height, fps, workdir, display, sink)
         result = run_until(cmd, env=env, cwd=workdir, timeout_s=timeout_s, log_path=os.path.join(workdir, "engine.log"),
                            done=lambda: os.path.exists(done))
         if result.finished_by == "timeout":
