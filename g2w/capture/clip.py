@@ -8,6 +8,8 @@ and skip them. The output layout, under OUT:
   (Appendix G) and `meta.json` (game, engine version, demo, settings, pairing statistics),
   for paired games only; a rejected pair leaves no files, only its manifest row.
 
+A game that cannot replay (`Game.paired` false) runs once, clean, and writes only the clip.
+
 Lossless frames live in a scratch folder on the worker's local disk and are removed afterwards.
 """
 
@@ -122,8 +124,14 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
     row = {"clip_id": spec.clip_id, "game": spec.game, "demo": spec.demo_id, "start_s": spec.start_s,
            "status": "ok", "reason": "", "message": "", "frames": 0, "seconds": 0.0, "capture_fps": 0.0,
            "hud_coverage": 0.0, "mad_lossless": 0.0, "mad_mp4": 0.0, "case_dir": case_dir, "clean_path": clean_path,
-           "skipped": False}
+           "skipped": False, "paired": True}
     meta_path = os.path.join(case_dir, "meta.json")
+    try:
+        game = get_game(spec.game)
+    except ValueError as exc:
+        return {**row, "status": "error", "reason": "unknown_game", "message": str(exc)}
+    if not game.paired:
+        return _capture_clean(spec, game, {**row, "case_dir": "", "paired": False}, timeout_s)
     if os.path.exists(meta_path) and os.path.exists(clean_path):
         with open(meta_path) as f:
             pairing = json.load(f)["pairing"]
@@ -132,13 +140,7 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
     start = time.perf_counter()
     scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
     try:
-        game = get_game(spec.game)
-        missing = game.available()
-        if missing:
-            raise CaptureError("game_unavailable", missing)
-        demo = next((d for d in game.demos() if d.demo_id == spec.demo_id), None)
-        if demo is None:
-            raise CaptureError("unknown_demo", f"{spec.game} has no demo {spec.demo_id!r}")
+        demo = _demo(game, spec)
         runs, capture_s = {}, 0.0
         with virtual_display(spec.width, spec.height) as display:
             for hud in (True, False):
@@ -158,6 +160,44 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
         else:
             _write_case(spec, game, runs[True], runs[False], check, case_dir, clean_path, stats)
             row["mad_mp4"] = stats["mad_outside_mask_mp4"]
+    except CaptureError as exc:
+        row.update(status="error", reason=exc.reason, message=str(exc)[-1000:])
+    except (OSError, ValueError, VideoError) as exc:
+        row.update(status="error", reason="capture_failed", message=f"{type(exc).__name__}: {exc}"[-1000:])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    row["seconds"] = round(time.perf_counter() - start, 2)
+    return row
+
+
+def _demo(game: Game, spec: ClipSpec):
+    missing = game.available()
+    if missing:
+        raise CaptureError("game_unavailable", missing)
+    demo = next((d for d in game.demos() if d.demo_id == spec.demo_id), None)
+    if demo is None:
+        raise CaptureError("unknown_demo", f"{spec.game} has no demo {spec.demo_id!r}")
+    return demo
+
+
+def _capture_clean(spec: ClipSpec, game: Game, row: dict, timeout_s: float) -> dict:
+    """One clean run of an unpaired game: only `clean/<clip_id>.mp4`, never a case."""
+    clean_path = row["clean_path"]
+    if os.path.exists(clean_path):
+        return {**row, "skipped": True, "frames": spec.frames}
+    start = time.perf_counter()
+    scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
+    try:
+        demo = _demo(game, spec)
+        with virtual_display(spec.width, spec.height) as display:
+            raw = game.capture_run(demo, spec.start_s, spec.frames, False, spec.width, spec.height, spec.fps,
+                                   os.path.join(scratch, "clean"), timeout_s, display)
+        frames = read_raw(raw, spec.width, spec.height)
+        row.update(frames=int(frames.shape[0]), capture_fps=round(spec.frames / (time.perf_counter() - start), 2))
+        encode_frames(frames, os.path.join(scratch, "clean.mp4"), spec.fps)
+        os.makedirs(os.path.dirname(clean_path), exist_ok=True)
+        shutil.copyfile(os.path.join(scratch, "clean.mp4"), clean_path + ".partial")
+        os.replace(clean_path + ".partial", clean_path)
     except CaptureError as exc:
         row.update(status="error", reason=exc.reason, message=str(exc)[-1000:])
     except (OSError, ValueError, VideoError) as exc:
