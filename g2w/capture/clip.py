@@ -20,6 +20,7 @@ import os
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -137,9 +138,7 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
             pairing = json.load(f)["pairing"]
         return {**row, "skipped": True, "frames": spec.frames, "hud_coverage": pairing["hud_coverage"],
                 "mad_lossless": pairing["mad_outside_mask_lossless"], "mad_mp4": pairing["mad_outside_mask_mp4"]}
-    start = time.perf_counter()
-    scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
-    try:
+    with _attempt(spec, row) as scratch:
         demo = _demo(game, spec)
         runs, capture_s = {}, 0.0
         with virtual_display(spec.width, spec.height) as display:
@@ -160,14 +159,23 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
         else:
             _write_case(spec, game, runs[True], runs[False], check, case_dir, clean_path, stats)
             row["mad_mp4"] = stats["mad_outside_mask_mp4"]
+    return row
+
+
+@contextmanager
+def _attempt(spec: ClipSpec, row: dict):
+    """A scratch folder for one clip's capture; a failure becomes the row's error, never an exception."""
+    start = time.perf_counter()
+    scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
+    try:
+        yield scratch
     except CaptureError as exc:
         row.update(status="error", reason=exc.reason, message=str(exc)[-1000:])
     except (OSError, ValueError, VideoError) as exc:
         row.update(status="error", reason="capture_failed", message=f"{type(exc).__name__}: {exc}"[-1000:])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    row["seconds"] = round(time.perf_counter() - start, 2)
-    return row
+        row["seconds"] = round(time.perf_counter() - start, 2)
 
 
 def _demo(game: Game, spec: ClipSpec):
@@ -186,8 +194,7 @@ def _capture_clean(spec: ClipSpec, game: Game, row: dict, timeout_s: float) -> d
     if os.path.exists(clean_path):
         return {**row, "skipped": True, "frames": spec.frames}
     start = time.perf_counter()
-    scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
-    try:
+    with _attempt(spec, row) as scratch:
         demo = _demo(game, spec)
         with virtual_display(spec.width, spec.height) as display:
             raw = game.capture_run(demo, spec.start_s, spec.frames, False, spec.width, spec.height, spec.fps,
@@ -198,11 +205,4 @@ def _capture_clean(spec: ClipSpec, game: Game, row: dict, timeout_s: float) -> d
         os.makedirs(os.path.dirname(clean_path), exist_ok=True)
         shutil.copyfile(os.path.join(scratch, "clean.mp4"), clean_path + ".partial")
         os.replace(clean_path + ".partial", clean_path)
-    except CaptureError as exc:
-        row.update(status="error", reason=exc.reason, message=str(exc)[-1000:])
-    except (OSError, ValueError, VideoError) as exc:
-        row.update(status="error", reason="capture_failed", message=f"{type(exc).__name__}: {exc}"[-1000:])
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    row["seconds"] = round(time.perf_counter() - start, 2)
     return row

@@ -22,7 +22,7 @@ import shutil
 import subprocess
 
 from g2w.capture.game import Demo, Game
-from g2w.capture.process import CaptureError, run_until
+from g2w.capture.process import CaptureError, run_for_frames
 
 ENGINE = "/usr/lib/cube2/cube2_client"
 SHIM_SOURCE = os.path.join(os.path.dirname(__file__), "fixedclock.c")
@@ -47,10 +47,7 @@ class Cube2(Game):
             return f"{ENGINE} missing: run scripts/capture-deps.sh cube2"
         if not self.maps():
             return f"no maps with waypoints in {DATA_DIR}: run scripts/capture-deps.sh cube2"
-        for tool in ("Xvfb", "ffmpeg", "cc"):
-            if shutil.which(tool) is None:
-                return f"{tool} missing: run scripts/capture-deps.sh cube2"
-        return None
+        return self.missing_tool(("Xvfb", "ffmpeg", "cc"))
 
     @functools.cache
     def version(self) -> str:
@@ -77,6 +74,10 @@ class Cube2(Game):
         if build.returncode:
             raise CaptureError("engine_failed", f"building the clock shim failed: {build.stderr[-400:]}")
         raw, done = os.path.join(workdir, "frames.rgb"), os.path.join(workdir, "frames.done")
+        shutil.rmtree(os.path.join(home, "screenshot"), ignore_errors=True)   # a trigger from an earlier run
+        for stale in (raw, done):
+            if os.path.exists(stale):
+                os.remove(stale)
         bots = "; ".join([f"addbot {BOT_SKILL}"] * BOTS)
         # Game-time timers: bots join, we spectate one of them, and `start_s` s later the trigger appears.
         script = (f"mode 0; maxfps 0; map {demo.source}; sleep 200 [{bots}]; sleep 400 [spectator 1]; "
@@ -87,12 +88,5 @@ class Cube2(Game):
                "LD_PRELOAD": clock, "G2W_FPS": str(fps), "G2W_FRAMES": str(frames), "G2W_W": str(width),
                "G2W_H": str(height), "G2W_OUT": raw, "G2W_DONE": done,
                "G2W_TRIGGER": os.path.join(home, "screenshot", "trigger.png")}
-        result = run_until(cmd, env=env, cwd=DATA_DIR, timeout_s=timeout_s, log_path=os.path.join(workdir, "engine.log"),
-                           done=lambda: os.path.exists(done))
-        if result.finished_by == "timeout":
-            raise CaptureError("engine_timeout", f"cube2 did not deliver {frames} frames in {timeout_s:.0f} s")
-        got = os.path.getsize(raw) // (width * height * 3) if os.path.exists(raw) else 0
-        if got != frames:
-            raise CaptureError("engine_failed", f"{got}/{frames} frames (engine rc={result.returncode}): "
-                                                f"{result.log_tail[-400:]}")
-        return raw
+        return run_for_frames("cube2", cmd, env=env, cwd=DATA_DIR, workdir=workdir, raw=raw, done=done, frames=frames,
+                              width=width, height=height, timeout_s=timeout_s)

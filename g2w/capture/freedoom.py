@@ -17,12 +17,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import shutil
 import subprocess
 
 from g2w.capture import wad
 from g2w.capture.game import Demo, Game, Region
-from g2w.capture.process import CaptureError, run_until
+from g2w.capture.process import run_for_frames
 
 ENGINE = "/usr/games/dsda-doom"
 IWAD_DIR = "/usr/share/games/doom"
@@ -70,10 +69,7 @@ class Freedoom(Game):
             return f"{ENGINE} missing: run scripts/capture-deps.sh {self.name}"
         if not self.iwads():
             return f"no {self.name} IWAD in {IWAD_DIR}: run scripts/capture-deps.sh {self.name}"
-        for tool in ("Xvfb", "ffmpeg"):
-            if shutil.which(tool) is None:
-                return f"{tool} missing: run scripts/capture-deps.sh {self.name}"
-        return None
+        return self.missing_tool()
 
     @functools.cache
     def version(self) -> str:
@@ -134,12 +130,5 @@ class Freedoom(Game):
         sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
                 f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}")
         cmd, env = self.engine_command(demo, start_s, hud, width, height, fps, workdir, display, sink)
-        result = run_until(cmd, env=env, cwd=workdir, timeout_s=timeout_s, log_path=os.path.join(workdir, "engine.log"),
-                           done=lambda: os.path.exists(done))
-        if result.finished_by == "timeout":
-            raise CaptureError("engine_timeout", f"dsda-doom did not deliver {frames} frames in {timeout_s:.0f} s")
-        got = os.path.getsize(raw) // (width * height * 3) if os.path.exists(raw) else 0
-        if got != frames:
-            raise CaptureError("demo_too_short" if result.returncode == 0 else "engine_failed",
-                               f"{got}/{frames} frames (engine rc={result.returncode}): {result.log_tail[-400:]}")
-        return raw
+        return run_for_frames("dsda-doom", cmd, env=env, cwd=workdir, workdir=workdir, raw=raw, done=done,
+                              frames=frames, width=width, height=height, timeout_s=timeout_s)
