@@ -9,8 +9,8 @@ however slowly the software renderer draws) and reads each frame before its buff
 raw RGB file. The game script makes a trigger file (a screenshot) `start_s` seconds into the
 match; capture starts at the next frame and stops after the clip's frames.
 
-Not paired: matches are live, there is no replay to run twice (local games write no demos), so
-each clip is one clean run and no case is made.
+Not paired: matches are live and there is no replay to run twice (`recorddemo` + `getdemo` in a
+local game saved no demo here), so each clip is one clean run and no case is made.
 """
 
 from __future__ import annotations
