@@ -19,7 +19,7 @@ install: system-deps $(STAMP)
 
 system-deps:
 	@scripts/system-deps.sh $(PYTHON)
-	@scripts/capture-deps.sh freedoom
+	@scripts/capture-deps.sh freedoom freedm
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml requirements.lock
 CAPTURE_OUT ?= real_corpus
 CAPTURE_CLIPS ?= 4
 capture: install
-	@scripts/capture-deps.sh freedoom
+	@scripts/capture-deps.sh freedoom freedm cube2
 	$(VENV)/bin/g2w capture --all --output $(CAPTURE_OUT) --clips $(CAPTURE_CLIPS)
 
 # Re-pin every transitive dependency after changing pyproject.toml.

@@ -8,6 +8,8 @@ and skip them. The output layout, under OUT:
   (Appendix G) and `meta.json` (game, engine version, demo, settings, pairing statistics),
   for paired games only; a rejected pair leaves no files, only its manifest row.
 
+A game that cannot replay (`Game.paired` false) runs once, clean, and writes only the clip.
+
 Lossless frames live in a scratch folder on the worker's local disk and are removed afterwards.
 """
 
@@ -18,6 +20,7 @@ import os
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -72,7 +75,8 @@ def plan_clips(game: Game, count: int, seed: int, duration_s: float = 5.0, margi
                   key=lambda c: c.clip_id)
 
 
-def _encode(frames: np.ndarray, path: str, fps: int) -> None:
+def encode_frames(frames: np.ndarray, path: str, fps: int) -> None:
+    """H.264 (crf `CRF`, yuv420p) of (T, H, W, 3) RGB frames: the corpus clips."""
     with VideoWriter(path, frames.shape[2], frames.shape[1], fps, crf=CRF, preset="fast") as writer:
         for frame in frames:
             writer.write(np.asarray(frame))
@@ -87,8 +91,8 @@ def _write_case(spec: ClipSpec, game: Game, hud: np.ndarray, clean: np.ndarray, 
     tmp = case_dir + ".partial"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
-    _encode(hud, os.path.join(tmp, "hud.mp4"), spec.fps)
-    _encode(clean, os.path.join(tmp, "clean.mp4"), spec.fps)
+    encode_frames(hud, os.path.join(tmp, "hud.mp4"), spec.fps)
+    encode_frames(clean, os.path.join(tmp, "clean.mp4"), spec.fps)
     with MaskWriter(os.path.join(tmp, "mask.mkv"), spec.width, spec.height, spec.fps) as writer:
         for m in check.mask:
             writer.write(m)
@@ -121,23 +125,21 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
     row = {"clip_id": spec.clip_id, "game": spec.game, "demo": spec.demo_id, "start_s": spec.start_s,
            "status": "ok", "reason": "", "message": "", "frames": 0, "seconds": 0.0, "capture_fps": 0.0,
            "hud_coverage": 0.0, "mad_lossless": 0.0, "mad_mp4": 0.0, "case_dir": case_dir, "clean_path": clean_path,
-           "skipped": False}
+           "skipped": False, "paired": True}
     meta_path = os.path.join(case_dir, "meta.json")
+    try:
+        game = get_game(spec.game)
+    except ValueError as exc:
+        return {**row, "status": "error", "reason": "unknown_game", "message": str(exc)}
+    if not game.paired:
+        return _capture_clean(spec, game, {**row, "case_dir": "", "paired": False}, timeout_s)
     if os.path.exists(meta_path) and os.path.exists(clean_path):
         with open(meta_path) as f:
             pairing = json.load(f)["pairing"]
         return {**row, "skipped": True, "frames": spec.frames, "hud_coverage": pairing["hud_coverage"],
                 "mad_lossless": pairing["mad_outside_mask_lossless"], "mad_mp4": pairing["mad_outside_mask_mp4"]}
-    start = time.perf_counter()
-    scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
-    try:
-        game = get_game(spec.game)
-        missing = game.available()
-        if missing:
-            raise CaptureError("game_unavailable", missing)
-        demo = next((d for d in game.demos() if d.demo_id == spec.demo_id), None)
-        if demo is None:
-            raise CaptureError("unknown_demo", f"{spec.game} has no demo {spec.demo_id!r}")
+    with _attempt(spec, row) as scratch:
+        demo = _demo(game, spec)
         runs, capture_s = {}, 0.0
         with virtual_display(spec.width, spec.height) as display:
             for hud in (True, False):
@@ -157,11 +159,50 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
         else:
             _write_case(spec, game, runs[True], runs[False], check, case_dir, clean_path, stats)
             row["mad_mp4"] = stats["mad_outside_mask_mp4"]
+    return row
+
+
+@contextmanager
+def _attempt(spec: ClipSpec, row: dict):
+    """A scratch folder for one clip's capture; a failure becomes the row's error, never an exception."""
+    start = time.perf_counter()
+    scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
+    try:
+        yield scratch
     except CaptureError as exc:
         row.update(status="error", reason=exc.reason, message=str(exc)[-1000:])
     except (OSError, ValueError, VideoError) as exc:
         row.update(status="error", reason="capture_failed", message=f"{type(exc).__name__}: {exc}"[-1000:])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    row["seconds"] = round(time.perf_counter() - start, 2)
+        row["seconds"] = round(time.perf_counter() - start, 2)
+
+
+def _demo(game: Game, spec: ClipSpec):
+    missing = game.available()
+    if missing:
+        raise CaptureError("game_unavailable", missing)
+    demo = next((d for d in game.demos() if d.demo_id == spec.demo_id), None)
+    if demo is None:
+        raise CaptureError("unknown_demo", f"{spec.game} has no demo {spec.demo_id!r}")
+    return demo
+
+
+def _capture_clean(spec: ClipSpec, game: Game, row: dict, timeout_s: float) -> dict:
+    """One clean run of an unpaired game: only `clean/<clip_id>.mp4`, never a case."""
+    clean_path = row["clean_path"]
+    if os.path.exists(clean_path):
+        return {**row, "skipped": True, "frames": spec.frames}
+    start = time.perf_counter()
+    with _attempt(spec, row) as scratch:
+        demo = _demo(game, spec)
+        with virtual_display(spec.width, spec.height) as display:
+            raw = game.capture_run(demo, spec.start_s, spec.frames, False, spec.width, spec.height, spec.fps,
+                                   os.path.join(scratch, "clean"), timeout_s, display)
+        frames = read_raw(raw, spec.width, spec.height)
+        row.update(frames=int(frames.shape[0]), capture_fps=round(spec.frames / (time.perf_counter() - start), 2))
+        encode_frames(frames, os.path.join(scratch, "clean.mp4"), spec.fps)
+        os.makedirs(os.path.dirname(clean_path), exist_ok=True)
+        shutil.copyfile(os.path.join(scratch, "clean.mp4"), clean_path + ".partial")
+        os.replace(clean_path + ".partial", clean_path)
     return row

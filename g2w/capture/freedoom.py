@@ -17,16 +17,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import shutil
 import subprocess
 
 from g2w.capture import wad
 from g2w.capture.game import Demo, Game, Region
-from g2w.capture.process import CaptureError, run_until
+from g2w.capture.process import run_for_frames
 
 ENGINE = "/usr/games/dsda-doom"
 IWAD_DIR = "/usr/share/games/doom"
-IWADS = ("freedoom1", "freedoom2")
 
 _COMMON = {
     "screenblocks": 11, "hudadd_demoprogressbar": 0, "render_wipescreen": 0, "cap_wipescreen": 0,
@@ -51,6 +49,7 @@ def _config_line(key: str, value) -> str:
 
 class Freedoom(Game):
     name = "freedoom"
+    iwad_names: tuple[str, ...] = ("freedoom1", "freedoom2")
     packages = ("dsda-doom", "freedoom", "xvfb", "xauth", "ffmpeg")
     hud_toggle = "hud_displayed / show_messages / hudadd_crosshair (1 = HUD run, 0 = clean run) at screenblocks 11"
     paired = True
@@ -63,17 +62,14 @@ class Freedoom(Game):
     )
 
     def iwads(self) -> list[str]:
-        return [p for p in (os.path.join(IWAD_DIR, f"{n}.wad") for n in IWADS) if os.path.exists(p)]
+        return [p for p in (os.path.join(IWAD_DIR, f"{n}.wad") for n in self.iwad_names) if os.path.exists(p)]
 
     def available(self) -> str | None:
         if not os.access(ENGINE, os.X_OK):
-            return f"{ENGINE} missing: run scripts/capture-deps.sh freedoom"
+            return f"{ENGINE} missing: run scripts/capture-deps.sh {self.name}"
         if not self.iwads():
-            return f"no Freedoom IWAD in {IWAD_DIR}: run scripts/capture-deps.sh freedoom"
-        for tool in ("Xvfb", "ffmpeg"):
-            if shutil.which(tool) is None:
-                return f"{tool} missing: run scripts/capture-deps.sh freedoom"
-        return None
+            return f"no {self.name} IWAD in {IWAD_DIR}: run scripts/capture-deps.sh {self.name}"
+        return self.missing_tool()
 
     @functools.cache
     def version(self) -> str:
@@ -98,18 +94,17 @@ class Freedoom(Game):
     def settings(self, hud: bool) -> dict:
         return {**_COMMON, **(_HUD if hud else _CLEAN)}
 
-    def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display) -> str:
+    def engine_command(self, demo, start_s: float, hud: bool, width: int, height: int, fps: int, workdir: str,
+                       display: str, sink: str) -> tuple[list[str], dict]:
+        """The dsda-doom command and environment replaying `demo` from `start_s` into the shell pipe `sink`.
+
+        `sink` reads the frames as raw RGB on stdin (`%w`, `%h`, `%r` are the engine's size and rate).
+        """
         os.makedirs(workdir, exist_ok=True)
         iwad, lump = demo.source.rsplit(":", 1)
         lmp = os.path.join(workdir, "demo.lmp")
         with open(lmp, "wb") as f:
             f.write(wad.read_lump(iwad, lump))
-        raw, done = os.path.join(workdir, "frames.rgb"), os.path.join(workdir, "frames.done")
-        for stale in (raw, done):
-            if os.path.exists(stale):
-                os.remove(stale)
-        sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
-                f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}")
         config = {**self.settings(hud), "screen_resolution": f"{width}x{height}", "use_fullscreen": 0,
                   "exclusive_fullscreen": 0, "cap_fps": fps, "cap_videocommand": sink,
                   "cap_soundcommand": "cat > /dev/null", "cap_muxcommand": "true"}
@@ -125,12 +120,15 @@ class Freedoom(Game):
         os.makedirs(home, mode=0o700, exist_ok=True)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "XDG_RUNTIME_DIR": home,
                "DISPLAY": display}
-        result = run_until(cmd, env=env, cwd=workdir, timeout_s=timeout_s, log_path=os.path.join(workdir, "engine.log"),
-                           done=lambda: os.path.exists(done))
-        if result.finished_by == "timeout":
-            raise CaptureError("engine_timeout", f"dsda-doom did not deliver {frames} frames in {timeout_s:.0f} s")
-        got = os.path.getsize(raw) // (width * height * 3) if os.path.exists(raw) else 0
-        if got != frames:
-            raise CaptureError("demo_too_short" if result.returncode == 0 else "engine_failed",
-                               f"{got}/{frames} frames (engine rc={result.returncode}): {result.log_tail[-400:]}")
-        return raw
+        return cmd, env
+
+    def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display) -> str:
+        raw, done = os.path.join(workdir, "frames.rgb"), os.path.join(workdir, "frames.done")
+        for stale in (raw, done):
+            if os.path.exists(stale):
+                os.remove(stale)
+        sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
+                f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}")
+        cmd, env = self.engine_command(demo, start_s, hud, width, height, fps, workdir, display, sink)
+        return run_for_frames("dsda-doom", cmd, env=env, cwd=workdir, workdir=workdir, raw=raw, done=done,
+                              frames=frames, width=width, height=height, timeout_s=timeout_s)

@@ -10,6 +10,7 @@ wall-clock grabs, so how fast the machine renders does not change which frames c
 from __future__ import annotations
 
 import os
+import shutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -69,6 +70,13 @@ class Game(ABC):
     def settings(self, hud: bool) -> dict:
         """The engine settings that differ between the HUD and the clean run (for meta.json)."""
         return {}
+
+    def missing_tool(self, tools: tuple[str, ...] = ("Xvfb", "ffmpeg")) -> str | None:
+        """Why the game cannot run when one of the command-line tools it needs is not installed."""
+        for tool in tools:
+            if shutil.which(tool) is None:
+                return f"{tool} missing: run scripts/capture-deps.sh {self.name}"
+        return None
 
 
 def read_raw(path: str, width: int, height: int) -> np.ndarray:

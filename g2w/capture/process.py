@@ -73,6 +73,24 @@ def run_until(cmd: Sequence[str], *, env: dict, cwd: str, timeout_s: float, log_
     return RunResult(proc.returncode, finished_by, round(time.monotonic() - start, 3), tail)
 
 
+def run_for_frames(engine: str, cmd: Sequence[str], *, env: dict, cwd: str, workdir: str, raw: str, done: str,
+                   frames: int, width: int, height: int, timeout_s: float) -> str:
+    """Run an engine until its frame sink makes the file `done`; returns `raw` holding exactly `frames` frames.
+
+    Raises `CaptureError`: `engine_timeout`, `demo_too_short` (the engine ended early by itself)
+    or `engine_failed`, with the end of the engine's log.
+    """
+    result = run_until(cmd, env=env, cwd=cwd, timeout_s=timeout_s, log_path=os.path.join(workdir, "engine.log"),
+                       done=lambda: os.path.exists(done))
+    if result.finished_by == "timeout":
+        raise CaptureError("engine_timeout", f"{engine} did not deliver {frames} frames in {timeout_s:.0f} s")
+    got = os.path.getsize(raw) // (width * height * 3) if os.path.exists(raw) else 0
+    if got != frames:
+        raise CaptureError("demo_too_short" if result.returncode == 0 else "engine_failed",
+                           f"{got}/{frames} frames (engine rc={result.returncode}): {result.log_tail[-400:]}")
+    return raw
+
+
 @contextmanager
 def virtual_display(width: int, height: int, timeout_s: float = 20.0):
     """An Xvfb server on a free display number; yields the DISPLAY string (":N")."""

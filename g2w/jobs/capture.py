@@ -32,7 +32,7 @@ MANIFEST_SCHEMA = pa.schema([
     ("status", pa.string()), ("reason", pa.string()), ("message", pa.string()), ("frames", pa.int64()),
     ("seconds", pa.float64()), ("capture_fps", pa.float64()), ("hud_coverage", pa.float64()),
     ("mad_lossless", pa.float64()), ("mad_mp4", pa.float64()), ("case_dir", pa.string()),
-    ("clean_path", pa.string()), ("skipped", pa.bool_()),
+    ("clean_path", pa.string()), ("skipped", pa.bool_()), ("paired", pa.bool_()),
 ])
 REPORT_CLIPS = 4
 
@@ -53,12 +53,12 @@ class CaptureClips(Step):
 
 
 def _write_cases(manifest: str, out_dir: str) -> int:
-    """cases.jsonl for every ok clip, streamed from the manifest (paths relative to OUT)."""
+    """cases.jsonl for every ok pair, streamed from the manifest (paths relative to OUT)."""
     n = 0
     with open(os.path.join(out_dir, "cases.jsonl.partial"), "w") as f:
-        for batch in pq.ParquetFile(manifest).iter_batches(columns=["clip_id", "status", "frames"]):
-            for clip_id, status, frames in zip(*(batch.column(i).to_pylist() for i in range(3))):
-                if status != "ok":
+        for batch in pq.ParquetFile(manifest).iter_batches(columns=["clip_id", "status", "frames", "paired"]):
+            for clip_id, status, frames, paired in zip(*(batch.column(i).to_pylist() for i in range(4))):
+                if status != "ok" or not paired:
                     continue
                 with open(os.path.join(out_dir, "cases", clip_id, "meta.json")) as m:
                     meta = json.load(m)
@@ -78,15 +78,16 @@ def _per_game(rows: list[dict]) -> dict:
     for game in sorted({r["game"] for r in rows}):
         mine = [r for r in rows if r["game"] == game]
         ok = [r for r in mine if r["status"] == "ok"]
+        pairs = [r for r in ok if r["paired"]]
         fresh = [r for r in mine if not r["skipped"] and r["capture_fps"] > 0]
         out[game] = {
-            "clips": len(mine), "ok": len(ok),
+            "clips": len(mine), "ok": len(ok), "pairs": len(pairs),
             "rejected": dict(Counter(r["reason"] for r in mine if r["status"] == "rejected")),
             "errors": dict(Counter(r["reason"] for r in mine if r["status"] == "error")),
             "capture_fps_mean": round(float(np.mean([r["capture_fps"] for r in fresh])), 2) if fresh else None,
-            "hud_coverage_mean": round(float(np.mean([r["hud_coverage"] for r in ok])), 5) if ok else None,
-            "mad_lossless_max": max((r["mad_lossless"] for r in ok), default=None),
-            "mad_mp4_mean": round(float(np.mean([r["mad_mp4"] for r in ok])), 4) if ok else None,
+            "hud_coverage_mean": round(float(np.mean([r["hud_coverage"] for r in pairs])), 5) if pairs else None,
+            "mad_lossless_max": max((r["mad_lossless"] for r in pairs), default=None),
+            "mad_mp4_mean": round(float(np.mean([r["mad_mp4"] for r in pairs])), 4) if pairs else None,
         }
     return out
 
@@ -97,7 +98,7 @@ def _dir_bytes(path: str) -> int:
 
 def _report(out_dir: str, rows: list[dict], summary: dict) -> str:
     images, labels = [], []
-    for row in [r for r in rows if r["status"] == "ok"][:REPORT_CLIPS]:
+    for row in [r for r in rows if r["status"] == "ok" and r["paired"]][:REPORT_CLIPS]:
         try:
             hud, clean = FrameReader(os.path.join(row["case_dir"], "hud.mp4")), FrameReader(row["clean_path"])
             mid = len(hud) // 2
@@ -115,7 +116,7 @@ def _report(out_dir: str, rows: list[dict], summary: dict) -> str:
         ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
         ("Per game", table([{"game": g, **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in s.items()}}
                             for g, s in summary["games"].items()],
-                           ["game", "clips", "ok", "rejected", "errors", "capture_fps_mean", "hud_coverage_mean",
+                           ["game", "clips", "ok", "pairs", "rejected", "errors", "capture_fps_mean", "hud_coverage_mean",
                             "mad_lossless_max", "mad_mp4_mean"])),
         ("Middle frame: HUD run, clean run, mask", body or "<p>no finished clips</p>"),
         ("Clips (manifest.parquet)", table(rows, ["clip_id", "status", "reason", "frames", "capture_fps",

@@ -100,10 +100,9 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
 
     print(f"== 4/6 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
     synth = run_synthesize(paths["curated"], paths["assets"], paths["synth"], samples, seed)
-    if real_clips and glob.glob(os.path.join(real_clips, "*.mp4")):
-        # Real clean gameplay (from `g2w capture`) gets the same synthesis when it is at hand.
-        print(f"   and {samples} from the real clips in {real_clips} -> {paths['synth_real']}", flush=True)
-        summary["synthesize_real"] = run_synthesize(real_clips, paths["assets"], paths["synth_real"], samples, seed)
+    real = synthesize_real(real_clips, paths["assets"], paths["synth_real"], samples, seed)
+    if real is not None:
+        summary["synthesize_real"] = real
     t = _stage("synthesize", timings, t)
 
     print(f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
@@ -124,6 +123,16 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
 
     summary.update(assets=library, synthesize=synth, detect=detected, evaluate=scores)
     return _finish(out_dir, videos, summary)
+
+
+def synthesize_real(real_clips: str | None, assets: str, output: str, samples: int, seed: int) -> dict | None:
+    """The demo's synthesis on real clean clips (`g2w capture`'s OUT/clean); None when there are none."""
+    from g2w.jobs.synthesize import run_synthesize
+
+    if not real_clips or not glob.glob(os.path.join(real_clips, "*.mp4")):
+        return None
+    print(f"   and {samples} from the real clips in {real_clips} -> {output}", flush=True)
+    return run_synthesize(real_clips, assets, output, samples, seed)
 
 
 def _finish(out_dir: str, videos: list[str], summary: dict) -> dict:

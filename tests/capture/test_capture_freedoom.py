@@ -1,7 +1,7 @@
-"""One real, short capture of the smallest game (Freedoom on dsda-doom), as CI runs it.
+"""Real, short captures of the dsda-doom games (Freedoom, FreeDM), as CI runs them.
 
-`make test` installs the game (scripts/capture-deps.sh freedoom), so these tests fail, never
-skip, when it is missing. Clips of half a second keep them short; the engine's software
+`make test` installs both (scripts/capture-deps.sh freedoom freedm), so these tests fail, never
+skip, when one is missing. Clips of half a second keep them short; the engine's software
 renderer is asked for the corpus size, 1280x720 (it does not go below 640x480).
 """
 
@@ -33,16 +33,19 @@ def freedoom():
     return game
 
 
-def test_hud_and_clean_replays_differ_only_in_the_hud(freedoom, tmp_path):
-    demo = freedoom.demos()[0]
+@pytest.mark.parametrize("name", ["freedoom", "freedm"])
+def test_hud_and_clean_replays_differ_only_in_the_hud(name, tmp_path):
+    game = get_game(name)
+    assert game.available() is None, game.available()
+    demo = game.demos()[0]
     runs = {}
     with virtual_display(W, H) as display:
-        for name, hud in (("hud", True), ("clean", False), ("clean2", False)):
-            raw = freedoom.capture_run(demo, 2.0, FRAMES, hud, W, H, 30, str(tmp_path / name), 120, display)
-            runs[name] = read_raw(raw, W, H)[1:]
+        for run, hud in (("hud", True), ("clean", False), ("clean2", False)):
+            raw = game.capture_run(demo, 2.0, FRAMES, hud, W, H, 30, str(tmp_path / run), 120, display)
+            runs[run] = read_raw(raw, W, H)[1:]
     assert runs["hud"].shape == runs["clean"].shape == (FRAMES - 1, H, W, 3)
     assert np.array_equal(runs["clean"], runs["clean2"])          # the replay is deterministic
-    check = check_pair(runs["hud"], runs["clean"], freedoom.layout)
+    check = check_pair(runs["hud"], runs["clean"], game.layout)
     assert check.status == "ok", (check.reason, check.stats)
     outside = check.mask == 0
     assert np.array_equal(runs["hud"][outside], runs["clean"][outside])  # the world is identical
@@ -60,14 +63,10 @@ def test_a_demo_that_cannot_finish_in_time_is_an_error_row(freedoom, tmp_path):
     assert not os.path.exists(row["case_dir"]) and not os.path.exists(row["clean_path"])
 
 
-def test_capture_job_output_is_read_by_evaluate_and_synthesize(freedoom, ray_local, tmp_path):
-    from g2w.hud.assets import AssetLibrary
+def test_capture_job_output_is_read_by_evaluate_and_by_the_demos_real_clip_synthesis(freedoom, ray_local, tmp_path):
     from g2w.hud.bootstrap import bootstrap_library
-    from g2w.hud.profile import SynthProfile
-    from g2w.hud.render import render_sample
-    from g2w.hud.seeds import SeedStreams
     from g2w.jobs.capture import run_capture
-    from g2w.jobs.synthesize import list_clips
+    from g2w.jobs.demo import synthesize_real
 
     out = tmp_path / "corpus"
     summary = run_capture(["freedoom"], str(out), clips=1, seed=0, duration_s=0.5, width=W, height=H)
@@ -87,12 +86,13 @@ def test_capture_job_output_is_read_by_evaluate_and_synthesize(freedoom, ray_loc
     prepared = prepare_case(case, str(edited), str(tmp_path / "evidence"), (640, 360))
     assert prepared["status"] == "ready", prepared
 
-    (clip,) = list_clips(str(out / "clean"))
+    # `g2w demo --real-clips OUT/clean` synthesizes on the captured clip; an empty folder is skipped.
     bootstrap_library(tmp_path / "lib", per_label=1, seed=0)
-    info = render_sample(clip["path"], str(tmp_path / "sample"), sample_id="s0", clip_id=clip["clip_id"],
-                         streams=SeedStreams(0), profile=SynthProfile(), library=AssetLibrary.open(tmp_path / "lib"),
-                         device="cpu")
-    assert len(FrameReader(tmp_path / "sample" / "hud.mp4")) == 15, info
+    assert synthesize_real(str(tmp_path / "edited" / "none"), str(tmp_path / "lib"), str(tmp_path / "sr0"), 1, 0) is None
+    real = synthesize_real(str(out / "clean"), str(tmp_path / "lib"), str(tmp_path / "synth_real"), 1, 0)
+    assert real["ok"] == 1 and real["error"] == 0, real
+    (sample,) = (tmp_path / "synth_real" / "samples").iterdir()
+    assert len(FrameReader(sample / "hud.mp4")) == 15
 
     again = run_capture(["freedoom"], str(out), clips=1, seed=0, duration_s=0.5, width=W, height=H)
     assert again["ok"] == 1 and again["games"]["freedoom"]["capture_fps_mean"] is None   # reused, not recaptured

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import struct
@@ -169,3 +170,60 @@ def test_demo_takes_real_clips_from_the_option_or_the_environment(monkeypatch):
     assert build_parser().parse_args(["demo"]).real_clips == "/corpus/clean"
     args = build_parser().parse_args(["capture", "--all", "--output", "o"])
     assert args.all and args.game is None and args.clips == 4 and args.size == "1280x720"
+
+
+class _LiveMatch(Game):
+    """An unpaired game whose one clean run is a moving gradient (or fails when told to)."""
+
+    name, paired = "live-test", False
+
+    def __init__(self, fail: bool = False):
+        self.fail, self.runs = fail, []
+
+    def available(self):
+        return None
+
+    def version(self):
+        return "test"
+
+    def demos(self):
+        return [Demo("live-a", "a", 20.0)]
+
+    def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display):
+        from g2w.capture.process import CaptureError
+
+        self.runs.append(hud)
+        if self.fail:
+            raise CaptureError("engine_timeout", "no frames")
+        os.makedirs(workdir, exist_ok=True)
+        ramp = np.arange(width)[None, :, None]
+        video = np.stack([np.broadcast_to((ramp + 8 * t) % 256, (height, width, 3)) for t in range(frames)])
+        path = os.path.join(workdir, "frames.rgb")
+        video.astype(np.uint8).tofile(path)
+        return path
+
+
+def test_unpaired_game_writes_one_clean_clip_and_no_case(monkeypatch, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from g2w.jobs.capture import MANIFEST_SCHEMA, _per_game, _write_cases
+    from g2w.video import FrameReader
+
+    game = _LiveMatch()
+    monkeypatch.setitem(GAMES, game.name, game)
+    monkeypatch.setattr("g2w.capture.clip.virtual_display", lambda w, h: contextlib.nullcontext(":0"))
+    spec = ClipSpec(game.name, "live-a", 1, frames=6, width=64, height=48)
+    row = capture_clip(spec, str(tmp_path))
+    assert (row["status"], row["paired"], row["frames"], game.runs) == ("ok", False, 6, [False])   # one clean run
+    assert len(FrameReader(row["clean_path"])) == 6 and not os.path.exists(tmp_path / "cases")
+    assert capture_clip(spec, str(tmp_path))["skipped"] and game.runs == [False]                    # reused
+    assert set(row) == set(MANIFEST_SCHEMA.names)
+    pq.write_table(pa.Table.from_pylist([row], schema=MANIFEST_SCHEMA), tmp_path / "m.parquet")
+    assert _write_cases(str(tmp_path / "m.parquet"), str(tmp_path)) == 0                         # no case for it
+    assert _per_game([row])[game.name]["pairs"] == 0 and _per_game([row])[game.name]["hud_coverage_mean"] is None
+
+    failing = _LiveMatch(fail=True)
+    monkeypatch.setitem(GAMES, failing.name, failing)
+    bad = capture_clip(ClipSpec(failing.name, "live-a", 7, frames=6, width=64, height=48), str(tmp_path))
+    assert (bad["status"], bad["reason"]) == ("error", "engine_timeout") and not os.path.exists(bad["clean_path"])
