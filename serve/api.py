@@ -25,7 +25,7 @@ from serve import http
 from serve.inputs import JOB_ID, InputError, check_method, describe_methods, method_options, resolve_uri, upload_suffix
 from serve.settings import ServiceSettings
 from serve.store import JobStore, new_id
-from serve.work import RESULT_FILES, read_image
+from serve.work import DETECTION, DETECTION_FILES, RESULT_FILES, read_image
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css"}
@@ -61,7 +61,8 @@ def _discard_outputs(workdir: str) -> None:
         path = os.path.join(workdir, name)
         if os.path.exists(path):
             os.remove(path)
-    shutil.rmtree(os.path.join(workdir, "evaluation"), ignore_errors=True)
+    for sub in ("evaluation", DETECTION):
+        shutil.rmtree(os.path.join(workdir, sub), ignore_errors=True)
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, num_replicas=1)
@@ -117,6 +118,12 @@ class Api:
                                            out.get("message", ""), result, errors, out.get("frames"))
         if not finished:  # canceled while it ran: its outputs are not results
             await asyncio.to_thread(_discard_outputs, job["workdir"])
+            if out["state"] == "canceled":
+                await asyncio.to_thread(self.store.stopped, job["id"], out.get("frames", 0))
+
+    async def report_progress(self, job_id: str, frames_done: int) -> bool:
+        """Called by the workers (not HTTP) while a job runs: records its frames; True = stop, it was canceled."""
+        return await asyncio.to_thread(self.store.progress, job_id, frames_done)
 
     # ---- auth, page, health --------------------------------------------------------------------
 
@@ -384,9 +391,13 @@ class Api:
     def detection_status(self, request: Request, job_id: str):
         return self._status(request, job_id, "detection")
 
+    @app.delete("/v1/detections/{job_id}")
+    def detection_cancel(self, request: Request, job_id: str):
+        return self._cancel(request, job_id, "detection")
+
     @app.get("/v1/detections/{job_id}/result/{name}")
     def detection_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "detection", name, RESULT_FILES)
+        return self._result(request, job_id, "detection", name, DETECTION_FILES, DETECTION)
 
     @app.get("/v1/batches/{batch_id}")
     def batch_status(self, request: Request, batch_id: str):

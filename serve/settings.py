@@ -46,7 +46,10 @@ class ServiceSettings:
     cpu_replicas: int = 1  # fixed CPU Remover replicas when config.yaml does not autoscale them
     gpu_replicas: int = 0  # GPU Remover replicas: one per GPU; 0 disables methods that need a GPU
     dispatch: bool = True  # false: accept and queue jobs but start none (maintenance; they run after a restart)
-    detector: str = ""  # "module:function" of the detection-only model, see serve/workers.py
+    # "module:function" of the detection-only model (serve/workers.py); "" turns detection off.
+    # On by default: the segmenter ships in the repo and runs on CPU, and its replicas scale
+    # from zero (serve/app.py), so it holds no CPU until a detection is asked for.
+    detector: str = "g2w.jobs.detect:detect_file"
     insecure_no_auth: bool = False
     token_sha256: str = field(default="", repr=False)
 

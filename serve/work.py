@@ -4,7 +4,8 @@ A removal goes through `g2w.jobs.remove.remove_one`, the same call `g2w remove` 
 so the service's `edited.mp4` is byte for byte what the batch job writes for the same input.
 An `s3://` source is copied into the job's folder first (methods read local files).
 Every outcome is a dict with `state`, and on failure a `reason` and `message`: bad input never
-raises out of here.
+raises out of here. `progress` (serve/progress.py) reaches the method; when it raises
+`JobCanceled` the outcome is `canceled` with the frames done so far.
 """
 
 from __future__ import annotations
@@ -20,10 +21,14 @@ from PIL import Image, UnidentifiedImageError
 from g2w import storage
 from g2w.evaluate.cases import Case
 from g2w.jobs.remove import remove_one
+from g2w.remove import takes_progress
 from g2w.video import FrameReader, VideoError, VideoWriter
+from serve.progress import JobCanceled
 
 EDITED = "edited"  # the case id of a service job: its edit is <workdir>/edited.mp4
 RESULT_FILES = ("edited.mp4", "mask.mkv", "annotation.json")
+DETECTION = "detection"  # the sub-folder of a detection job's results
+DETECTION_FILES = ("mask.mkv", "annotation.json", "preview.png")
 
 
 def stage_source(source: str, workdir: str) -> str:
@@ -46,7 +51,7 @@ def _outcome(row: dict, workdir: str) -> dict:
     return {"state": "failed", "reason": row["reason"], "message": row["message"], "files": files}
 
 
-def run_removal(job: dict) -> dict:
+def run_removal(job: dict, progress=None) -> dict:
     """Run a queued removal job's method on its source into its folder."""
     workdir = job["workdir"]
     try:
@@ -54,7 +59,11 @@ def run_removal(job: dict) -> dict:
     except OSError as exc:
         return {"state": "failed", "reason": "source_unreadable", "message": f"{type(exc).__name__}: {exc}"}
     case = Case(case_id=EDITED, split="wild", source=source, annotation="")
-    return _outcome(remove_one(job["method"], case, workdir, job["params"].get("options", {})), workdir)
+    try:
+        row = remove_one(job["method"], case, workdir, job["params"].get("options", {}), progress)
+    except JobCanceled as exc:
+        return {"state": "canceled", "frames": exc.frames}
+    return _outcome(row, workdir)
 
 
 def read_image(data: bytes, max_pixels: int) -> np.ndarray:
@@ -104,14 +113,21 @@ def run_evaluation(job: dict) -> dict:
     return {"state": "succeeded", "summary": summary, "files": files, "errors": errors}
 
 
-def run_detection(job: dict, detect) -> dict:
-    """Detection only: `detect(video, out_dir, **options)` writes mask.mkv and annotation.json."""
+def run_detection(job: dict, detect, progress=None) -> dict:
+    """Detection only: `detect(video, out_dir, **options)` writes mask.mkv and annotation.json
+    into `<workdir>/detection` (the detector may replace that folder whole; the upload stays)."""
     workdir = job["workdir"]
+    options = dict(job["params"].get("options", {}))
+    if progress is not None and takes_progress(detect):
+        options["progress"] = progress
+    out_dir = os.path.join(workdir, DETECTION)
     try:
-        frames = int(detect(stage_source(job["input"], workdir), workdir, **job["params"].get("options", {})))
+        frames = int(detect(stage_source(job["input"], workdir), out_dir, **options))
+    except JobCanceled as exc:
+        return {"state": "canceled", "frames": exc.frames}
     except VideoError as exc:
         return {"state": "failed", "reason": f"source_{exc.reason}", "message": str(exc)}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, TypeError) as exc:  # TypeError: options the detector does not take
         return {"state": "failed", "reason": "detect_failed", "message": f"{type(exc).__name__}: {exc}"}
-    files = [name for name in RESULT_FILES if os.path.exists(os.path.join(workdir, name))]
+    files = [name for name in DETECTION_FILES if os.path.exists(os.path.join(out_dir, name))]
     return {"state": "succeeded", "frames": frames, "files": files}

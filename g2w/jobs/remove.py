@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from g2w.evaluate.cases import Case, load_cases
-from g2w.remove import get_method, run_method
+from g2w.remove import PROGRESS, get_method, run_method
 from g2w.report import contact_sheet, key_values, save_png, table, write_html
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
@@ -35,8 +35,9 @@ MANIFEST_SCHEMA = pa.schema([
 REPORT_CASES = 6
 
 
-def remove_one(method: str, case: Case, out_dir: str, options: dict | None = None) -> dict:
-    """Run `method` (with its `options`) on one case; never raises for bad input (an error row instead)."""
+def remove_one(method: str, case: Case, out_dir: str, options: dict | None = None, progress=None) -> dict:
+    """Run `method` (with its `options`) on one case; never raises for bad input (an error row instead).
+    `progress(frames_done)` reaches methods that take it (see g2w.remove); what it raises passes through."""
     path = case.edited_path(out_dir)
     row = {"case_id": case.case_id, "split": case.split, "method": method, "status": "ok", "reason": "",
            "message": "", "path": path, "frames": 0, "seconds": 0.0, "skipped": False}
@@ -44,7 +45,9 @@ def remove_one(method: str, case: Case, out_dir: str, options: dict | None = Non
         return {**row, "skipped": True}
     start = time.perf_counter()
     try:
-        row["frames"] = run_method(method, case, path, **(options or {}))
+        if PROGRESS in (options or {}):
+            raise ValueError(f"{PROGRESS!r} is the progress hook, not an option")
+        row["frames"] = run_method(method, case, path, progress, **(options or {}))
     except VideoError as exc:
         row.update(status="error", reason=f"source_{exc.reason}", message=str(exc))
     except (OSError, ValueError) as exc:
