@@ -25,7 +25,7 @@ from serve import http
 from serve.inputs import JOB_ID, InputError, check_method, describe_methods, method_options, resolve_uri, upload_suffix
 from serve.settings import ServiceSettings
 from serve.store import JobStore, new_id
-from serve.work import DETECTION, DETECTION_FILES, RESULT_FILES, read_image
+from serve.work import DETECTION, DETECTION_FILES, EDIT_FILES, RESULT_FILES, read_image, result_path
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css"}
@@ -55,9 +55,18 @@ def _json_object(text) -> dict:
     return value
 
 
+def _flag(name: str, value) -> bool:
+    if value in (None, ""):
+        return False
+    text = str(value).strip().lower()
+    if text not in ("true", "false", "1", "0", "on", "off"):
+        raise InputError(422, "bad_options", f"{name}: expected true or false, got {value!r}")
+    return text in ("true", "1", "on")
+
+
 def _discard_outputs(workdir: str) -> None:
     """Remove a canceled job's results (its uploaded source stays, for the record)."""
-    for name in RESULT_FILES:
+    for name in EDIT_FILES:
         path = os.path.join(workdir, name)
         if os.path.exists(path):
             os.remove(path)
@@ -103,9 +112,23 @@ class Api:
             return self.handles["detection"].detect.remote(job)
         return self.handles["gpu" if METHODS[job["method"]].gpu else "cpu"].remove.remote(job)
 
+    async def _detect_after(self, job: dict, out: dict) -> dict:
+        """A removal asked with `detect`: the Detector on the same source adds mask, annotation, preview.
+        A failed detection is an error item of a job that still succeeded with its edit."""
+        if self.handles["detection"] is None:  # accepted before a restart that turned detection off
+            return {**out, "errors": [{"item": "detection", "reason": "no_detector", "message": "detection is off"}]}
+        found = await self.handles["detection"].detect.remote({**job, "progress_fixed": out.get("frames", 0)})
+        if found["state"] == "canceled":
+            return {**found, "frames": out.get("frames", 0)}
+        if found["state"] == "failed":
+            return {**out, "errors": [{"item": "detection", "reason": found["reason"], "message": found.get("message", "")}]}
+        return {**out, "files": out["files"] + found["files"]}
+
     async def _run(self, job: dict) -> None:
         try:
             out = await self._call(job)
+            if job["kind"] == "removal" and out["state"] == "succeeded" and job["params"].get("detect"):
+                out = await self._detect_after(job, out)
         except Exception as exc:  # a replica died or the call failed: the job fails with the reason, never vanishes
             out = {"state": "failed", "reason": "worker_error", "message": f"{type(exc).__name__}: {exc}"[:2000]}
         finally:
@@ -195,6 +218,7 @@ class Api:
         elif not self.s.detector:
             raise InputError(422, "no_detector", "this service runs no detector")
         options = method_options(method, form.get("options")) if method else _json_object(form.get("options"))
+        detect = kind == "removal" and self._wants_detection(form.get("detect"))
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
@@ -202,7 +226,7 @@ class Api:
             source, name = await self._input(form, workdir)
             frames = await http.probe_video(source)
             job, created = await asyncio.to_thread(
-                self.store.create, kind, method, {"options": options, "input_name": name}, source, workdir,
+                self.store.create, kind, method, {"options": options, "input_name": name, "detect": detect}, source, workdir,
                 key, None, frames, job_id)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -211,6 +235,12 @@ class Api:
             shutil.rmtree(workdir, ignore_errors=True)
         self.wake.set()
         return self._accepted(job, replayed=not created)
+
+    def _wants_detection(self, value) -> bool:
+        detect = _flag("detect", value)
+        if detect and not self.s.detector:
+            raise InputError(422, "no_detector", "this service runs no detector")
+        return detect
 
     async def _input(self, form, workdir: str) -> tuple[str, str]:
         upload, uri = form.get("file"), form.get("uri")
@@ -260,13 +290,15 @@ class Api:
             method = str(item.get("method") or "")
             check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
             options = method_options(method, item.get("options"))
+            detect = self._wants_detection(item.get("detect"))
             source = resolve_uri(str(item.get("uri") or ""), self.s.allowed_roots)
             frames = await http.probe_video(source)
         except InputError as exc:
             return {"line": n, "state": "rejected", "reason": exc.reason, "message": str(exc)}
         job_id = new_id("job")
         os.makedirs(os.path.join(jobs_dir, job_id))
-        await asyncio.to_thread(self.store.create, "removal", method, {"options": options, "input_name": item["uri"]},
+        await asyncio.to_thread(self.store.create, "removal", method,
+                                {"options": options, "input_name": item["uri"], "detect": detect},
                                 source, os.path.join(jobs_dir, job_id), None, batch_id, frames, job_id)
         return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}
 
@@ -357,13 +389,14 @@ class Api:
             _discard_outputs(job["workdir"])
         return http.job_view(job, PREFIX[kind])
 
-    def _result(self, request: Request, job_id: str, kind: str, name: str, allowed: tuple[str, ...], sub: str = ""):
+    def _result(self, request: Request, job_id: str, kind: str, name: str, allowed: tuple[str, ...]):
         if not http.authorized(request, self.s):
             return http.unauthorized()
         job = self._job(request, job_id, kind)
         if name not in allowed or name not in job["result"].get("files", []) or job["state"] != "succeeded":
             raise InputError(404, "not_found", f"{name}: no such result")
-        return FileResponse(os.path.join(job["workdir"], sub, name), filename=name)
+        path = os.path.join(job["workdir"], "evaluation", name) if kind == "evaluation" else result_path(job["workdir"], name)
+        return FileResponse(path, filename=name)
 
     @app.get("/v1/removals/{job_id}")
     def removal_status(self, request: Request, job_id: str):
@@ -397,7 +430,7 @@ class Api:
 
     @app.get("/v1/detections/{job_id}/result/{name}")
     def detection_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "detection", name, DETECTION_FILES, DETECTION)
+        return self._result(request, job_id, "detection", name, DETECTION_FILES)
 
     @app.get("/v1/batches/{batch_id}")
     def batch_status(self, request: Request, batch_id: str):
@@ -418,5 +451,5 @@ class Api:
 
     @app.get("/v1/evaluations/{job_id}/result/{name}")
     def evaluation_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "evaluation", name, EVALUATION_FILES, "evaluation")
+        return self._result(request, job_id, "evaluation", name, EVALUATION_FILES)
 

@@ -26,9 +26,15 @@ from g2w.video import FrameReader, VideoError, VideoWriter
 from serve.progress import JobCanceled
 
 EDITED = "edited"  # the case id of a service job: its edit is <workdir>/edited.mp4
-RESULT_FILES = ("edited.mp4", "mask.mkv", "annotation.json")
-DETECTION = "detection"  # the sub-folder of a detection job's results
+EDIT_FILES = ("edited.mp4",)
+DETECTION = "detection"  # the sub-folder of a job's detection results (a detection, or a removal with detect)
 DETECTION_FILES = ("mask.mkv", "annotation.json", "preview.png")
+RESULT_FILES = EDIT_FILES + DETECTION_FILES
+
+
+def result_path(workdir: str, name: str) -> str:
+    """Where result `name` of a removal or detection job lives in its folder."""
+    return os.path.join(workdir, DETECTION if name in DETECTION_FILES else "", name)
 
 
 def stage_source(source: str, workdir: str) -> str:
@@ -45,7 +51,7 @@ def stage_source(source: str, workdir: str) -> str:
 
 
 def _outcome(row: dict, workdir: str) -> dict:
-    files = [name for name in RESULT_FILES if os.path.exists(os.path.join(workdir, name))]
+    files = [name for name in EDIT_FILES if os.path.exists(os.path.join(workdir, name))]
     if row["status"] == "ok":
         return {"state": "succeeded", "frames": int(row["frames"]), "files": files, "seconds": row["seconds"]}
     return {"state": "failed", "reason": row["reason"], "message": row["message"], "files": files}

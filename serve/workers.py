@@ -38,8 +38,11 @@ class _Reporter:
     def __init__(self):
         self._ingress = None
 
-    def hook(self, job_id: str) -> ProgressHook:
-        return ProgressHook(lambda frames: self._send(job_id, frames))
+    def hook(self, job: dict) -> ProgressHook:
+        """The job's hook; with `progress_fixed` (a second pass over a finished removal's clip) it
+        reports that count unchanged and only listens for a cancel."""
+        fixed = job.get("progress_fixed")
+        return ProgressHook(lambda frames: self._send(job["id"], frames if fixed is None else fixed))
 
     def _send(self, job_id: str, frames: int) -> bool:
         try:
@@ -59,7 +62,7 @@ class Remover:
         self._reporter = _Reporter()
 
     async def remove(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_removal, job, self._reporter.hook(job["id"]))
+        return await asyncio.to_thread(run_removal, job, self._reporter.hook(job))
 
     async def remove_frame(self, rgb, method: str, options: dict) -> bytes:
         return await asyncio.to_thread(run_frame, rgb, method, options)
@@ -75,7 +78,7 @@ class Detector:
         self._reporter = _Reporter()
 
     async def detect(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_detection, job, self._detect, self._reporter.hook(job["id"]))
+        return await asyncio.to_thread(run_detection, job, self._detect, self._reporter.hook(job))
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, max_ongoing_requests=1)

@@ -103,6 +103,7 @@ def test_bad_requests_are_refused_before_queuing(service, inputs, tmp_path):
         (_submit(service, inputs["clip"], method="no-such-method"), 422, "unknown_method"),
         (_submit(service, inputs["clip"], method="telea-gt"), 422, "method_needs_mask"),
         (_submit(service, inputs["clip"], options='{"radius": 3}'), 422, "bad_options"),
+        (_submit(service, inputs["clip"], detect="maybe"), 422, "bad_options"),
         (_submit(service, uri="/etc/passwd"), 403, "uri_not_allowed"),
         (_submit(service, uri=os.path.join(inputs["root"], "..", "x.mp4")), 403, "uri_not_allowed"),
     ]
@@ -237,16 +238,18 @@ def test_submit_removal_command_uploads_polls_and_downloads(service, inputs, tmp
     from g2w.cli import main
 
     code = main(["submit-removal", inputs["clip"], "--url", service.url, "--token", TOKEN, "--method", "identity",
-                 "--output", str(tmp_path)])
+                 "--output", str(tmp_path), "--detect"])
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and line["state"] == "succeeded"
     assert open(tmp_path / "clip" / "edited.mp4", "rb").read() == open(inputs["clip"], "rb").read()
+    assert sorted(os.listdir(tmp_path / "clip")) == ["annotation.json", "edited.mp4", "mask.mkv", "preview.png"]
+    assert json.loads((tmp_path / "clip" / "annotation.json").read_text())["frame_count"] == 20
     assert main(["submit-removal", inputs["clip"], "--url", service.url, "--token", "wrong"]) == 1
 
 
 @pytest.mark.skipif(chromium_binary() is None, reason="Debian's chromium is not installed (scripts/system-deps.sh)")
 def test_page_in_headless_chromium(service, inputs):
-    """Sign in, upload a clip, watch it finish, and see source and edit side by side."""
+    """Sign in, upload a clip (detection on, the default), watch it finish, see source, edit and mask."""
     artifacts = os.environ.get("G2W_TEST_ARTIFACTS", os.path.join(os.getcwd(), "test_artifacts"))
     os.makedirs(artifacts, exist_ok=True)
     browser = Browser(chromium_binary())
@@ -262,10 +265,13 @@ def test_page_in_headless_chromium(service, inputs):
         browser.wait_for("document.querySelector('#jobs td.state')?.textContent === 'succeeded'")
         browser.wait_for("!document.getElementById('viewer').hidden")
         browser.wait_for("document.getElementById('edited').readyState >= 2 && "
-                         "document.getElementById('source').readyState >= 2")  # both videos decoded
+                         "document.getElementById('source').readyState >= 2 && "
+                         "document.getElementById('mask-preview').complete && "
+                         "document.getElementById('mask-preview').naturalWidth > 0")  # both videos and the mask shown
         assert browser.eval("document.querySelector('#jobs .frames').textContent") == "20/20"
         links = browser.eval("[...document.querySelectorAll('#downloads a')].map(a => a.textContent.trim())")
-        assert links == ["Download edited.mp4"]
+        assert links == ["Download edited.mp4", "Download mask.mkv", "Download annotation.json",
+                         "Download preview.png"]
         browser.screenshot(os.path.join(artifacts, "serve_page.png"))
     finally:
         browser.close()
