@@ -199,14 +199,13 @@ def read_bytes(path: str) -> bytes:
         return f.read()
 
 
-def upload_tree(local_dir: str, dest: str) -> None:
-    """Copy every file below a local folder to `dest`, keeping relative paths."""
-    for root, _, files in os.walk(local_dir):
-        for name in sorted(files):
-            src = os.path.join(root, name)
-            target = join(dest, *os.path.relpath(src, local_dir).split(os.sep))
-            with staged_file(target) as tmp:
-                shutil.copyfile(src, tmp)
+def upload_tree(local_dir: str, dest: str, last: tuple[str, ...] = ()) -> None:
+    """Copy every file below a local folder to `dest`, keeping relative paths. Files named in
+    `last` (relative paths) go after all others: a completion marker a rerun checks for."""
+    files = [os.path.relpath(os.path.join(root, n), local_dir) for root, _, names in os.walk(local_dir) for n in names]
+    for rel in sorted(files, key=lambda r: (r in last, r)):
+        with staged_file(join(dest, *rel.split(os.sep))) as tmp:
+            shutil.copyfile(os.path.join(local_dir, rel), tmp)
 
 
 @contextlib.contextmanager
@@ -220,6 +219,20 @@ def staged_dir(dest: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="g2w-stage-") as local:
         yield local
         upload_tree(local, dest)
+
+
+@contextlib.contextmanager
+def local_copy(path: str) -> Iterator[str]:
+    """A local file with the content of `path`: the path itself, or a temporary download of a
+    URI (for readers such as decord that open local files only; meant for short clips)."""
+    if not is_uri(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="g2w-copy-") as folder:
+        local = os.path.join(folder, "copy" + os.path.splitext(path)[1])
+        with open_binary(path) as src, open(local, "wb") as out:
+            shutil.copyfileobj(src, out, 8 << 20)
+        yield local
 
 
 def list_files(folder: str, suffix: str = "") -> list[str]:
