@@ -11,25 +11,27 @@ Run ONE replica of this deployment: it owns the store and requeues interrupted j
 
 import asyncio
 import json
+import mimetypes
 import os
 import shutil
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from ray import serve
 from ray.serve.exceptions import BackPressureError
 
+from g2w import storage
 from g2w.evaluate.cases import load_cases
 from g2w.remove import METHODS
 from serve import http
 from serve.inputs import JOB_ID, InputError, check_method, describe_methods, method_options, resolve_uri, upload_suffix
 from serve.settings import ServiceSettings
 from serve.store import JobStore, new_id
-from serve.work import DETECTION, DETECTION_FILES, EDIT_FILES, RESULT_FILES, read_image, result_path
+from serve.work import (DETECTION, DETECTION_FILES, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESULT_FILES, read_image,
+                        result_rel)
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css"}
-EVALUATION_FILES = ("summary.json", "metrics.json", "report.html", "table.md", "results.parquet", "judgments.jsonl")
 PREFIX = {"removal": "/v1/removals", "detection": "/v1/detections", "evaluation": "/v1/evaluations"}
 JUDGES = ("reference", "openai")
 
@@ -64,14 +66,25 @@ def _flag(name: str, value) -> bool:
     return text in ("true", "1", "on")
 
 
-def _discard_outputs(workdir: str) -> None:
-    """Remove a canceled job's results (its uploaded source stays, for the record)."""
+def _discard_outputs(job: dict) -> None:
+    """Remove a canceled job's results, in its folder and its output store (the upload stays)."""
+    workdir = job["workdir"]
     for name in EDIT_FILES:
         path = os.path.join(workdir, name)
         if os.path.exists(path):
             os.remove(path)
-    for sub in ("evaluation", DETECTION):
+    for sub in (EVALUATION, DETECTION):
         shutil.rmtree(os.path.join(workdir, sub), ignore_errors=True)
+    if job["params"].get("results_at"):
+        names = EVALUATION_FILES if job["kind"] == EVALUATION else RESULT_FILES
+        for name in names:
+            storage.remove(storage.join(job["params"]["results_at"], result_rel(job["kind"], name)))
+
+
+def _stream(uri: str):
+    with storage.open_binary(uri) as f:
+        while chunk := f.read(1 << 20):
+            yield chunk
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, num_replicas=1)
@@ -140,7 +153,7 @@ class Api:
         finished = await asyncio.to_thread(self.store.finish, job["id"], out["state"], out.get("reason", ""),
                                            out.get("message", ""), result, errors, out.get("frames"))
         if not finished:  # canceled while it ran: its outputs are not results
-            await asyncio.to_thread(_discard_outputs, job["workdir"])
+            await asyncio.to_thread(_discard_outputs, job)
             if out["state"] == "canceled":
                 await asyncio.to_thread(self.store.stopped, job["id"], out.get("frames", 0))
 
@@ -225,9 +238,9 @@ class Api:
         try:
             source, name = await self._input(form, workdir)
             frames = await http.probe_video(source)
+            params = {"options": options, "input_name": name, "detect": detect, **self._store_at(job_id)}
             job, created = await asyncio.to_thread(
-                self.store.create, kind, method, {"options": options, "input_name": name, "detect": detect}, source, workdir,
-                key, None, frames, job_id)
+                self.store.create, kind, method, params, source, workdir, key, None, frames, job_id)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -235,6 +248,10 @@ class Api:
             shutil.rmtree(workdir, ignore_errors=True)
         self.wake.set()
         return self._accepted(job, replayed=not created)
+
+    def _store_at(self, job_id: str) -> dict:
+        """Where the job's results are published: under `output-store`, when one is set."""
+        return {"results_at": storage.join(self.s.output_store, job_id)} if self.s.output_store else {}
 
     def _wants_detection(self, value) -> bool:
         detect = _flag("detect", value)
@@ -298,7 +315,8 @@ class Api:
         job_id = new_id("job")
         os.makedirs(os.path.join(jobs_dir, job_id))
         await asyncio.to_thread(self.store.create, "removal", method,
-                                {"options": options, "input_name": item["uri"], "detect": detect},
+                                {"options": options, "input_name": item["uri"], "detect": detect,
+                                 **self._store_at(job_id)},
                                 source, os.path.join(jobs_dir, job_id), None, batch_id, frames, job_id)
         return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}
 
@@ -330,7 +348,8 @@ class Api:
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
-        job, created = await asyncio.to_thread(self.store.create, "evaluation", judge, {**params, "n_cases": n_cases},
+        params = {**params, "n_cases": n_cases, **self._store_at(job_id)}
+        job, created = await asyncio.to_thread(self.store.create, "evaluation", judge, params,
                                                cases, workdir, key, None, 0, job_id)
         self.wake.set()
         return self._accepted(job, replayed=not created)
@@ -386,7 +405,7 @@ class Api:
         job = self._job(request, job_id, kind)
         job = self.store.cancel(job_id)
         if job["state"] == "canceled":
-            _discard_outputs(job["workdir"])
+            _discard_outputs(job)
         return http.job_view(job, PREFIX[kind])
 
     def _result(self, request: Request, job_id: str, kind: str, name: str, allowed: tuple[str, ...]):
@@ -395,8 +414,12 @@ class Api:
         job = self._job(request, job_id, kind)
         if name not in allowed or name not in job["result"].get("files", []) or job["state"] != "succeeded":
             raise InputError(404, "not_found", f"{name}: no such result")
-        path = os.path.join(job["workdir"], "evaluation", name) if kind == "evaluation" else result_path(job["workdir"], name)
-        return FileResponse(path, filename=name)
+        rel = result_rel(kind, name)
+        if job["params"].get("results_at"):  # published to the output store: streamed from there
+            return StreamingResponse(_stream(storage.join(job["params"]["results_at"], rel)),
+                                     media_type=mimetypes.guess_type(name)[0] or "application/octet-stream",
+                                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return FileResponse(os.path.join(job["workdir"], *rel.split("/")), filename=name)
 
     @app.get("/v1/removals/{job_id}")
     def removal_status(self, request: Request, job_id: str):

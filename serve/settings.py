@@ -35,6 +35,9 @@ def _roots(text) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ServiceSettings:
     data_dir: str = "serve_data"  # uploads and results; every replica must see it (a shared mount on a cluster)
+    # Where finished results are published, a local folder or an s3:// prefix (g2w/storage.py),
+    # by the worker that made them; "" keeps them in the job folders under data_dir.
+    output_store: str = ""
     state_dir: str = ""  # the SQLite job store; a local disk of the ingress node (default: data_dir)
     allowed_roots: tuple[str, ...] = ()  # local folders or s3:// prefixes a `uri` may point into
     max_upload_mb: float = 512.0

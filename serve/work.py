@@ -4,7 +4,8 @@ A removal goes through `g2w.jobs.remove.remove_one`, the same call `g2w remove` 
 so the service's `edited.mp4` is byte for byte what the batch job writes for the same input.
 An `s3://` source is copied into the job's folder first (methods read local files).
 Every outcome is a dict with `state`, and on failure a `reason` and `message`: bad input never
-raises out of here. `progress` (serve/progress.py) reaches the method; when it raises
+raises out of here. With an output store, finished results are published there by the worker
+(`publish`), so they never pass through the ingress's disk. `progress` (serve/progress.py) reaches the method; when it raises
 `JobCanceled` the outcome is `canceled` with the frames done so far.
 """
 
@@ -32,9 +33,32 @@ DETECTION_FILES = ("mask.mkv", "annotation.json", "preview.png")
 RESULT_FILES = EDIT_FILES + DETECTION_FILES
 
 
-def result_path(workdir: str, name: str) -> str:
-    """Where result `name` of a removal or detection job lives in its folder."""
-    return os.path.join(workdir, DETECTION if name in DETECTION_FILES else "", name)
+EVALUATION = "evaluation"  # the sub-folder of an evaluation job's outputs
+EVALUATION_FILES = ("summary.json", "metrics.json", "report.html", "table.md", "results.parquet", "judgments.jsonl")
+
+
+def result_rel(kind: str, name: str) -> str:
+    """Where result `name` of a job of `kind` lives, relative to its folder (or its store prefix)."""
+    if kind == EVALUATION:
+        return f"{EVALUATION}/{name}"
+    return f"{DETECTION}/{name}" if name in DETECTION_FILES else name
+
+
+def publish(job: dict, names: list[str]) -> None:
+    """Move a finished job's results to its output-store prefix (`results_at`), when it has one:
+    a local folder or `s3://` (g2w.storage), uploaded by the worker that made them."""
+    dest = job["params"].get("results_at")
+    for rel in [result_rel(job["kind"], n) for n in names] if dest else []:
+        storage.publish_file(os.path.join(job["workdir"], *rel.split("/")), storage.join(dest, rel))
+
+
+def _published(job: dict, out: dict) -> dict:
+    """`out` once its files are published; a store that refuses them fails the job with a reason."""
+    try:
+        publish(job, out.get("files", []))
+    except OSError as exc:
+        return {"state": "failed", "reason": "publish_failed", "message": f"{type(exc).__name__}: {exc}"}
+    return out
 
 
 def stage_source(source: str, workdir: str) -> str:
@@ -69,7 +93,8 @@ def run_removal(job: dict, progress=None) -> dict:
         row = remove_one(job["method"], case, workdir, job["params"].get("options", {}), progress)
     except JobCanceled as exc:
         return {"state": "canceled", "frames": exc.frames}
-    return _outcome(row, workdir)
+    out = _outcome(row, workdir)
+    return _published(job, out) if out["state"] == "succeeded" else out
 
 
 def read_image(data: bytes, max_pixels: int) -> np.ndarray:
@@ -108,15 +133,15 @@ def run_evaluation(job: dict) -> dict:
     from g2w.jobs.evaluate import run_evaluate
 
     p = job["params"]
-    output = os.path.join(job["workdir"], "evaluation")
+    output = os.path.join(job["workdir"], EVALUATION)
     try:
         summary = run_evaluate(p["cases"], p["edited"], output, judge=p.get("judge", "reference"),
                                endpoint=p.get("endpoint"), model=p.get("model"), api_key_env=p.get("api_key_env"))
     except (OSError, ValueError, VideoError) as exc:
         return {"state": "failed", "reason": "evaluation_failed", "message": f"{type(exc).__name__}: {exc}"}
-    files = sorted(os.listdir(output))
+    files = [name for name in EVALUATION_FILES if os.path.exists(os.path.join(output, name))]
     errors = [{"item": k, "reason": k, "count": n} for k, n in summary.get("errors_by_reason", {}).items()]
-    return {"state": "succeeded", "summary": summary, "files": files, "errors": errors}
+    return _published(job, {"state": "succeeded", "summary": summary, "files": files, "errors": errors})
 
 
 def run_detection(job: dict, detect, progress=None) -> dict:
@@ -136,4 +161,4 @@ def run_detection(job: dict, detect, progress=None) -> dict:
     except (OSError, ValueError, TypeError) as exc:  # TypeError: options the detector does not take
         return {"state": "failed", "reason": "detect_failed", "message": f"{type(exc).__name__}: {exc}"}
     files = [name for name in DETECTION_FILES if os.path.exists(os.path.join(out_dir, name))]
-    return {"state": "succeeded", "frames": frames, "files": files}
+    return _published(job, {"state": "succeeded", "frames": frames, "files": files})

@@ -292,3 +292,18 @@ def test_bounded_load_on_loopback_has_no_server_errors(service, inputs):
         codes = list(pool.map(one, range(200)))
     assert not [c for c in codes if c >= 500]
     assert set(codes) <= {200, 202, 429} and codes.count(200) == 150
+
+
+def test_results_in_an_object_store_are_served_from_it(service, inputs, s3_bucket):
+    """Restarted with output-store on the moto bucket: the workers publish there, the API streams back."""
+    from g2w import storage
+
+    service.restart(**{"output-store": s3_bucket})
+    job = _wait(service, _submit(service, inputs["clip"], detect="true").json()["id"])
+    assert job["state"] == "succeeded" and sorted(job["results"]) == ["annotation.json", "edited.mp4", "mask.mkv",
+                                                                      "preview.png"]
+    served = requests.get(service.url + job["results"]["edited.mp4"], headers=service.headers, timeout=30)
+    stored = storage.read_bytes(f"{s3_bucket}/{job['id']}/edited.mp4")
+    assert served.status_code == 200 and served.content == stored == open(inputs["clip"], "rb").read()
+    mask = requests.get(service.url + job["results"]["mask.mkv"], headers=service.headers, timeout=30)
+    assert mask.content == storage.read_bytes(f"{s3_bucket}/{job['id']}/detection/mask.mkv")
