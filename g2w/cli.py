@@ -392,7 +392,7 @@ def _submit_removal(args: argparse.Namespace) -> int:
             print(f"{path}: {job['state']} {p['frames_done']}/{p['frames_total']} frames", file=sys.stderr, flush=True)
 
         try:
-            job = client.wait(client.submit(path, args.method, options)["id"], on_progress=progress)
+            job = client.wait(client.submit(path, args.method, options, detect=args.detect)["id"], on_progress=progress)
         except ServiceError as exc:
             print(f"{path}: {exc}", file=sys.stderr)
             failed += 1
@@ -413,6 +413,7 @@ def _add_service_commands(sub) -> None:
     p.add_argument("--method", default="identity", help="a method of g2w.remove.METHODS")
     p.add_argument("--options", help="the method's options as a JSON object")
     p.add_argument("--output", default="removed", help="results go to OUTPUT/<clip name>/")
+    p.add_argument("--detect", action="store_true", help="also the UI mask, annotation and preview (the service's detector)")
     p.set_defaults(run=_submit_removal)
 
 

@@ -73,9 +73,11 @@ class Client:
     def methods(self) -> list[dict]:
         return self._json("GET", "/v1/methods")["methods"]
 
-    def submit(self, path: str, method: str, options: dict | None = None, idempotency_key: str | None = None) -> dict:
-        """Upload a clip for removal; returns the queued job."""
-        body, ctype = _multipart({"method": method, "options": json.dumps(options or {})}, "file", path)
+    def submit(self, path: str, method: str, options: dict | None = None, idempotency_key: str | None = None,
+               detect: bool = False) -> dict:
+        """Upload a clip for removal (with `detect`, also the UI mask and annotation); returns the queued job."""
+        fields = {"method": method, "options": json.dumps(options or {}), "detect": "true" if detect else "false"}
+        body, ctype = _multipart(fields, "file", path)
         headers = {"Content-Type": ctype, **({"Idempotency-Key": idempotency_key} if idempotency_key else {})}
         return self._json("POST", "/v1/removals", body=body, headers=headers)
 

@@ -11,25 +11,27 @@ Run ONE replica of this deployment: it owns the store and requeues interrupted j
 
 import asyncio
 import json
+import mimetypes
 import os
 import shutil
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from ray import serve
 from ray.serve.exceptions import BackPressureError
 
+from g2w import storage
 from g2w.evaluate.cases import load_cases
 from g2w.remove import METHODS
 from serve import http
 from serve.inputs import JOB_ID, InputError, check_method, describe_methods, method_options, resolve_uri, upload_suffix
 from serve.settings import ServiceSettings
 from serve.store import JobStore, new_id
-from serve.work import RESULT_FILES, read_image
+from serve.work import (DETECTION, DETECTION_FILES, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESULT_FILES, read_image,
+                        result_rel)
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css"}
-EVALUATION_FILES = ("summary.json", "metrics.json", "report.html", "table.md", "results.parquet", "judgments.jsonl")
 PREFIX = {"removal": "/v1/removals", "detection": "/v1/detections", "evaluation": "/v1/evaluations"}
 JUDGES = ("reference", "openai")
 
@@ -55,13 +57,34 @@ def _json_object(text) -> dict:
     return value
 
 
-def _discard_outputs(workdir: str) -> None:
-    """Remove a canceled job's results (its uploaded source stays, for the record)."""
-    for name in RESULT_FILES:
+def _flag(name: str, value) -> bool:
+    if value in (None, ""):
+        return False
+    text = str(value).strip().lower()
+    if text not in ("true", "false", "1", "0", "on", "off"):
+        raise InputError(422, "bad_options", f"{name}: expected true or false, got {value!r}")
+    return text in ("true", "1", "on")
+
+
+def _discard_outputs(job: dict) -> None:
+    """Remove a canceled job's results, in its folder and its output store (the upload stays)."""
+    workdir = job["workdir"]
+    for name in EDIT_FILES:
         path = os.path.join(workdir, name)
         if os.path.exists(path):
             os.remove(path)
-    shutil.rmtree(os.path.join(workdir, "evaluation"), ignore_errors=True)
+    for sub in (EVALUATION, DETECTION):
+        shutil.rmtree(os.path.join(workdir, sub), ignore_errors=True)
+    if job["params"].get("results_at"):
+        names = EVALUATION_FILES if job["kind"] == EVALUATION else RESULT_FILES
+        for name in names:
+            storage.remove(storage.join(job["params"]["results_at"], result_rel(job["kind"], name)))
+
+
+def _stream(uri: str):
+    with storage.open_binary(uri) as f:
+        while chunk := f.read(1 << 20):
+            yield chunk
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, num_replicas=1)
@@ -102,9 +125,23 @@ class Api:
             return self.handles["detection"].detect.remote(job)
         return self.handles["gpu" if METHODS[job["method"]].gpu else "cpu"].remove.remote(job)
 
+    async def _detect_after(self, job: dict, out: dict) -> dict:
+        """A removal asked with `detect`: the Detector on the same source adds mask, annotation, preview.
+        A failed detection is an error item of a job that still succeeded with its edit."""
+        if self.handles["detection"] is None:  # accepted before a restart that turned detection off
+            return {**out, "errors": [{"item": "detection", "reason": "no_detector", "message": "detection is off"}]}
+        found = await self.handles["detection"].detect.remote({**job, "progress_fixed": out.get("frames", 0)})
+        if found["state"] == "canceled":
+            return {**found, "frames": out.get("frames", 0)}
+        if found["state"] == "failed":
+            return {**out, "errors": [{"item": "detection", "reason": found["reason"], "message": found.get("message", "")}]}
+        return {**out, "files": out["files"] + found["files"]}
+
     async def _run(self, job: dict) -> None:
         try:
             out = await self._call(job)
+            if job["kind"] == "removal" and out["state"] == "succeeded" and job["params"].get("detect"):
+                out = await self._detect_after(job, out)
         except Exception as exc:  # a replica died or the call failed: the job fails with the reason, never vanishes
             out = {"state": "failed", "reason": "worker_error", "message": f"{type(exc).__name__}: {exc}"[:2000]}
         finally:
@@ -116,7 +153,13 @@ class Api:
         finished = await asyncio.to_thread(self.store.finish, job["id"], out["state"], out.get("reason", ""),
                                            out.get("message", ""), result, errors, out.get("frames"))
         if not finished:  # canceled while it ran: its outputs are not results
-            await asyncio.to_thread(_discard_outputs, job["workdir"])
+            await asyncio.to_thread(_discard_outputs, job)
+            if out["state"] == "canceled":
+                await asyncio.to_thread(self.store.stopped, job["id"], out.get("frames", 0))
+
+    async def report_progress(self, job_id: str, frames_done: int) -> bool:
+        """Called by the workers (not HTTP) while a job runs: records its frames; True = stop, it was canceled."""
+        return await asyncio.to_thread(self.store.progress, job_id, frames_done)
 
     # ---- auth, page, health --------------------------------------------------------------------
 
@@ -188,15 +231,16 @@ class Api:
         elif not self.s.detector:
             raise InputError(422, "no_detector", "this service runs no detector")
         options = method_options(method, form.get("options")) if method else _json_object(form.get("options"))
+        detect = kind == "removal" and self._wants_detection(form.get("detect"))
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
         try:
             source, name = await self._input(form, workdir)
             frames = await http.probe_video(source)
+            params = {"options": options, "input_name": name, "detect": detect, **self._store_at(job_id)}
             job, created = await asyncio.to_thread(
-                self.store.create, kind, method, {"options": options, "input_name": name}, source, workdir,
-                key, None, frames, job_id)
+                self.store.create, kind, method, params, source, workdir, key, None, frames, job_id)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -204,6 +248,16 @@ class Api:
             shutil.rmtree(workdir, ignore_errors=True)
         self.wake.set()
         return self._accepted(job, replayed=not created)
+
+    def _store_at(self, job_id: str) -> dict:
+        """Where the job's results are published: under `output-store`, when one is set."""
+        return {"results_at": storage.join(self.s.output_store, job_id)} if self.s.output_store else {}
+
+    def _wants_detection(self, value) -> bool:
+        detect = _flag("detect", value)
+        if detect and not self.s.detector:
+            raise InputError(422, "no_detector", "this service runs no detector")
+        return detect
 
     async def _input(self, form, workdir: str) -> tuple[str, str]:
         upload, uri = form.get("file"), form.get("uri")
@@ -253,13 +307,16 @@ class Api:
             method = str(item.get("method") or "")
             check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
             options = method_options(method, item.get("options"))
+            detect = self._wants_detection(item.get("detect"))
             source = resolve_uri(str(item.get("uri") or ""), self.s.allowed_roots)
             frames = await http.probe_video(source)
         except InputError as exc:
             return {"line": n, "state": "rejected", "reason": exc.reason, "message": str(exc)}
         job_id = new_id("job")
         os.makedirs(os.path.join(jobs_dir, job_id))
-        await asyncio.to_thread(self.store.create, "removal", method, {"options": options, "input_name": item["uri"]},
+        await asyncio.to_thread(self.store.create, "removal", method,
+                                {"options": options, "input_name": item["uri"], "detect": detect,
+                                 **self._store_at(job_id)},
                                 source, os.path.join(jobs_dir, job_id), None, batch_id, frames, job_id)
         return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}
 
@@ -291,7 +348,8 @@ class Api:
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
-        job, created = await asyncio.to_thread(self.store.create, "evaluation", judge, {**params, "n_cases": n_cases},
+        params = {**params, "n_cases": n_cases, **self._store_at(job_id)}
+        job, created = await asyncio.to_thread(self.store.create, "evaluation", judge, params,
                                                cases, workdir, key, None, 0, job_id)
         self.wake.set()
         return self._accepted(job, replayed=not created)
@@ -347,16 +405,21 @@ class Api:
         job = self._job(request, job_id, kind)
         job = self.store.cancel(job_id)
         if job["state"] == "canceled":
-            _discard_outputs(job["workdir"])
+            _discard_outputs(job)
         return http.job_view(job, PREFIX[kind])
 
-    def _result(self, request: Request, job_id: str, kind: str, name: str, allowed: tuple[str, ...], sub: str = ""):
+    def _result(self, request: Request, job_id: str, kind: str, name: str, allowed: tuple[str, ...]):
         if not http.authorized(request, self.s):
             return http.unauthorized()
         job = self._job(request, job_id, kind)
         if name not in allowed or name not in job["result"].get("files", []) or job["state"] != "succeeded":
             raise InputError(404, "not_found", f"{name}: no such result")
-        return FileResponse(os.path.join(job["workdir"], sub, name), filename=name)
+        rel = result_rel(kind, name)
+        if job["params"].get("results_at"):  # published to the output store: streamed from there
+            return StreamingResponse(_stream(storage.join(job["params"]["results_at"], rel)),
+                                     media_type=mimetypes.guess_type(name)[0] or "application/octet-stream",
+                                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return FileResponse(os.path.join(job["workdir"], *rel.split("/")), filename=name)
 
     @app.get("/v1/removals/{job_id}")
     def removal_status(self, request: Request, job_id: str):
@@ -384,9 +447,13 @@ class Api:
     def detection_status(self, request: Request, job_id: str):
         return self._status(request, job_id, "detection")
 
+    @app.delete("/v1/detections/{job_id}")
+    def detection_cancel(self, request: Request, job_id: str):
+        return self._cancel(request, job_id, "detection")
+
     @app.get("/v1/detections/{job_id}/result/{name}")
     def detection_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "detection", name, RESULT_FILES)
+        return self._result(request, job_id, "detection", name, DETECTION_FILES)
 
     @app.get("/v1/batches/{batch_id}")
     def batch_status(self, request: Request, batch_id: str):
@@ -407,5 +474,5 @@ class Api:
 
     @app.get("/v1/evaluations/{job_id}/result/{name}")
     def evaluation_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "evaluation", name, EVALUATION_FILES, "evaluation")
+        return self._result(request, job_id, "evaluation", name, EVALUATION_FILES)
 

@@ -6,7 +6,7 @@ the ingress to its workers. Nothing here runs at import.
 
     CpuRemover  CPU methods of g2w.remove.METHODS; one clip per replica at a time
     GpuRemover  methods with gpu=True; one replica per GPU, max_ongoing_requests=1
-    Detector    detection only, when detector=module:function is set
+    Detector    detection only (detector=module:function, the shipped segmenter by default); scales from zero
     Judge       the evaluate job
 """
 
@@ -18,6 +18,11 @@ from serve.api import Api
 from serve.settings import parse_settings
 from serve.workers import Detector, Judge, Remover
 
+# Detection is occasional: no replica (and no CPU held) until a detection is queued, one per
+# queued detection up to two, and back to none a minute after the last one.
+DETECTOR_AUTOSCALING = {"min_replicas": 0, "initial_replicas": 0, "max_replicas": 2, "target_ongoing_requests": 1,
+                        "upscale_delay_s": 0, "downscale_delay_s": 60}
+
 
 def build(args: dict | None = None) -> Application:
     settings = parse_settings(args or {})
@@ -25,5 +30,5 @@ def build(args: dict | None = None) -> Application:
     gpu = (Remover.options(name="GpuRemover", num_replicas=settings.gpu_replicas, max_ongoing_requests=1,
                            ray_actor_options={"num_cpus": 1, "num_gpus": 1}).bind()
            if settings.gpu_replicas else None)
-    detector = Detector.bind(settings.detector) if settings.detector else None
+    detector = Detector.options(autoscaling_config=DETECTOR_AUTOSCALING).bind(settings.detector) if settings.detector else None
     return Api.bind(settings, cpu, gpu, detector, Judge.bind())

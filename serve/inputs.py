@@ -18,7 +18,7 @@ import os
 import posixpath
 import re
 
-from g2w.remove import METHODS
+from g2w.remove import METHODS, PROGRESS
 
 JOB_ID = re.compile(r"^(job|batch)_[0-9a-f]{20}$")
 
@@ -56,7 +56,7 @@ def resolve_uri(uri: str, roots: tuple[str, ...]) -> str:
 
 def _signature_options(name: str) -> dict[str, inspect.Parameter]:
     params = list(inspect.signature(METHODS[name].function()).parameters.values())[2:]  # after (case, out_path)
-    return {p.name: p for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return {p.name: p for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != PROGRESS}
 
 
 def describe_methods(gpu_available: bool) -> list[dict]:

@@ -35,6 +35,9 @@ def _roots(text) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ServiceSettings:
     data_dir: str = "serve_data"  # uploads and results; every replica must see it (a shared mount on a cluster)
+    # Where finished results are published, a local folder or an s3:// prefix (g2w/storage.py),
+    # by the worker that made them; "" keeps them in the job folders under data_dir.
+    output_store: str = ""
     state_dir: str = ""  # the SQLite job store; a local disk of the ingress node (default: data_dir)
     allowed_roots: tuple[str, ...] = ()  # local folders or s3:// prefixes a `uri` may point into
     max_upload_mb: float = 512.0
@@ -46,7 +49,10 @@ class ServiceSettings:
     cpu_replicas: int = 1  # fixed CPU Remover replicas when config.yaml does not autoscale them
     gpu_replicas: int = 0  # GPU Remover replicas: one per GPU; 0 disables methods that need a GPU
     dispatch: bool = True  # false: accept and queue jobs but start none (maintenance; they run after a restart)
-    detector: str = ""  # "module:function" of the detection-only model, see serve/workers.py
+    # "module:function" of the detection-only model (serve/workers.py); "" turns detection off.
+    # On by default: the segmenter ships in the repo and runs on CPU, and its replicas scale
+    # from zero (serve/app.py), so it holds no CPU until a detection is asked for.
+    detector: str = "g2w.jobs.detect:detect_file"
     insecure_no_auth: bool = False
     token_sha256: str = field(default="", repr=False)
 

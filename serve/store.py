@@ -118,6 +118,21 @@ class JobStore:
                 (state, reason, message, json.dumps(result or {}), json.dumps(errors or []), frames_done,
                  time.time(), job_id)).rowcount)
 
+    def progress(self, job_id: str, frames_done: int) -> bool:
+        """Record a running job's frames done; True when the job is no longer running (canceled)."""
+        with self._lock:
+            self._db.execute("UPDATE jobs SET frames_done = ?, updated = ? WHERE id = ? AND state = 'running'",
+                             (int(frames_done), time.time(), job_id))
+            row = self._db.execute("SELECT state FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return row is None or row["state"] != "running"
+
+    def stopped(self, job_id: str, frames_done: int) -> None:
+        """Note on a job canceled while it ran where its method stopped."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE jobs SET message = 'the method stopped after ' || ? || ' of ' || frames_total || ' frames',"
+                " updated = ? WHERE id = ? AND state = 'canceled'", (int(frames_done), time.time(), job_id))
+
     def cancel(self, job_id: str) -> dict | None:
         """Cancel a queued or running job; a finished job is returned unchanged."""
         with self._lock:

@@ -4,7 +4,9 @@ A removal goes through `g2w.jobs.remove.remove_one`, the same call `g2w remove` 
 so the service's `edited.mp4` is byte for byte what the batch job writes for the same input.
 An `s3://` source is copied into the job's folder first (methods read local files).
 Every outcome is a dict with `state`, and on failure a `reason` and `message`: bad input never
-raises out of here.
+raises out of here. With an output store, finished results are published there by the worker
+(`publish`), so they never pass through the ingress's disk. `progress` (serve/progress.py) reaches the method; when it raises
+`JobCanceled` the outcome is `canceled` with the frames done so far.
 """
 
 from __future__ import annotations
@@ -20,10 +22,43 @@ from PIL import Image, UnidentifiedImageError
 from g2w import storage
 from g2w.evaluate.cases import Case
 from g2w.jobs.remove import remove_one
+from g2w.remove import takes_progress
 from g2w.video import FrameReader, VideoError, VideoWriter
+from serve.progress import JobCanceled
 
 EDITED = "edited"  # the case id of a service job: its edit is <workdir>/edited.mp4
-RESULT_FILES = ("edited.mp4", "mask.mkv", "annotation.json")
+EDIT_FILES = ("edited.mp4",)
+DETECTION = "detection"  # the sub-folder of a job's detection results (a detection, or a removal with detect)
+DETECTION_FILES = ("mask.mkv", "annotation.json", "preview.png")
+RESULT_FILES = EDIT_FILES + DETECTION_FILES
+
+
+EVALUATION = "evaluation"  # the sub-folder of an evaluation job's outputs
+EVALUATION_FILES = ("summary.json", "metrics.json", "report.html", "table.md", "results.parquet", "judgments.jsonl")
+
+
+def result_rel(kind: str, name: str) -> str:
+    """Where result `name` of a job of `kind` lives, relative to its folder (or its store prefix)."""
+    if kind == EVALUATION:
+        return f"{EVALUATION}/{name}"
+    return f"{DETECTION}/{name}" if name in DETECTION_FILES else name
+
+
+def publish(job: dict, names: list[str]) -> None:
+    """Move a finished job's results to its output-store prefix (`results_at`), when it has one:
+    a local folder or `s3://` (g2w.storage), uploaded by the worker that made them."""
+    dest = job["params"].get("results_at")
+    for rel in [result_rel(job["kind"], n) for n in names] if dest else []:
+        storage.publish_file(os.path.join(job["workdir"], *rel.split("/")), storage.join(dest, rel))
+
+
+def _published(job: dict, out: dict) -> dict:
+    """`out` once its files are published; a store that refuses them fails the job with a reason."""
+    try:
+        publish(job, out.get("files", []))
+    except OSError as exc:
+        return {"state": "failed", "reason": "publish_failed", "message": f"{type(exc).__name__}: {exc}"}
+    return out
 
 
 def stage_source(source: str, workdir: str) -> str:
@@ -40,13 +75,13 @@ def stage_source(source: str, workdir: str) -> str:
 
 
 def _outcome(row: dict, workdir: str) -> dict:
-    files = [name for name in RESULT_FILES if os.path.exists(os.path.join(workdir, name))]
+    files = [name for name in EDIT_FILES if os.path.exists(os.path.join(workdir, name))]
     if row["status"] == "ok":
         return {"state": "succeeded", "frames": int(row["frames"]), "files": files, "seconds": row["seconds"]}
     return {"state": "failed", "reason": row["reason"], "message": row["message"], "files": files}
 
 
-def run_removal(job: dict) -> dict:
+def run_removal(job: dict, progress=None) -> dict:
     """Run a queued removal job's method on its source into its folder."""
     workdir = job["workdir"]
     try:
@@ -54,7 +89,12 @@ def run_removal(job: dict) -> dict:
     except OSError as exc:
         return {"state": "failed", "reason": "source_unreadable", "message": f"{type(exc).__name__}: {exc}"}
     case = Case(case_id=EDITED, split="wild", source=source, annotation="")
-    return _outcome(remove_one(job["method"], case, workdir, job["params"].get("options", {})), workdir)
+    try:
+        row = remove_one(job["method"], case, workdir, job["params"].get("options", {}), progress)
+    except JobCanceled as exc:
+        return {"state": "canceled", "frames": exc.frames}
+    out = _outcome(row, workdir)
+    return _published(job, out) if out["state"] == "succeeded" else out
 
 
 def read_image(data: bytes, max_pixels: int) -> np.ndarray:
@@ -93,25 +133,32 @@ def run_evaluation(job: dict) -> dict:
     from g2w.jobs.evaluate import run_evaluate
 
     p = job["params"]
-    output = os.path.join(job["workdir"], "evaluation")
+    output = os.path.join(job["workdir"], EVALUATION)
     try:
         summary = run_evaluate(p["cases"], p["edited"], output, judge=p.get("judge", "reference"),
                                endpoint=p.get("endpoint"), model=p.get("model"), api_key_env=p.get("api_key_env"))
     except (OSError, ValueError, VideoError) as exc:
         return {"state": "failed", "reason": "evaluation_failed", "message": f"{type(exc).__name__}: {exc}"}
-    files = sorted(os.listdir(output))
+    files = [name for name in EVALUATION_FILES if os.path.exists(os.path.join(output, name))]
     errors = [{"item": k, "reason": k, "count": n} for k, n in summary.get("errors_by_reason", {}).items()]
-    return {"state": "succeeded", "summary": summary, "files": files, "errors": errors}
+    return _published(job, {"state": "succeeded", "summary": summary, "files": files, "errors": errors})
 
 
-def run_detection(job: dict, detect) -> dict:
-    """Detection only: `detect(video, out_dir, **options)` writes mask.mkv and annotation.json."""
+def run_detection(job: dict, detect, progress=None) -> dict:
+    """Detection only: `detect(video, out_dir, **options)` writes mask.mkv and annotation.json
+    into `<workdir>/detection` (the detector may replace that folder whole; the upload stays)."""
     workdir = job["workdir"]
+    options = dict(job["params"].get("options", {}))
+    if progress is not None and takes_progress(detect):
+        options["progress"] = progress
+    out_dir = os.path.join(workdir, DETECTION)
     try:
-        frames = int(detect(stage_source(job["input"], workdir), workdir, **job["params"].get("options", {})))
+        frames = int(detect(stage_source(job["input"], workdir), out_dir, **options))
+    except JobCanceled as exc:
+        return {"state": "canceled", "frames": exc.frames}
     except VideoError as exc:
         return {"state": "failed", "reason": f"source_{exc.reason}", "message": str(exc)}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, TypeError) as exc:  # TypeError: options the detector does not take
         return {"state": "failed", "reason": "detect_failed", "message": f"{type(exc).__name__}: {exc}"}
-    files = [name for name in RESULT_FILES if os.path.exists(os.path.join(workdir, name))]
-    return {"state": "succeeded", "frames": frames, "files": files}
+    files = [name for name in DETECTION_FILES if os.path.exists(os.path.join(out_dir, name))]
+    return _published(job, {"state": "succeeded", "frames": frames, "files": files})

@@ -7,24 +7,62 @@ methods, a GPU Remover (one per GPU, one request at a time) for methods with `gp
 The Detector is written against one small interface, so the segmenter plugs in by name:
 `detector="module:function"` with `function(video_path, out_dir, **options) -> frames` writing
 `out_dir/mask.mkv` (the per-frame UI mask) and `out_dir/annotation.json` (g2w-annotation-v1).
+
+Removers and the Detector report a running job's frames to the ingress (`Api.report_progress`)
+through the method's progress hook; the answer "canceled" stops the method mid-clip.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 
 from ray import serve
 
+from serve.progress import ProgressHook
 from serve.work import run_detection, run_evaluation, run_frame, run_removal
+
+INGRESS = "Api"  # the deployment that owns the job store (serve/api.py)
+REPORT_TIMEOUT_S = 10.0
+log = logging.getLogger("ray.serve")
+
+
+class _Reporter:
+    """Sends a running job's progress to the ingress; its answer says whether the job was canceled.
+
+    Called from the method's thread (never the replica's event loop), so it may wait for the
+    answer. A lost report (the ingress restarting) is logged and the method goes on.
+    """
+
+    def __init__(self):
+        self._ingress = None
+
+    def hook(self, job: dict) -> ProgressHook:
+        """The job's hook; with `progress_fixed` (a second pass over a finished removal's clip) it
+        reports that count unchanged and only listens for a cancel."""
+        fixed = job.get("progress_fixed")
+        return ProgressHook(lambda frames: self._send(job["id"], frames if fixed is None else fixed))
+
+    def _send(self, job_id: str, frames: int) -> bool:
+        try:
+            if self._ingress is None:
+                self._ingress = serve.get_deployment_handle(INGRESS)  # the application this replica is in
+            return bool(self._ingress.report_progress.remote(job_id, frames).result(timeout_s=REPORT_TIMEOUT_S))
+        except Exception as exc:  # progress is advisory: never fail a removal for it
+            log.warning("progress of %s not reported: %s", job_id, exc)
+            return False
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 1}, max_ongoing_requests=1, max_queued_requests=64)
 class Remover:
     """Runs registry methods on one clip (or one image) at a time per replica."""
 
+    def __init__(self):
+        self._reporter = _Reporter()
+
     async def remove(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_removal, job)
+        return await asyncio.to_thread(run_removal, job, self._reporter.hook(job))
 
     async def remove_frame(self, rgb, method: str, options: dict) -> bytes:
         return await asyncio.to_thread(run_frame, rgb, method, options)
@@ -37,9 +75,10 @@ class Detector:
     def __init__(self, target: str):
         module, attr = target.split(":")
         self._detect = getattr(importlib.import_module(module), attr)
+        self._reporter = _Reporter()
 
     async def detect(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_detection, job, self._detect)
+        return await asyncio.to_thread(run_detection, job, self._detect, self._reporter.hook(job))
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, max_ongoing_requests=1)

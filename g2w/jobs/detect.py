@@ -43,8 +43,9 @@ def video_id(path: str) -> str:
     return f"{os.path.splitext(os.path.basename(path))[0]}_{digest}"
 
 
-def detect_video(segmenter, video: str, out_dir: str) -> dict:
-    """Segment one video into `out_dir` (written whole or not at all); returns counts."""
+def detect_video(segmenter, video: str, out_dir: str, progress=None) -> dict:
+    """Segment one video into `out_dir` (written whole or not at all); returns counts.
+    `progress(frames_done)`, if given, is called per frame and may raise to stop (nothing is kept)."""
     from g2w.segment.overlay import overlay
     from g2w.segment.predict import Tracker, full_mask, instances
     from g2w.video import MaskWriter, iter_frames, probe
@@ -56,16 +57,22 @@ def detect_video(segmenter, video: str, out_dir: str) -> dict:
     tracker, ui_pixels, frames = Tracker(), 0, 0
     middle = max(0, info.frame_count // 2)
     preview_mask = None
-    with MaskWriter(os.path.join(tmp, "mask.mkv"), info.width, info.height, info.fps or 30.0) as writer:
-        for pred in segmenter.frames(video):
-            mask = full_mask(pred, info.width, info.height)
-            writer.write(mask)
-            tracker.add(pred.index, instances(pred, info.width, info.height))
-            ui_pixels += int(np.count_nonzero(mask))
-            frames += 1
-            if pred.index == middle or preview_mask is None:
-                preview_mask = mask
-                middle_index = pred.index
+    try:
+        with MaskWriter(os.path.join(tmp, "mask.mkv"), info.width, info.height, info.fps or 30.0) as writer:
+            for pred in segmenter.frames(video):
+                mask = full_mask(pred, info.width, info.height)
+                writer.write(mask)
+                tracker.add(pred.index, instances(pred, info.width, info.height))
+                ui_pixels += int(np.count_nonzero(mask))
+                frames += 1
+                if pred.index == middle or preview_mask is None:
+                    preview_mask = mask
+                    middle_index = pred.index
+                if progress:
+                    progress(frames)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if frames == 0:
         shutil.rmtree(tmp)
         raise ValueError(f"{video}: no frames decoded")
@@ -88,11 +95,11 @@ def _segmenter(checkpoint: str | None):
     return Segmenter(checkpoint)
 
 
-def detect_file(video: str, out_dir: str, checkpoint: str | None = None) -> int:
+def detect_file(video: str, out_dir: str, checkpoint: str | None = None, progress=None) -> int:
     """Segment one video into `out_dir` (mask.mkv, annotation.json, preview.png); returns its frame
     count. The removal service's Detector plugs in here (`detector=g2w.jobs.detect:detect_file`);
     the segmenter loads once per process."""
-    return detect_video(_segmenter(checkpoint), video, out_dir)["frames"]
+    return detect_video(_segmenter(checkpoint), video, out_dir, progress)["frames"]
 
 
 def annotation_label(annotation: dict, instance_id: str) -> str:

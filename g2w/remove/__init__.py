@@ -5,11 +5,18 @@ of frames written: `fn(case, out_path, **options) -> int`. Each method is regist
 name with the traits the results table needs ("Mask": it uses a ground-truth mask; "Ref P.T.":
 reference post-training) and whether it wants a GPU. The function is named as "module:attr"
 and imported on first use, so a CPU job never imports a GPU model's code.
+
+A method may also accept `progress`: a callable that it calls with the frames written so far,
+often (every frame is fine; the caller throttles) and at least once per frame it reads, so a
+long clip can be followed and stopped: the callable may raise to abort the method, which then
+leaves no output (writers discard partial files). `progress` is not an option: `run_method`
+passes it only to methods that take it, and it is never recorded with the options.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 
 
@@ -44,6 +51,17 @@ def get_method(name: str) -> Method:
     return METHODS[name]
 
 
-def run_method(name: str, case, out_path: str, **options) -> int:
-    """Run method `name` on one case with its options; returns the frames written."""
-    return get_method(name).function()(case, out_path, **options)
+PROGRESS = "progress"  # the reserved keyword of the progress hook
+
+
+def takes_progress(fn) -> bool:
+    return PROGRESS in inspect.signature(fn).parameters
+
+
+def run_method(name: str, case, out_path: str, progress=None, **options) -> int:
+    """Run method `name` on one case with its options; returns the frames written.
+    `progress(frames_done)` goes to methods that accept it and is dropped for the others."""
+    fn = get_method(name).function()
+    if progress is not None and takes_progress(fn):
+        options = {**options, PROGRESS: progress}
+    return fn(case, out_path, **options)

@@ -25,11 +25,17 @@ from g2w.remove.masks import case_holes
 from g2w.video import VideoWriter, iter_frames, probe
 
 
-def identity(case: Case, out_path: str) -> int:
-    """Copy the source; returns its frame count."""
+def identity(case: Case, out_path: str, progress=None) -> int:
+    """Copy the source; returns its frame count (reported as progress once the copy is whole)."""
     frames = probe(case.source).frame_count
     tmp = os.path.join(os.path.dirname(out_path), f".{os.path.basename(out_path)}.partial")
     shutil.copyfile(case.source, tmp)
+    try:
+        if progress:
+            progress(frames)
+    except BaseException:
+        os.remove(tmp)
+        raise
     os.replace(tmp, out_path)
     return frames
 
@@ -42,7 +48,7 @@ def even_size(case: Case) -> tuple[int, int, float]:
 
 
 def telea(case: Case, out_path: str, mask: str = "segmenter", radius: int = 3, dilate_px: int = 2, crf: int = 18,
-          preset: str = "veryfast", checkpoint: str | None = None) -> int:
+          preset: str = "veryfast", checkpoint: str | None = None, progress=None) -> int:
     """Inpaint every frame inside the chosen mask; returns the frames written."""
     w, h, fps = even_size(case)
     written = 0
@@ -54,11 +60,14 @@ def telea(case: Case, out_path: str, mask: str = "segmenter", radius: int = 3, d
             rgb = cv2.inpaint(frame.rgb, hole, radius, cv2.INPAINT_TELEA) if hole.any() else frame.rgb
             writer.write(np.ascontiguousarray(rgb[:h, :w]))
             written += 1
+            if progress:
+                progress(written)
     return written
 
 
 def telea_gt(case: Case, out_path: str, radius: int = 3, dilate_px: int = 2, crf: int = 18,
-             preset: str = "veryfast") -> int:
+             preset: str = "veryfast", progress=None) -> int:
     """Telea inside the ground-truth mask (the oracle baseline). Its options are spelled out so
     callers that read a method's signature (the service's option checks) see them."""
-    return telea(case, out_path, mask="gt", radius=radius, dilate_px=dilate_px, crf=crf, preset=preset)
+    return telea(case, out_path, mask="gt", radius=radius, dilate_px=dilate_px, crf=crf, preset=preset,
+                 progress=progress)

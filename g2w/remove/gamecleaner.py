@@ -40,7 +40,7 @@ def weights_path(checkpoint: str) -> str:
 
 
 def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str = "first-clean-frame", steps: int = 50,
-                base_dir: str | None = None, mllm_dir: str | None = None, seed: int = 0) -> int:
+                base_dir: str | None = None, mllm_dir: str | None = None, seed: int = 0, progress=None) -> int:
     from g2w.models.gamecleaner import flow
     from g2w.models.gamecleaner.clips import clip_frames, resize_frames
 
@@ -57,13 +57,21 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str = "fi
     dtype = next(model.parameters()).dtype
     context = model.context(enc.mllm_states(source, model.condition.queries).to(dtype))
     generator = torch.Generator(device).manual_seed(seed)
+
+    def dit(z, t, c, s, r):
+        if progress:  # each sampling step is a point where a canceled job can stop
+            progress(0)
+        return model(z, t, s, r, context=c)
+
     with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
-        latent = flow.euler_sample(lambda z, t, c, s, r: model(z, t, s, r, context=c), context, src.to(dtype),
+        latent = flow.euler_sample(dit, context, src.to(dtype),
                                    None if ref is None else ref.to(dtype), steps=steps, generator=generator)
     info = probe(case.source)
     w, h = info.width - info.width % 2, info.height - info.height % 2
     frames = resize_frames(enc.decode(latent), w, h)
     with VideoWriter(out_path, w, h, cfg.fps) as writer:
-        for frame in frames:
+        for n, frame in enumerate(frames, 1):
             writer.write(frame)
+            if progress:
+                progress(n)
     return len(frames)

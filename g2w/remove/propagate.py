@@ -210,7 +210,7 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
 
 
 def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 4, chunk_frames: int = 90,
-              crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None) -> int:
+              crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None, progress=None) -> int:
     """Remove the UI of one case by flow-guided propagation; returns the frames written."""
     w, h, fps = even_size(case)
     written = 0
@@ -222,6 +222,8 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
             for frame in fill_chunk(frames, holes):
                 writer.write(np.ascontiguousarray(frame[:h, :w]))
                 written += 1
+                if progress:
+                    progress(written)
             frames.clear()
             holes.clear()
 
@@ -230,6 +232,8 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
                 raise ValueError(f"{case.case_id}: mask {hole.shape} does not match frame {frame.rgb.shape[:2]}")
             frames.append(frame.rgb)
             holes.append(hole)
+            if progress:  # a chunk is read (and segmented) before it is written: a point to stop at
+                progress(written)
             if len(frames) == chunk_frames:
                 flush()
         flush()

@@ -1,4 +1,5 @@
-// The page: upload a clip, pick a method, poll the job, then show source and edit side by side.
+// The page: upload a clip, pick a method, poll the job (frames done), then show source, edit and
+// the detected UI (when asked) side by side.
 // Requests carry the HttpOnly session cookie set at sign-in; no token lives in this script.
 "use strict";
 const $ = (id) => document.getElementById(id);
@@ -12,7 +13,9 @@ async function api(path, options = {}) {
 }
 
 async function loadMethods() {
-  const {methods} = await api("/v1/methods");
+  const {methods, detector} = await api("/v1/methods");
+  $("detect-label").hidden = !detector;
+  $("detect").checked = detector;
   for (const m of methods.filter((m) => m.available)) {
     const opt = document.createElement("option");
     opt.value = m.name;
@@ -41,7 +44,7 @@ function render(job) {
   const bar = row.querySelector("progress");
   bar.max = total || 1;
   bar.value = job.state === "succeeded" ? bar.max : done;
-  row.querySelector(".frames").textContent = `${job.state === "succeeded" ? done : "…"}/${total}`;
+  row.querySelector(".frames").textContent = `${done}/${total}`;
   const act = row.querySelector(".act");
   act.replaceChildren();
   if (job.state === "succeeded") {
@@ -64,7 +67,10 @@ function show(job) {
   $("edited").src = job.results["edited.mp4"];
   const mask = job.results["mask.mkv"];
   $("mask-pane").hidden = !mask;
-  if (mask) $("mask-link").href = mask;
+  if (mask) {
+    $("mask-link").href = mask;
+    $("mask-preview").src = job.results["preview.png"];
+  }
   $("downloads").replaceChildren(...Object.entries(job.results).map(([name, url]) => {
     const a = document.createElement("a");
     a.href = url; a.download = name; a.textContent = "Download " + name + " ";
@@ -90,6 +96,7 @@ $("submit").addEventListener("submit", async (event) => {
   form.append("file", $("file").files[0]);
   form.append("method", $("method").value);
   if ($("options").value.trim()) form.append("options", $("options").value.trim());
+  form.append("detect", $("detect").checked ? "true" : "false");
   $("message").textContent = "Uploading…";
   try {
     const job = await api("/v1/removals", {method: "POST", body: form});

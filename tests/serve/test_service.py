@@ -28,13 +28,16 @@ from tests.serve.chromium import Browser, chromium_binary
 
 TOKEN = "test-token-0123456789"
 MAX_ACTIVE = 4
+LONG_FRAMES = 300  # long enough for propagate to be mid-clip when the test cancels it
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory, make_video_module):
+def inputs(tmp_path_factory, make_video_module, synth_out, edits):
     root = tmp_path_factory.mktemp("inputs")
     return {"root": str(root), "clip": make_video_module(str(root / "clip.mp4"), frames=20),
-            "other": make_video_module(str(root / "other.mp4"), frames=12)}
+            "other": make_video_module(str(root / "other.mp4"), frames=12),
+            "long": make_video_module(str(root / "long.mp4"), frames=LONG_FRAMES),
+            "cases": synth_out, "edited": edits["identity"]}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +56,8 @@ def make_video_module():
 @pytest.fixture(scope="module")
 def service(ray_local, inputs, tmp_path_factory):
     data = tmp_path_factory.mktemp("serve_data")
-    svc = Service(TOKEN, {"data-dir": str(data), "allowed-roots": inputs["root"], "max-upload-mb": "0.05",
+    roots = ",".join((inputs["root"], inputs["cases"], inputs["edited"]))
+    svc = Service(TOKEN, {"data-dir": str(data), "allowed-roots": roots, "max-upload-mb": "0.05",
                           "max-active-jobs": str(MAX_ACTIVE), "dispatch": "false"}).start()
     yield svc
     svc.stop()
@@ -65,14 +69,14 @@ def _submit(svc, path=None, method="identity", headers=None, **data):
                          headers={**svc.headers, **(headers or {})}, timeout=60)
 
 
-def _wait(svc, job_id, kind="removals", timeout_s=120):
+def _wait(svc, job_id, kind="removals", timeout_s=120, until=lambda job: job["state"] in ("succeeded", "failed", "canceled")):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         job = requests.get(f"{svc.url}/v1/{kind}/{job_id}", headers=svc.headers, timeout=30).json()
-        if job["state"] in ("succeeded", "failed", "canceled"):
+        if until(job):
             return job
-        time.sleep(0.2)
-    raise AssertionError(f"{job_id} still {job['state']}")
+        time.sleep(0.1)
+    raise AssertionError(f"{job_id} still {job['state']}: {job}")
 
 
 def test_every_route_but_healthz_needs_the_token(service, inputs):
@@ -99,6 +103,7 @@ def test_bad_requests_are_refused_before_queuing(service, inputs, tmp_path):
         (_submit(service, inputs["clip"], method="no-such-method"), 422, "unknown_method"),
         (_submit(service, inputs["clip"], method="telea-gt"), 422, "method_needs_mask"),
         (_submit(service, inputs["clip"], options='{"radius": 3}'), 422, "bad_options"),
+        (_submit(service, inputs["clip"], detect="maybe"), 422, "bad_options"),
         (_submit(service, uri="/etc/passwd"), 403, "uri_not_allowed"),
         (_submit(service, uri=os.path.join(inputs["root"], "..", "x.mp4")), 403, "uri_not_allowed"),
     ]
@@ -150,6 +155,60 @@ def test_result_bytes_equal_the_remove_job(service, inputs, tmp_path):
     assert missing.status_code == 404
 
 
+def test_running_removal_reports_progress_and_cancel_stops_it(service, inputs):
+    job_id = _submit(service, uri=inputs["long"], method="propagate").json()["id"]
+    running = _wait(service, job_id, until=lambda j: j["state"] != "queued" and j["progress"]["frames_done"] > 0)
+    assert running["state"] == "running" and running["progress"]["frames_total"] == LONG_FRAMES
+    canceled = requests.delete(f"{service.url}/v1/removals/{job_id}", headers=service.headers, timeout=30).json()
+    assert canceled["state"] == "canceled"
+    # The worker hears "canceled" at its next report and stops; the ingress notes where.
+    stopped = _wait(service, job_id, until=lambda j: j["message"].startswith("the method stopped"))
+    done = int(stopped["message"].split()[4])
+    assert 0 < done < LONG_FRAMES and stopped["results"] == {}
+    assert requests.get(f"{service.url}/healthz", timeout=30).json()["running"]["removal"] == 0
+
+
+def test_evaluation_job_runs_the_reference_judge(service, inputs):
+    url, form = f"{service.url}/v1/evaluations", {"cases": inputs["cases"], "edited": inputs["edited"]}
+    refused = [
+        (requests.post(url, data={**form, "judge": "oracle"}, headers=service.headers, timeout=30), 422, "bad_options"),
+        (requests.post(url, data={**form, "judge": "openai"}, headers=service.headers, timeout=30), 422, "bad_options"),
+        (requests.post(url, data={**form, "edited": "/etc"}, headers=service.headers, timeout=30), 403, "uri_not_allowed"),
+        (requests.post(url, data={**form, "cases": inputs["clip"]}, headers=service.headers, timeout=30), 422, "bad_cases"),
+        (requests.post(url, data=form, timeout=30), 401, "unauthorized"),
+    ]
+    for resp, status, reason in refused:
+        assert (resp.status_code, resp.json()["error"]) == (status, reason), resp.text
+    key = {"Idempotency-Key": "eval-1"}
+    first = requests.post(url, data={**form, "judge": "reference"}, headers={**service.headers, **key}, timeout=30)
+    again = requests.post(url, data={**form, "judge": "reference"}, headers={**service.headers, **key}, timeout=30)
+    assert first.status_code == again.status_code == 202 and again.json()["id"] == first.json()["id"]
+    job = _wait(service, first.json()["id"], kind="evaluations", timeout_s=240)
+    assert job["state"] == "succeeded", job
+    assert (job["summary"]["cases"], job["summary"]["ok"]) == (2, 2)
+    metrics = requests.get(service.url + job["results"]["metrics.json"], headers=service.headers, timeout=30).json()
+    syn = metrics["splits"]["synthetic"]
+    assert syn["AAR"] == 0.0 and syn["per_video"]["s000"]["BG"] == 100.0  # identity edits: nothing removed
+    assert "report.html" in job["results"] and "judgments.jsonl" in job["results"]
+
+
+def test_detection_job_runs_the_shipped_segmenter(service, inputs, tmp_path):
+    from g2w.jobs.detect import detect_file
+
+    assert requests.get(f"{service.url}/v1/methods", headers=service.headers, timeout=30).json()["detector"]
+    files = {"file": ("clip.mp4", open(inputs["clip"], "rb").read())}
+    resp = requests.post(f"{service.url}/v1/detections", files=files, headers=service.headers, timeout=60)
+    assert resp.status_code == 202, resp.text
+    job = _wait(service, resp.json()["id"], kind="detections", timeout_s=180)  # the Detector scales up from zero
+    assert job["state"] == "succeeded", job
+    assert sorted(job["results"]) == ["annotation.json", "mask.mkv", "preview.png"]
+    assert job["progress"]["frames_done"] == job["progress"]["frames_total"] == 20
+    served = requests.get(service.url + job["results"]["annotation.json"], headers=service.headers, timeout=30)
+    detect_file(inputs["clip"], str(tmp_path / "local"))  # what `g2w detect` writes for the same clip
+    assert served.json() == json.loads((tmp_path / "local" / "annotation.json").read_text())
+    assert requests.get(f"{service.url}/v1/removals/{job['id']}", headers=service.headers, timeout=30).status_code == 404
+
+
 def test_batch_and_single_frame(service, inputs):
     lines = [json.dumps({"uri": inputs["other"], "method": "identity"}),
              json.dumps({"uri": inputs["clip"], "method": "nope"}), "{broken"]
@@ -179,16 +238,18 @@ def test_submit_removal_command_uploads_polls_and_downloads(service, inputs, tmp
     from g2w.cli import main
 
     code = main(["submit-removal", inputs["clip"], "--url", service.url, "--token", TOKEN, "--method", "identity",
-                 "--output", str(tmp_path)])
+                 "--output", str(tmp_path), "--detect"])
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and line["state"] == "succeeded"
     assert open(tmp_path / "clip" / "edited.mp4", "rb").read() == open(inputs["clip"], "rb").read()
+    assert sorted(os.listdir(tmp_path / "clip")) == ["annotation.json", "edited.mp4", "mask.mkv", "preview.png"]
+    assert json.loads((tmp_path / "clip" / "annotation.json").read_text())["frame_count"] == 20
     assert main(["submit-removal", inputs["clip"], "--url", service.url, "--token", "wrong"]) == 1
 
 
 @pytest.mark.skipif(chromium_binary() is None, reason="Debian's chromium is not installed (scripts/system-deps.sh)")
 def test_page_in_headless_chromium(service, inputs):
-    """Sign in, upload a clip, watch it finish, and see source and edit side by side."""
+    """Sign in, upload a clip (detection on, the default), watch it finish, see source, edit and mask."""
     artifacts = os.environ.get("G2W_TEST_ARTIFACTS", os.path.join(os.getcwd(), "test_artifacts"))
     os.makedirs(artifacts, exist_ok=True)
     browser = Browser(chromium_binary())
@@ -204,10 +265,13 @@ def test_page_in_headless_chromium(service, inputs):
         browser.wait_for("document.querySelector('#jobs td.state')?.textContent === 'succeeded'")
         browser.wait_for("!document.getElementById('viewer').hidden")
         browser.wait_for("document.getElementById('edited').readyState >= 2 && "
-                         "document.getElementById('source').readyState >= 2")  # both videos decoded
+                         "document.getElementById('source').readyState >= 2 && "
+                         "document.getElementById('mask-preview').complete && "
+                         "document.getElementById('mask-preview').naturalWidth > 0")  # both videos and the mask shown
         assert browser.eval("document.querySelector('#jobs .frames').textContent") == "20/20"
         links = browser.eval("[...document.querySelectorAll('#downloads a')].map(a => a.textContent.trim())")
-        assert links == ["Download edited.mp4"]
+        assert links == ["Download edited.mp4", "Download mask.mkv", "Download annotation.json",
+                         "Download preview.png"]
         browser.screenshot(os.path.join(artifacts, "serve_page.png"))
     finally:
         browser.close()
@@ -228,3 +292,18 @@ def test_bounded_load_on_loopback_has_no_server_errors(service, inputs):
         codes = list(pool.map(one, range(200)))
     assert not [c for c in codes if c >= 500]
     assert set(codes) <= {200, 202, 429} and codes.count(200) == 150
+
+
+def test_results_in_an_object_store_are_served_from_it(service, inputs, s3_bucket):
+    """Restarted with output-store on the moto bucket: the workers publish there, the API streams back."""
+    from g2w import storage
+
+    service.restart(**{"output-store": s3_bucket})
+    job = _wait(service, _submit(service, inputs["clip"], detect="true").json()["id"])
+    assert job["state"] == "succeeded" and sorted(job["results"]) == ["annotation.json", "edited.mp4", "mask.mkv",
+                                                                      "preview.png"]
+    served = requests.get(service.url + job["results"]["edited.mp4"], headers=service.headers, timeout=30)
+    stored = storage.read_bytes(f"{s3_bucket}/{job['id']}/edited.mp4")
+    assert served.status_code == 200 and served.content == stored == open(inputs["clip"], "rb").read()
+    mask = requests.get(service.url + job["results"]["mask.mkv"], headers=service.headers, timeout=30)
+    assert mask.content == storage.read_bytes(f"{s3_bucket}/{job['id']}/detection/mask.mkv")

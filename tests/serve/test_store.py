@@ -70,3 +70,19 @@ def test_batch_record_tracks_its_jobs(tmp_path):
     store.finish(job["id"], "succeeded")
     batch = store.batch_by_key("batch:key")
     assert batch["counts"] == {"succeeded": 1, "rejected": 1} and batch["done"]
+
+
+def test_progress_is_recorded_while_running_and_says_when_to_stop(tmp_path):
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    job, _ = store.create("removal", "propagate", {"options": {}}, "/in/a.mp4", "/out/job", frames_total=90)
+    assert store.progress(job["id"], 5)  # queued, not running: a stray report neither counts nor continues
+    assert store.get(job["id"])["frames_done"] == 0
+    store.claim_next(("removal",))
+    assert not store.progress(job["id"], 30)
+    assert store.get(job["id"])["frames_done"] == 30
+    store.cancel(job["id"])
+    assert store.progress(job["id"], 45)  # canceled: the worker must stop
+    store.stopped(job["id"], 45)
+    done = store.get(job["id"])
+    assert (done["state"], done["frames_done"]) == ("canceled", 30)
+    assert done["message"] == "the method stopped after 45 of 90 frames"

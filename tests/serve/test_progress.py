@@ -1,0 +1,66 @@
+"""The progress hook on its own, and how it reaches (or skips) removal methods; no Ray."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from g2w.evaluate.cases import Case
+from g2w.jobs.remove import remove_one
+from g2w.remove import run_method
+from serve.inputs import InputError, method_options
+from serve.progress import JobCanceled, ProgressHook
+from serve.work import run_removal
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_hook_throttles_reports_and_raises_once_canceled():
+    sent, canceled, clock = [], [False], Clock()
+    hook = ProgressHook(lambda frames: sent.append(frames) or canceled[0], interval_s=0.5, clock=clock)
+    hook(1)  # the first call always reports
+    clock.now = 0.2
+    hook(7)  # within the interval: remembered, not sent
+    clock.now = 0.6
+    hook(3)  # frames never go backwards
+    assert sent == [1, 7]
+    canceled[0] = True
+    clock.now = 1.2
+    with pytest.raises(JobCanceled) as info:
+        hook(9)
+    assert info.value.frames == 9
+
+
+def test_progress_reaches_methods_that_take_it_and_is_never_an_option(make_video, tmp_path):
+    case = Case(case_id="c", split="wild", source=make_video(frames=12), annotation="")
+    seen = []
+    assert run_method("identity", case, str(tmp_path / "a.mp4"), progress=seen.append) == 12
+    assert seen == [12]
+    row = remove_one("identity", case, str(tmp_path), {"progress": "x"})  # e.g. g2w remove --options
+    assert (row["status"], row["reason"]) == ("error", "remove_failed") and "progress hook" in row["message"]
+    with pytest.raises(InputError) as info:
+        method_options("propagate", '{"progress": 1}')
+    assert info.value.reason == "bad_options"
+
+
+def test_a_canceled_method_stops_and_leaves_no_output(make_video, tmp_path):
+    source = make_video(frames=24)
+    workdir = tmp_path / "job"
+    workdir.mkdir()
+    job = {"id": "job_x", "input": source, "workdir": str(workdir), "method": "propagate",
+           "params": {"options": {"chunk_frames": 4}}}
+
+    def stop_after_five(frames):  # what ProgressHook does once the service says "canceled"
+        if frames >= 5:
+            raise JobCanceled(frames)
+
+    assert run_removal(job, stop_after_five) == {"state": "canceled", "frames": 5}
+    assert os.listdir(workdir) == []  # the writer discarded its partial file
+    assert run_removal(job)["frames"] == 24  # unhooked, the same job runs whole
