@@ -29,7 +29,7 @@ from g2w.curate.embed import EmbedCentralFrames
 from g2w.curate.report import write_report
 from g2w.curate.rows import MANIFEST_SCHEMA, SELECTION_FIELDS, source_error_row
 from g2w.curate.select import select
-from g2w.curate.shards import WriteShards, compact, read_shards, windows_written
+from g2w.curate.shards import WriteShards, compact, embedding_column, embedding_matrix, read_shards, windows_written
 from g2w.curate.standardize import StandardizeClips
 from g2w.curate.windows import plan_windows
 from g2w.models.clip_embedder import ClipSpec
@@ -81,7 +81,7 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     t = _stage("probe", timings, t)
 
     expected = {s["source_id"]: len(plan_windows(s["duration_s"], cfg.window_s)) for s in sources if s["status"] == "ok"}
-    done = windows_written(read_shards(shard_dir))
+    done = windows_written(read_shards(shard_dir, columns=["clip_id", "source_id"]))
     pending = [s for s in sources if s["status"] == "ok" and expected[s["source_id"]] > done.get(s["source_id"], 0)]
     print(f"[2/4] analysing and embedding {len(pending)} sources ({len(expected) - len(pending)} already done), "
           f"CLIP on {device}", flush=True)
@@ -99,10 +99,12 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     t = _stage("analyse_embed", timings, t)
 
     print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
-    rows = windows.to_pylist()
+    embeddings, present = embedding_matrix(windows)
+    rows = windows.drop_columns(["embedding"]).to_pylist()
+    for i, r in enumerate(rows):
+        r["shard_row"] = i  # where its embedding is, once rows are re-ordered
     analysed = [i for i, r in enumerate(rows) if r["status"] == "ok"]
-    emb = np.array([rows[i]["embedding"] for i in analysed], np.float32).reshape(len(analysed), -1) \
-        if analysed else np.zeros((0, 1), np.float32)
+    emb = embeddings[analysed].astype(np.float32)
     verdicts = select([rows[i] for i in analysed], emb, cfg, device if _driver_has(device) else "cpu")
     for field, _ in SELECTION_FIELDS:
         for r in rows:
@@ -123,7 +125,7 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
 
     rows += [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
     rows.sort(key=lambda r: (r["source"], r["window_index"]))
-    pq.write_table(pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA), os.path.join(output, "manifest.parquet"))
+    pq.write_table(_manifest(rows, embeddings, present), os.path.join(output, "manifest.parquet"))
     _remove_stale_clips(clip_dir, {r["clip_id"] for r in rows if r["status"] == "kept"})
     summary = _summary(sources, rows, verdicts.get("k", 0), cfg, device, timings, len(pending))
     with open(os.path.join(output, "summary.json"), "w") as f:
@@ -134,6 +136,16 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     if not expected:
         raise NothingToDo("no input could be read as a video; see sources.parquet for why")
     return summary
+
+
+def _manifest(rows: list[dict], embeddings: np.ndarray, present: np.ndarray) -> pa.Table:
+    """Rows plus their embeddings, joined back columnar (rows without one get null)."""
+    at = MANIFEST_SCHEMA.get_field_index("embedding")
+    table = pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA.remove(at))
+    index = np.array([r.get("shard_row", -1) for r in rows], np.int64)
+    has = (index >= 0) & present[np.maximum(index, 0)] if len(present) else np.zeros(len(rows), bool)
+    picked = embeddings[np.maximum(index, 0)] if len(embeddings) else np.zeros((len(rows), 1), np.float16)
+    return table.add_column(at, MANIFEST_SCHEMA.field(at), embedding_column(picked, has))
 
 
 def _driver_has(device: str) -> bool:
