@@ -1,6 +1,9 @@
 """The embedding stage: CLIP on each window's centre crop, as a batched actor pool.
 
-The model loads once per actor in `setup()`; on a GPU node each actor holds one GPU. Rows that
+The model loads once per actor in `setup()`, on the device that actor finds when it starts; on
+a GPU node each actor holds one GPU. On an autoscaling cluster `max_workers` (from the job's
+configuration) sizes the pool, not the GPUs that happen to be up at the start, so GPU workers
+that join later get actors too. Rows that
 could not be analysed (status "error") pass through without an embedding. The crop column is
 dropped here: from this point on a row is only numbers.
 """
@@ -19,10 +22,12 @@ from g2w.runtime.step import Batch, Resources, Step
 class EmbedCentralFrames(Step):
     spec: ClipSpec
     batch_size: int = 32
+    max_workers: int = 0  # most actors; 0 = as many as the cluster holds when the job starts
 
     def resources(self) -> Resources:
         gpu = self.spec.device == "cuda"
-        return Resources(num_cpus=1, num_gpus=1.0 if gpu else 0.0, batch_size=self.batch_size)
+        return Resources(num_cpus=1, num_gpus=1.0 if gpu else 0.0, batch_size=self.batch_size,
+                         max_workers=self.max_workers or None)
 
     def setup(self) -> None:
         self.embedder = ClipEmbedder(self.spec)

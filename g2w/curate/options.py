@@ -17,7 +17,8 @@ _HELP = {
     "dedup_threshold": "cosine similarity above which the later of two adjacent windows goes",
     "clip_model": "open_clip architecture name, or a path to an open_clip model-config JSON",
     "clip_pretrained": "open_clip pretrained tag (local cache only) or a weights file; none = random init",
-    "device": "auto | cpu | cuda, for CLIP and k-means",
+    "device": "auto | cpu | cuda, for CLIP and k-means (cuda on an autoscaling cluster asks for GPU nodes)",
+    "embed_workers": "most CLIP actors (set it to the GPU node count on an autoscaling cluster); 0 = what is up at the start",
     "ui_detector": "UI-contamination screen to use",
     "preset": "libx264 preset for the standardized clips",
 }

@@ -32,18 +32,6 @@ def embedding_column(matrix: np.ndarray, present: np.ndarray) -> pa.ListArray:
                                     mask=pa.array(~np.asarray(present, bool)))
 
 
-def embedding_matrix(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
-    """The embedding column as ((n, d) float16, present): read columnar, never as Python lists,
-    which at a million rows would cost gigabytes."""
-    column = table.column("embedding").combine_chunks()
-    present = column.is_valid().to_numpy(zero_copy_only=False)
-    values = column.flatten().to_numpy(zero_copy_only=False)
-    dim = len(values) // max(int(present.sum()), 1)
-    matrix = np.zeros((len(column), dim), np.float16)
-    matrix[present] = values.reshape(-1, dim) if dim else matrix[present]
-    return matrix, present
-
-
 def batch_to_table(batch: Batch) -> pa.Table:
     """A numpy batch from the embedding stage -> a table in WINDOW_SCHEMA (embedding null where
     there is none)."""

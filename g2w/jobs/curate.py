@@ -21,22 +21,27 @@ from dataclasses import asdict
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import CurateConfig
 from g2w.curate.embed import EmbedCentralFrames
 from g2w.curate.report import write_report
-from g2w.curate.rows import MANIFEST_SCHEMA, SELECTION_FIELDS, source_error_row
-from g2w.curate.select import select
-from g2w.curate.shards import WriteShards, compact, embedding_column, embedding_matrix, read_shards, windows_written
+from g2w.curate.rows import MANIFEST_SCHEMA, source_error_row
+from g2w.curate.select import Kmeans, local_kmeans, select_table
+from g2w.curate.shards import WriteShards, compact, read_shards, windows_written
 from g2w.curate.standardize import StandardizeClips
 from g2w.curate.windows import plan_windows
 from g2w.models.clip_embedder import ClipSpec
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
+from g2w.runtime.tasks import call_remote, largest_node_cpus
 from g2w.sources import SOURCES_SCHEMA, ProbeSources
 from g2w.storage import expand_inputs
+
+
+_ROW_GROUP = 65_536  # manifest rows per Parquet row group: readers stream it in bounded pieces
 
 
 class NothingToDo(ValueError):
@@ -88,49 +93,36 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     if pending:
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
-            EmbedCentralFrames(ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed), cfg.embed_batch_size),
+            EmbedCentralFrames(ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed), cfg.embed_batch_size,
+                               cfg.embed_workers),
             WriteShards(shard_dir),
         ]
         _drain(apply_steps(dataset_from_rows(pending), steps))
     windows = read_shards(shard_dir)
-    keep_sources = set(expected)
-    windows = windows.filter(pa.array([sid in keep_sources for sid in windows.column("source_id").to_pylist()], pa.bool_()))
+    windows = windows.filter(pc.is_in(windows.column("source_id"), value_set=pa.array(list(expected), pa.string())))
     compact(shard_dir, windows)
     t = _stage("analyse_embed", timings, t)
 
     print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
-    embeddings, present = embedding_matrix(windows)
-    rows = windows.drop_columns(["embedding"]).to_pylist()
-    for i, r in enumerate(rows):
-        r["shard_row"] = i  # where its embedding is, once rows are re-ordered
-    analysed = [i for i, r in enumerate(rows) if r["status"] == "ok"]
-    emb = embeddings[analysed].astype(np.float32)
-    verdicts = select([rows[i] for i in analysed], emb, cfg, device if _driver_has(device) else "cpu")
-    for field, _ in SELECTION_FIELDS:
-        for r in rows:
-            r.setdefault(field, [] if field == "checks_failed" else None)
-    for j, i in enumerate(analysed):
-        for key in ("status", "reason", "checks_failed", "dup_of"):
-            rows[i][key] = verdicts[key][j]
-        rows[i]["cluster"] = int(verdicts["cluster"][j])
-        rows[i]["sampled"] = bool(verdicts["sampled"][j])
-        sim = verdicts["dup_similarity"][j]
-        rows[i]["dup_similarity"] = None if np.isnan(sim) else float(sim)
+    manifest, k = select_table(windows, cfg, _kmeans_task(cfg, device))
+    del windows
     t = _stage("select", timings, t)
 
-    kept = [r for r in rows if r["status"] == "kept"]
+    kept = np.flatnonzero(manifest.column("status").to_numpy(zero_copy_only=False) == "kept")
     print(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps", flush=True)
-    _standardize(kept, clip_dir, cfg)
+    manifest = _standardize(manifest, kept, clip_dir, cfg)
     t = _stage("standardize", timings, t)
 
-    rows += [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
-    rows.sort(key=lambda r: (r["source"], r["window_index"]))
-    pq.write_table(_manifest(rows, embeddings, present), os.path.join(output, "manifest.parquet"))
-    _remove_stale_clips(clip_dir, {r["clip_id"] for r in rows if r["status"] == "kept"})
-    summary = _summary(sources, rows, verdicts.get("k", 0), cfg, device, timings, len(pending))
+    no_windows = [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
+    manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
+    manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
+    pq.write_table(manifest, os.path.join(output, "manifest.parquet"), row_group_size=_ROW_GROUP)
+    status = manifest.column("status").to_numpy(zero_copy_only=False)
+    _remove_stale_clips(clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
+    summary = _summary(sources, manifest, k, cfg, device, timings, len(pending), cluster)
     with open(os.path.join(output, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
-    write_report(output, rows, summary, cfg)
+    write_report(output, manifest, summary, cfg)
     print(f"manifest: {output}/manifest.parquet\nclips:    {clip_dir} ({summary['counts']['kept']})\n"
           f"summary:  {output}/summary.json\nreport:   {output}/report.html", flush=True)
     if not expected:
@@ -138,40 +130,36 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     return summary
 
 
-def _manifest(rows: list[dict], embeddings: np.ndarray, present: np.ndarray) -> pa.Table:
-    """Rows plus their embeddings, joined back columnar (rows without one get null)."""
-    at = MANIFEST_SCHEMA.get_field_index("embedding")
-    table = pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA.remove(at))
-    index = np.array([r.get("shard_row", -1) for r in rows], np.int64)
-    has = (index >= 0) & present[np.maximum(index, 0)] if len(present) else np.zeros(len(rows), bool)
-    picked = embeddings[np.maximum(index, 0)] if len(embeddings) else np.zeros((len(rows), 1), np.float16)
-    return table.add_column(at, MANIFEST_SCHEMA.field(at), embedding_column(picked, has))
+def _kmeans_task(cfg: CurateConfig, device: str) -> Kmeans:
+    """k-means as one Ray task: on a GPU node when CLIP runs on GPUs (the autoscaler starts one
+    if none is up), else on the CPUs of the largest node, with every one of its BLAS threads."""
+    gpu = device == "cuda"
+    labels = local_kmeans(cfg, "cuda" if gpu else "cpu")
+    return lambda x: call_remote(labels, x, num_cpus=1 if gpu else min(8, largest_node_cpus()), num_gpus=int(gpu))
 
 
-def _driver_has(device: str) -> bool:
-    if device != "cuda":
-        return True
-    import torch
-
-    return torch.cuda.is_available()
-
-
-def _standardize(kept: list[dict], clip_dir: str, cfg: CurateConfig) -> None:
-    if not kept:
-        return
+def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: CurateConfig) -> pa.Table:
+    """Encode the kept windows (rows `kept`); returns the manifest with their clip paths, and
+    with `standardize_failed` errors where encoding failed."""
+    if not len(kept):
+        return manifest
     step = StandardizeClips(clip_dir, cfg.out_width, cfg.out_height, cfg.out_fps, cfg.window_s, cfg.crf, cfg.preset)
-    fields = ("clip_id", "source", "start_s", "width", "height", "fps", "rotation")
-    ds = apply_steps(dataset_from_rows([{k: r[k] for k in fields} for r in kept]), [step])
+    fields = ["clip_id", "source", "start_s", "width", "height", "fps", "rotation"]
+    ds = apply_steps(dataset_from_rows(manifest.select(fields).take(pa.array(kept)).to_pylist()), [step])
     results = {}
     for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
         for cid, path, status, error in zip(batch["clip_id"], batch["clip_path"], batch["std_status"], batch["std_error"]):
             results[str(cid)] = (str(path), str(status), str(error))
-    for r in kept:
-        path, status, error = results.get(r["clip_id"], ("", "error", "standardization did not run"))
+    columns = {c: manifest.column(c).to_numpy(zero_copy_only=False).astype(object) for c in ("status", "reason", "error", "clip_path")}
+    for i, cid in zip(kept, manifest.column("clip_id").take(pa.array(kept)).to_pylist()):
+        path, status, error = results.get(cid, ("", "error", "standardization did not run"))
         if status == "ok":
-            r["clip_path"] = os.path.relpath(path, os.path.dirname(clip_dir))
+            columns["clip_path"][i] = os.path.relpath(path, os.path.dirname(clip_dir))
         else:
-            r.update(status="error", reason="standardize_failed", error=error)
+            columns["status"][i], columns["reason"][i], columns["error"][i] = "error", "standardize_failed", error
+    for name, values in columns.items():
+        manifest = manifest.set_column(manifest.schema.get_field_index(name), name, pa.array(values, pa.string()))
+    return manifest
 
 
 def _remove_stale_clips(clip_dir: str, kept_ids: set[str]) -> None:
@@ -182,9 +170,15 @@ def _remove_stale_clips(clip_dir: str, kept_ids: set[str]) -> None:
             os.remove(os.path.join(clip_dir, name))
 
 
-def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
-    windows = [r for r in rows if r["window_index"] >= 0]
-    counts = Counter(r["status"] for r in windows)
+def _counts(values: pa.Array) -> dict:
+    return {str(v["values"]): int(v["counts"]) for v in pc.value_counts(values).to_pylist() if v["values"] is not None}
+
+
+def _summary(sources, manifest: pa.Table, k, cfg, device, timings, analysed_sources, cluster: dict) -> dict:
+    windows = manifest.filter(pc.greater_equal(manifest.column("window_index"), 0))
+    status = windows.column("status")
+    counts = _counts(status)
+    rejected, errors = (windows.filter(pc.equal(status, s)).column("reason") for s in ("rejected", "error"))
     video_s = sum(s["duration_s"] for s in sources if s["status"] == "ok")
     frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
     analyse_s = timings.get("analyse_embed") or 1e-9
@@ -192,11 +186,11 @@ def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
     return {
         "sources": {"total": len(sources), **Counter(s["status"] for s in sources),
                     "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok"))},
-        "counts": {"windows": len(windows), "kept": counts.get("kept", 0), "rejected": counts.get("rejected", 0),
-                   "error": counts.get("error", 0), "sampled": sum(bool(r.get("sampled")) for r in windows)},
-        "rejected_by_reason": dict(Counter(r["reason"] for r in windows if r["status"] == "rejected")),
-        "errors_by_reason": dict(Counter(r["reason"] for r in windows if r["status"] == "error")),
-        "checks_failed": dict(Counter(c for r in windows for c in (r.get("checks_failed") or []))),
+        "counts": {"windows": windows.num_rows, "kept": counts.get("kept", 0), "rejected": counts.get("rejected", 0),
+                   "error": counts.get("error", 0), "sampled": int(pc.sum(windows.column("sampled")).as_py() or 0)},
+        "rejected_by_reason": _counts(rejected.combine_chunks()),
+        "errors_by_reason": _counts(errors.combine_chunks()),
+        "checks_failed": _counts(pc.list_flatten(windows.column("checks_failed").combine_chunks())),
         "k": k,
         "embedding_model": {
             "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
@@ -205,11 +199,12 @@ def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
                         "and near-duplicate decisions are not semantically meaningful") if random_model else "",
         },
         "timings_s": timings,
+        "cluster": {"CPU": cluster.get("CPU", 0), "GPU": cluster.get("GPU", 0)},  # what the timings ran on
         "throughput": {
             "sources_analysed": analysed_sources,
             "source_seconds_per_s": round(video_s / analyse_s, 2) if analysed_sources else None,
             "source_frames_per_s": round(frames / analyse_s, 1) if analysed_sources else None,
-            "windows_per_s_select": round(len(windows) / (timings.get("select") or 1e-9), 1),
+            "windows_per_s_select": round(windows.num_rows / (timings.get("select") or 1e-9), 1),
             "clips_per_s_standardize": round(counts.get("kept", 0) / (timings.get("standardize") or 1e-9), 2),
         },
         "config": asdict(cfg),

@@ -58,9 +58,17 @@ def _as_task(step: Step):
     return run
 
 
+MAX_BLOCKS = 10_000  # a million sources as a million blocks would swamp the driver and object store
+
+
+def block_count(rows: int, rows_per_block: int = 1) -> int:
+    """Blocks for a dataset of small rows: fine enough to spread work, never more than MAX_BLOCKS."""
+    return max(1, min(rows, math.ceil(rows / rows_per_block), MAX_BLOCKS))
+
+
 def dataset_from_rows(rows: Sequence[dict], rows_per_block: int = 1) -> Dataset:
     """A dataset over small rows (paths, ids), split finely so work spreads across workers."""
-    blocks = max(1, min(len(rows), math.ceil(len(rows) / rows_per_block)))
+    blocks = block_count(len(rows), rows_per_block)
     return ray.data.from_items(list(rows), override_num_blocks=blocks)
 
 

@@ -125,6 +125,8 @@ class VideoWriter(StreamFile):
 
     crf is libx264's constant rate factor (NVENC's constant quality `cq` takes the same value);
     `gop` is the keyframe interval in frames (default: 2 s), which bounds seek cost for readers.
+    `threads` caps the encoder's threads (0: one per core of the machine, x264's default, which
+    oversubscribes a node where many one-CPU tasks encode at once).
     """
 
     def __init__(
@@ -137,6 +139,7 @@ class VideoWriter(StreamFile):
         preset: str = "medium",
         encoder: str = "libx264",
         gop: int | None = None,
+        threads: int = 0,
     ):
         if width % 2 or height % 2:
             raise ValueError(f"yuv420p needs even dimensions, got {width}x{height}")
@@ -145,6 +148,8 @@ class VideoWriter(StreamFile):
         super().__init__(path, self.codec, rate, width, height, "yuv420p")
         ctx = self._stream.codec_context
         ctx.gop_size = gop or max(1, round(2 * float(rate)))
+        if threads:
+            ctx.thread_count = threads
         if self.codec == "libx264":
             self._stream.options = {"crf": str(crf), "preset": preset}
         else:
