@@ -4,7 +4,8 @@ Stages, each a Ray Data pipeline or a driver step:
 1. probe every input (tasks) -> `sources.parquet`;
 2. analyse each pending source in one streaming decode (tasks), embed the window centre crops
    (actor pool, GPU when the cluster has one), write work shards;
-3. merge the shards, then cluster, sample, dedup (driver, torch on GPU if the driver has one);
+3. merge the shards, then cluster, sample, dedup: columnar on the driver, k-means as one Ray
+   task (a GPU node when CLIP runs on GPUs, else every core of the largest node);
 4. standardize the kept windows (tasks) -> `clips/<clip_id>.mp4`;
 5. `manifest.parquet`, `summary.json`, `report.html`.
 Rerunning with the same output skips sources already in the shards and clips already written;
