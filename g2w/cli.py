@@ -270,7 +270,9 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
-SELECT_S_PER_MILLION = 600.0  # measured by benchmarks/select_scale.py at 1M windows (README, Run on a cluster)
+# benchmarks/select_scale.py: 188.1 s for 100k windows on 2 shared cores with CPU k-means, scaled
+# linearly (an upper bound: k-means trains on at most 500k windows). GPU k-means is far faster.
+SELECT_S_PER_MILLION = 1881.0
 
 
 def _add_plan_command(sub) -> None:
@@ -286,7 +288,7 @@ def _add_plan_command(sub) -> None:
                    help="CLIP windows per second per GPU, measured on that GPU (none measured here)")
     p.add_argument("--head-type", default="m6i.2xlarge:8:0.384", help="head node as name:vcpus:usd_per_hour")
     p.add_argument("--select-s-per-million", type=_positive(float), default=SELECT_S_PER_MILLION,
-                   help="selection wall seconds per million windows (benchmarks/select_scale.py, 2 cores)")
+                   help="selection wall seconds per million windows (default: benchmarks/select_scale.py, CPU)")
     p.add_argument("--measured-cpus", type=_positive(float), default=None,
                    help="CPUs of the measured run, when its summary does not record them")
     p.add_argument("--output", default="plan", help="folder for plan.json, plan.md and plan.png")
