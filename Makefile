@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.g2w-installed
 DEMO_OUT ?= demo_out
 
-.PHONY: demo test install system-deps lock clean
+.PHONY: demo test install system-deps capture lock clean
 
 demo: install
 	$(VENV)/bin/g2w demo --output $(DEMO_OUT)
@@ -19,11 +19,19 @@ install: system-deps $(STAMP)
 
 system-deps:
 	@scripts/system-deps.sh $(PYTHON)
+	@scripts/capture-deps.sh freedoom
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -qq --disable-pip-version-check -c requirements.lock -e '.[test,bench]'
 	@touch $@
+
+# A small real-footage corpus (every supported game); CAPTURE_OUT and CAPTURE_CLIPS override.
+CAPTURE_OUT ?= real_corpus
+CAPTURE_CLIPS ?= 4
+capture: install
+	@scripts/capture-deps.sh freedoom
+	$(VENV)/bin/g2w capture --all --output $(CAPTURE_OUT) --clips $(CAPTURE_CLIPS)
 
 # Re-pin every transitive dependency after changing pyproject.toml.
 lock:

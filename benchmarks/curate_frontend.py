@@ -5,12 +5,17 @@ Both sides are timed by CPU time (user + system), so the figure is "per core" wh
 threads either uses. A ratio near 1 means the analysis costs about what decoding alone does.
 GameVerse reports about 400 frames/s per worker for its segmentation, for reference.
 
-Usage: python benchmarks/curate_frontend.py [--seconds 60] [--workdir /tmp/g2w_bench_frontend]
+With --profile the front end runs a second time under cProfile and prints where its time goes
+(decoding is the time inside `iter_video_frames`; everything else is the checks).
+
+Usage: python benchmarks/curate_frontend.py [--seconds 60] [--workdir /tmp/g2w_bench_frontend] [--profile]
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import resource
 import subprocess
 
@@ -33,6 +38,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workdir", default="/tmp/g2w_bench_frontend")
+    parser.add_argument("--profile", action="store_true", help="also print a cProfile of the front end")
     args = parser.parse_args()
     specs = [VideoSpec(0, 950, 1280, 720, 30, args.seconds, "corridor", True, "dark"),
              VideoSpec(0, 951, 1920, 1080, 60, args.seconds / 2, "topdown", False, "shaky"),
@@ -50,6 +56,14 @@ def main() -> None:
     windows = sum(len(step.analyze_source(probe_row(p))) for p in paths)
     ours = cpu_self() - start
 
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.runcall(lambda: [step.analyze_source(probe_row(p)) for p in paths])
+        stats = pstats.Stats(profile)
+        total = stats.total_tt
+        decode = next(v[2] for k, v in stats.stats.items() if k[2] == "iter_video_frames")
+        print(f"profile: {total:.2f} s in all, {decode:.2f} s ({decode / total:.0%}) decoding; the rest by function:")
+        stats.sort_stats("tottime").print_stats(12)
     print(f"{len(paths)} sources, {frames} frames (720p30, 1080p60, 480p24), {windows} windows")
     print(f"ffmpeg -f null decode:  {peer:7.2f} CPU s  {frames / peer:7.1f} frames per CPU second")
     print(f"curation front end:     {ours:7.2f} CPU s  {frames / ours:7.1f} frames per CPU second")

@@ -10,23 +10,38 @@ Peers, with the same encoder settings (libx264, same crf and preset, yuv420p):
 The ratio ours / peer says how much the dynamic renderer and its extra outputs cost over the
 cheapest possible static overlay. Both sides get every core of the machine.
 
-Usage: python benchmarks/synth_pair.py [--crf 18] [--preset veryfast] [--workdir /tmp/g2w_bench_synth]
+With --breakdown each part of ours then runs alone, serially, and prints its CPU seconds:
+decoding to RGB, layers + compositing + annotation, one x264 encode and the FFV1 mask. Their sum
+against the peer's CPU time is the floor for the ratio on a machine whose cores are all busy.
+
+Usage: python benchmarks/synth_pair.py [--crf 18] [--preset veryfast] [--workdir /tmp/g2w_bench_synth] [--breakdown]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import time
 
+from g2w.hud.annotate import Annotator
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.bootstrap import bootstrap_library
+from g2w.hud.composite import Compositor
+from g2w.hud.layers import LayerSource
 from g2w.hud.profile import SynthProfile
+from g2w.hud.record import read_json
 from g2w.hud.render import EncodeSettings, render_sample
 from g2w.hud.seeds import SeedStreams
 from g2w.sample_data import VideoSpec, write_sample
+from g2w.video import MaskWriter, VideoWriter, iter_frames
+
+
+def cpu_children() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def ffmpeg(args: list[str]) -> float:
@@ -35,12 +50,50 @@ def ffmpeg(args: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def cpu_seconds(fn) -> float:
+    """CPU time (user + system, all threads) of one call."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    fn()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def breakdown(clip: str, sample_dir: str, library: AssetLibrary, crf: int, preset: str, workdir: str) -> None:
+    """Each part of one sample alone, in CPU seconds."""
+    record = read_json(os.path.join(sample_dir, "record.json"))
+    w, h = record["video"]["width"], record["video"]["height"]
+    frames: list = []
+    decode = cpu_seconds(lambda: frames.extend(f.rgb for f in iter_frames(clip)))
+    source, compositor = LayerSource(record, library.image), Compositor("cpu")
+    annotator, rendered = Annotator(source), []
+
+    def render() -> None:
+        for i, frame in enumerate(frames[: record["video"]["frame_count"]]):
+            layers = source.frame(i)
+            rendered.append(compositor(frame, layers))
+            annotator.add(i, layers)
+
+    def encode(writer, items) -> None:
+        with writer as out:
+            for item in items:
+                out.write(item)
+
+    composite = cpu_seconds(render)
+    x264 = cpu_seconds(lambda: encode(VideoWriter(os.path.join(workdir, "alone.mp4"), w, h, 30, crf, preset),
+                                      (hud for hud, _ in rendered)))
+    ffv1 = cpu_seconds(lambda: encode(MaskWriter(os.path.join(workdir, "alone.mkv"), w, h, 30), (m for _, m in rendered)))
+    print(f"breakdown (CPU s, each alone): decode to RGB {decode:.2f}, layers + composite + annotation "
+          f"{composite:.2f}, one x264 encode {x264:.2f} (ours runs two), FFV1 mask {ffv1:.2f}; "
+          f"sum {decode + composite + 2 * x264 + ffv1:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--crf", type=int, default=18)
     parser.add_argument("--preset", default="veryfast")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--workdir", default="/tmp/g2w_bench_synth")
+    parser.add_argument("--breakdown", action="store_true", help="also time each part of ours alone (CPU s)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     clip = write_sample(VideoSpec(0, 0, 1280, 720, 30, 5.0, "corridor", False, None), args.workdir, crf=18)
@@ -52,16 +105,23 @@ def main() -> None:
 
     out = os.path.join(args.workdir, "sample")
     shutil.rmtree(out, ignore_errors=True)
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     info = render_sample(clip, out, sample_id="bench", clip_id="bench", streams=SeedStreams(args.seed),
                          profile=SynthProfile(), library=library, encode=EncodeSettings(args.crf, args.preset))
     ours = time.perf_counter() - start
+    end_cpu = resource.getrusage(resource.RUSAGE_SELF)
+    ours_cpu = end_cpu.ru_utime - start_cpu.ru_utime + end_cpu.ru_stime - start_cpu.ru_stime
 
     peer_a = ffmpeg(["-i", clip, "-i", overlay, "-filter_complex", "[0:v][1:v]overlay=24:24", *enc,
                      os.path.join(args.workdir, "peer_hud.mp4")])
+    peer_cpu = cpu_children()
     peer_b = ffmpeg(["-i", clip, "-i", overlay, "-filter_complex", "[0:v]split[a][b];[a][1:v]overlay=24:24[h]",
                      "-map", "[h]", *enc, os.path.join(args.workdir, "peer_hud2.mp4"),
                      "-map", "[b]", *enc, os.path.join(args.workdir, "peer_clean.mp4")])
+    peer_b_cpu = cpu_children() - peer_cpu
+    if args.breakdown:
+        breakdown(clip, out, library, args.crf, args.preset, args.workdir)
+        print(f"CPU time: ours {ours_cpu:.2f} s, peer B {peer_b_cpu:.2f} s (ratio {ours_cpu / peer_b_cpu:.2f})")
     print(f"clip: 1280x720 30 fps 150 frames; libx264 crf {args.crf} preset {args.preset}; {os.cpu_count()} cores")
     print(f"ours: {ours:.2f} s for hud.mp4 + clean.mp4 + mask.mkv + annotation ({info['persistent']} widgets, "
           f"{info['events']} popups, {info['instances']} instances, style {info['style']})")

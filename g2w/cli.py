@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -55,7 +56,7 @@ def _demo(args: argparse.Namespace) -> int:
     from g2w.jobs.demo import run_demo
 
     run_demo(args.output, count=args.count, seed=args.seed, duration_s=args.duration_s, samples=args.samples,
-             clip_pretrained=args.clip_pretrained, clip_model=args.clip_model)
+             clip_pretrained=args.clip_pretrained, clip_model=args.clip_model, real_clips=args.real_clips)
     return 0
 
 
@@ -82,21 +83,126 @@ def _judge_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judge_human_agreement(args: argparse.Namespace) -> int:
+    from g2w.evaluate.human_agreement import human_agreement_from_paths, human_agreement_table
+
+    try:
+        result = human_agreement_from_paths(args.judgments, args.human)
+    except ValueError as exc:  # a malformed label file
+        print(f"g2w judge-human-agreement: {exc}", file=sys.stderr)
+        return 2
+    print(human_agreement_table(result), end="")
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0
+
+
+MASK_CHOICE_METHODS = ("telea", "propagate")  # removers whose mask may come from the segmenter or the truth
+
+
 def _remove(args: argparse.Namespace) -> int:
     from g2w.jobs.remove import run_remove
 
     try:
-        summary = run_remove(args.method, args.cases, args.output)
+        if args.mask and args.method not in MASK_CHOICE_METHODS:
+            raise ValueError(f"--mask applies to {', '.join(MASK_CHOICE_METHODS)}, not {args.method}")
+        summary = run_remove(args.method, args.cases, args.output, _remove_options(args))
     except ValueError as exc:  # a bad case listing
         print(f"g2w remove: {exc}", file=sys.stderr)
         return 2
     return 0 if summary["error"] == 0 else 1
 
 
-def _eval_table(args: argparse.Namespace) -> int:
-    from g2w.evaluate.tables import combined_table
+def _remove_options(args: argparse.Namespace) -> dict:
+    """Method options given on the command line (only the ones set are passed on)."""
+    names = ("mask", "checkpoint", "reference", "steps", "base_dir", "mllm_dir")
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 
-    text = combined_table(args.runs)
+
+def _gamecleaner_precache(args: argparse.Namespace) -> int:
+    from g2w.jobs.gamecleaner_precache import run_precache
+
+    try:
+        summary = run_precache(args.pairs, args.output, args.preset, args.checkpoint, args.base, args.mllm, args.seed)
+    except ValueError as exc:
+        print(f"g2w gamecleaner precache: {exc}", file=sys.stderr)
+        return 2
+    return 0 if summary["ok"] else 1
+
+
+def _gamecleaner_train(args: argparse.Namespace) -> int:
+    from g2w.jobs.gamecleaner_train import run_train
+
+    try:
+        run_train(args.cache, args.output, preset=args.preset, checkpoint=args.checkpoint, base_dir=args.base,
+                  num_workers=args.num_workers, use_gpu=args.use_gpu, steps=args.steps, global_batch=args.global_batch,
+                  lr=args.lr, checkpoint_every=args.checkpoint_every, skip_errors=args.skip_errors,
+                  max_failures=args.max_failures, seed=args.seed)
+    except ValueError as exc:  # a cache with error rows, or of the wrong kind
+        print(f"g2w gamecleaner train: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _gamecleaner_import_kiwi(args: argparse.Namespace) -> int:
+    from g2w.models.gamecleaner.kiwi_import import import_kiwi
+    from g2w.models.gamecleaner.presets import get_preset
+
+    try:
+        ignored = import_kiwi(args.kiwi, get_preset(args.preset), args.output)
+    except KeyError as exc:
+        print(f"g2w gamecleaner import-kiwi: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.output}; ignored {len(ignored)} keys without a GameCleaner counterpart: {ignored[:8]}")
+    return 0
+
+
+def _add_gamecleaner_commands(sub) -> None:
+    from g2w.models.gamecleaner.presets import PRESETS
+
+    p = sub.add_parser("gamecleaner", help="GameCleaner: latent precache and LoRA training on Ray Train")
+    gc = p.add_subparsers(dest="gamecleaner_command", required=True)
+    q = gc.add_parser("precache", help="VAE latents + frozen condition of synthesis pairs (Ray Data)")
+    q.add_argument("--pairs", nargs="+", required=True, help="synthesis output folder(s)")
+    q.add_argument("--preset", choices=PRESETS, default="tiny")
+    q.add_argument("--output", required=True)
+    q.add_argument("--checkpoint", help="g2w weights the run will start from (then the connector output is cached)")
+    q.add_argument("--base", help="Wan folder in diffusers layout (transformer/, vae/); default: random init")
+    q.add_argument("--mllm", help="Qwen2.5-VL folder in transformers layout")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_gamecleaner_precache)
+    q = gc.add_parser("train", help="train GameCleaner on a precache with Ray Train (resumes on rerun)")
+    q.add_argument("--cache", required=True)
+    q.add_argument("--output", required=True, help="run folder (local or s3://)")
+    q.add_argument("--preset", choices=PRESETS, default="tiny")
+    q.add_argument("--checkpoint", help="start from these g2w weights (MLLM, queries, connector frozen)")
+    q.add_argument("--base", help="Wan folder in diffusers layout; default: random init")
+    q.add_argument("--num-workers", type=_positive(int), default=1)
+    q.add_argument("--use-gpu", action="store_true")
+    q.add_argument("--steps", type=_positive(int), default=3000)
+    q.add_argument("--global-batch", type=_positive(int), default=32)
+    q.add_argument("--lr", type=float, default=1e-4)
+    q.add_argument("--checkpoint-every", type=_positive(int), default=100)
+    q.add_argument("--max-failures", type=int, default=2)
+    q.add_argument("--skip-errors", action="store_true", help="train on the ok rows of a cache with error rows")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_gamecleaner_train)
+    q = gc.add_parser("import-kiwi", help="convert a Kiwi-Edit stage checkpoint into g2w GameCleaner weights")
+    q.add_argument("kiwi", metavar="KIWI.safetensors")
+    q.add_argument("--preset", choices=PRESETS, default="wan22-ti2v-5b")
+    q.add_argument("--output", required=True)
+    q.set_defaults(run=_gamecleaner_import_kiwi)
+
+
+def _eval_table(args: argparse.Namespace) -> int:
+    from g2w.evaluate.tables import MixedRuns, combined_table
+
+    try:
+        text = combined_table(args.runs, args.allow_mixed)
+    except MixedRuns as exc:
+        print(f"g2w eval-table: {exc}", file=sys.stderr)
+        return 2
     print(text, end="")
     if args.output:
         with open(args.output, "w") as f:
@@ -117,15 +223,31 @@ def _add_evaluation_commands(sub) -> None:
     p.add_argument("--output", help="also write the result as JSON")
     p.set_defaults(run=_judge_agreement)
 
+    p = sub.add_parser("judge-human-agreement", help="removed F1, artifact and preservation agreement, Cohen's kappa "
+                                                    "of a run's judgments against human labels")
+    p.add_argument("--judgments", required=True, metavar="RUN", help="evaluate output folder or judgments.jsonl")
+    p.add_argument("--human", required=True, metavar="LABELS.jsonl", help="human labels (format in the README)")
+    p.add_argument("--output", help="also write the result as JSON")
+    p.set_defaults(run=_judge_human_agreement)
+
     p = sub.add_parser("remove", help="run a removal baseline over cases, writing <case_id>.mp4 edits")
     p.add_argument("--method", choices=METHODS, required=True)
     p.add_argument("--cases", required=True, help="synthesis output folder or wild-cases JSONL")
     p.add_argument("--output", required=True)
+    p.add_argument("--mask", choices=["segmenter", "gt"], default=None,
+                   help="UI mask for telea/propagate: the learned segmenter (default) or the ground truth")
+    p.add_argument("--checkpoint", help="gamecleaner: training run folder or weights file")
+    p.add_argument("--reference", choices=("first-clean-frame", "none"), help="gamecleaner: reference frame")
+    p.add_argument("--steps", type=_positive(int), help="gamecleaner: sampler steps (default 50)")
+    p.add_argument("--base-dir", help="gamecleaner: Wan folder in diffusers layout")
+    p.add_argument("--mllm-dir", help="gamecleaner: Qwen2.5-VL folder")
     p.set_defaults(run=_remove)
 
     p = sub.add_parser("eval-table", help="Table 3/4 Markdown from evaluate runs (synthetic + wild per method)")
     p.add_argument("runs", nargs="+", metavar="RUN", help="evaluate output folders")
     p.add_argument("--output", help="also write the Markdown to this file")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="tabulate runs with different canvas/judge/prompt settings (the table says so)")
     p.set_defaults(run=_eval_table)
 
 
@@ -155,7 +277,8 @@ def _synth_profile(args: argparse.Namespace):
     from g2w.hud.profile import SynthProfile
 
     return SynthProfile(duration_s=args.duration_s, style=args.style, popups=args.popups, aesthetic=args.aesthetic,
-                        include_unverified=args.include_unverified)
+                        include_unverified=args.include_unverified,
+                        event_opacity_times_hud=args.event_opacity_times_hud)
 
 
 def _synthesize(args: argparse.Namespace) -> int:
@@ -193,6 +316,8 @@ def _add_profile_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--style", default="auto", choices=["auto", *sorted(STYLES)], help="HUD style preset (Table 9)")
     p.add_argument("--popups", default="five_second", choices=["five_second", "bernoulli"],
                    help="popup count law: Eq. 8 (mean 1.5) or the general Bernoulli profile (mean 5.5)")
+    p.add_argument("--event-opacity-times-hud", action="store_true",
+                   help="multiply each event's Table 13 opacity by alpha_HUD (not the paper's; off by default)")
     p.add_argument("--aesthetic", action="store_true", help="match assets to the clip's look (Appendix D)")
     p.add_argument("--include-unverified", action="store_true", help="also draw low-confidence assets")
     p.add_argument("--duration-s", type=_positive(float), default=5.0, help="seconds of each clip to use")
@@ -240,6 +365,75 @@ def _add_hud_commands(sub) -> None:
     p.add_argument("--assets", default=None, metavar="LIB", help="plan against this library (default: bootstrap)")
     _add_profile_args(p)
     p.set_defaults(run=_layout_stats)
+
+
+# ---- the removal service's client (g2w.serve_client) -------------------------------------------
+
+def _submit_removal(args: argparse.Namespace) -> int:
+    import os
+
+    from g2w.serve_client import Client, ServiceError
+
+    client = Client(args.url, args.token or os.environ.get("G2W_SERVE_TOKEN"))
+    options = json.loads(args.options) if args.options else {}
+    failed = 0
+    for path in args.files:
+        def progress(job: dict, path=path) -> None:
+            p = job["progress"]
+            print(f"{path}: {job['state']} {p['frames_done']}/{p['frames_total']} frames", file=sys.stderr, flush=True)
+
+        try:
+            job = client.wait(client.submit(path, args.method, options)["id"], on_progress=progress)
+        except ServiceError as exc:
+            print(f"{path}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        out_dir = os.path.join(args.output, os.path.splitext(os.path.basename(path))[0])
+        saved = client.download(job, out_dir) if job["state"] == "succeeded" else []
+        failed += job["state"] != "succeeded"
+        print(json.dumps({"file": path, "id": job["id"], "state": job["state"], "reason": job["reason"],
+                          "saved": saved}), flush=True)
+    return 1 if failed else 0
+
+
+def _add_service_commands(sub) -> None:
+    p = sub.add_parser("submit-removal", help="upload clips to the removal service, wait, download the edits")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--url", default="http://127.0.0.1:8000", help="the service (serve run serve.app:build)")
+    p.add_argument("--token", help="bearer token (default: $G2W_SERVE_TOKEN)")
+    p.add_argument("--method", default="identity", help="a method of g2w.remove.METHODS")
+    p.add_argument("--options", help="the method's options as a JSON object")
+    p.add_argument("--output", default="removed", help="results go to OUTPUT/<clip name>/")
+    p.set_defaults(run=_submit_removal)
+
+
+# --- real footage: HUD on/off captures from open-source games -------------------------------
+def _capture(args: argparse.Namespace) -> int:
+    from g2w.jobs.capture import all_games, run_capture
+
+    games = all_games() if args.all else [args.game]
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    summary = run_capture(games, args.output, args.clips, args.seed, args.duration_s, width, height, args.fps,
+                          args.timeout_s)
+    print(json.dumps(summary, indent=2))
+    return 0 if summary["ok"] else 1
+
+
+def _add_capture_commands(sub) -> None:
+    from g2w.capture import GAMES
+
+    p = sub.add_parser("capture", help="real clean clips and exact HUD/clean pairs from open-source games (Ray)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("game", nargs="?", choices=sorted(GAMES), help="the game to capture")
+    which.add_argument("--all", action="store_true", help="every supported game")
+    p.add_argument("--output", required=True, metavar="OUT")
+    p.add_argument("--clips", type=_positive(int), default=4, help="clips per game")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duration-s", type=_positive(float), default=5.0)
+    p.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT")
+    p.add_argument("--fps", type=_positive(int), default=30)
+    p.add_argument("--timeout-s", type=_positive(float), default=300.0, help="limit for each engine run")
+    p.set_defaults(run=_capture)
 
 
 def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) -> None:
@@ -295,6 +489,52 @@ def _add_plan_command(sub) -> None:
     p.set_defaults(run=_plan)
 
 
+def _segmenter_train(args: argparse.Namespace) -> int:
+    from g2w.jobs.train_segmenter import run_train_segmenter
+
+    try:
+        run_train_segmenter(args.data, args.val, args.output, steps=args.steps, seed=args.seed,
+                            batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every)
+    except ValueError as exc:
+        print(f"g2w hud-segmenter train: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _detect(args: argparse.Namespace) -> int:
+    from g2w.jobs.detect import run_detect
+
+    try:
+        summary = run_detect(args.videos, args.output, args.checkpoint)
+    except (ValueError, OSError) as exc:
+        print(f"g2w detect: {exc}", file=sys.stderr)
+        return 2
+    return 0 if summary["error"] == 0 else 1
+
+
+def _add_segmenter_commands(sub) -> None:
+    p = sub.add_parser("hud-segmenter", help="the learned UI segmenter")
+    seg = p.add_subparsers(dest="segmenter_command", required=True)
+    q = seg.add_parser("train", help="train on synthesized pairs through Ray Train")
+    q.add_argument("--data", nargs="+", required=True, metavar="SYNTH_OUT", help="synthesis output folders")
+    q.add_argument("--val", nargs="+", required=True, metavar="SYNTH_OUT",
+                   help="held-out synthesis outputs (other clips, another asset library)")
+    q.add_argument("--output", required=True, metavar="RUN")
+    q.add_argument("--steps", type=_positive(int), default=2000)
+    q.add_argument("--eval-every", type=_positive(int), default=250,
+                   help="checkpoint every N steps (held-out validation runs at the end)")
+    q.add_argument("--batch-size", type=_positive(int), default=16)
+    q.add_argument("--crop", type=_positive(int), default=160, help="training crop, pixels at model resolution")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_segmenter_train)
+
+    p = sub.add_parser("detect", help="find the UI in videos: mask.mkv, annotation.json, preview.png per video")
+    p.add_argument("videos", nargs="+", metavar="VIDEO", help="video files, folders, globs or lists")
+    p.add_argument("--output", required=True, metavar="OUT")
+    p.add_argument("--checkpoint", default=None, help="segmenter folder (default: the shipped g2w/weights)")
+    p.set_defaults(run=_detect)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="g2w", description="Gameplay video to world-model data.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -320,11 +560,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sample_args(p, duration_s=20.0, count=6)  # six: every event kind appears
     p.add_argument("--samples", type=_positive(int), default=4, help="paired samples to synthesize")
     p.add_argument("--clip-model", default="ViT-B-16", help="open_clip architecture (or config JSON) for curation")
-    p.add_argument("--clip-pretrained", default=None, help="CLIP weights for curation (default: random init)")
+    p.add_argument("--clip-pretrained", default=None,
+                   help="CLIP weights for curation (default: none, so the appearance descriptor is used)")
+    p.add_argument("--real-clips", default=os.environ.get("G2W_REAL_CLIPS") or None, metavar="DIR",
+                   help="also synthesize from these real clean clips (g2w capture's OUT/clean; env G2W_REAL_CLIPS)")
     p.set_defaults(run=_demo)
 
     _add_evaluation_commands(sub)
     _add_hud_commands(sub)
+    _add_service_commands(sub)
+    _add_capture_commands(sub)
+    _add_segmenter_commands(sub)
+    _add_gamecleaner_commands(sub)
     _add_plan_command(sub)
     return parser
 

@@ -1,7 +1,8 @@
 """The front end: one streaming decode per source, turned into one measured row per window.
 
 Every frame is decoded once, in order (H.264 needs its references anyway). Every frame feeds the
-cut detector through a tiny thumbnail read from its luma plane; only sampled frames are
+cut and shake cues through a tiny thumbnail read from its planes (decided per window at the
+source's end, since a cut is judged against the frames after it too); only sampled frames are
 converted in full: `analysis_fps` per second at a fixed short side for quality and the UI screen,
 and the frame on screen at each window's centre, scaled and centre-cropped for CLIP. Memory holds one
 window's accumulators, never the video, so an hour-long source costs what a minute does.
@@ -18,8 +19,8 @@ import numpy as np
 
 from g2w.curate.borders import border_bars
 from g2w.curate.config import QualityThresholds
-from g2w.curate.cuts import CutDetector, CutThresholds, luma_thumb
-from g2w.curate.quality import QualityAccumulator
+from g2w.curate.cuts import CutThresholds, FrameSignals, luma_thumb
+from g2w.curate.quality import QualityAccumulator, shake_score
 from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
 from g2w.curate.ui_screen import UiScreen, make_ui_screen
 from g2w.curate.windows import Window, plan_windows
@@ -51,13 +52,22 @@ def upright(image: np.ndarray, rotation: int) -> np.ndarray:
     return np.rot90(image, k=(rotation // 90) % 4) if rotation % 360 else image
 
 
+def cut_and_shake(times: np.ndarray, scores: np.ndarray, shifts: np.ndarray, start_s: float, end_s: float) -> dict:
+    """A window's cut and shake measures from its source's per-frame times, cut scores and
+    global shifts. A cut onto the window's first frame is the boundary, not inside it."""
+    frames = (times + _EPS >= start_s) & (times + _EPS < end_s)
+    inside = np.flatnonzero(frames & (times > start_s + _EPS))
+    cuts = inside[scores[inside] >= 1.0]
+    return {"cut_count": len(cuts), "cut_times": [round(float(times[i]), 3) for i in cuts],
+            "cut_score": float(scores[inside].max()) if len(inside) else 0.0,
+            "shake": shake_score(shifts[frames])}
+
+
 @dataclass
 class _WindowState:
     window: Window
     ui: UiScreen  # the source's screen, shared by all its windows
     quality: QualityAccumulator = field(default_factory=QualityAccumulator)
-    cuts: list[float] = field(default_factory=list)
-    max_cut_score: float = 0.0
     crop: np.ndarray | None = None
     next_sample_t: float = 0.0
     bars: tuple[int, int, int, int] | None = None
@@ -89,7 +99,7 @@ class AnalyzeWindows(Step):
         windows = plan_windows(float(src["duration_s"]), self.window_s)
         size = analysis_size(int(src["width"]), int(src["height"]), self.analysis_short_side)
         frame_gap = 1.5 / max(float(src["fps"]), 1.0)
-        detector = CutDetector(self.cut_thresholds)
+        signals = FrameSignals()
         ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []
         state = self._open(windows[0], ui) if windows else None
@@ -102,14 +112,9 @@ class AnalyzeWindows(Step):
                     state = self._next(state, windows)
                 if state is None:
                     break
-                is_cut, score, shift = detector.step(luma_thumb(frame))
+                signals.add(t, luma_thumb(frame))
                 if t + _EPS >= state.window.start_s:
                     self._see(src, state, frame, prev, size, t)
-                    state.quality.add_shift(shift)
-                    if t > state.window.start_s + _EPS:  # a jump onto a window's first frame is its boundary
-                        state.max_cut_score = max(state.max_cut_score, score)
-                        if is_cut:
-                            state.cuts.append(round(t, 3))
                 prev = (t, frame)
         except VideoError as exc:
             failure = (exc.reason, str(exc))
@@ -117,10 +122,18 @@ class AnalyzeWindows(Step):
             rows.append(self._row(src, state))  # the normal end of the stream
         for row, coverage in zip(rows, ui.coverages()):  # needs the whole source, so last
             row["ui_coverage"] = coverage
+        self._cuts_and_shake(rows, signals)
         done = len(rows)
         ended = f"{prev[0]:.2f} s" if prev else "its start"
         reason, message = failure or ("truncated", f"{src['path']}: stream ends at {ended}, before this window ends")
         return rows + [error_row(src, w, reason, message) for w in windows[done:]]
+
+    def _cuts_and_shake(self, rows: list[dict], signals: FrameSignals) -> None:
+        """Fill each finished window's cut and shake measures from the source's frame signals."""
+        times, shifts = np.array(signals.times), np.array(signals.shift).reshape(-1, 2)
+        scores = signals.cut_scores(self.cut_thresholds)
+        for row in rows:
+            row.update(cut_and_shake(times, scores, shifts, row["start_s"], row["end_s"]))
 
     def _next(self, state: _WindowState, windows: list[Window]) -> _WindowState | None:
         k = state.window.index + 1
@@ -149,6 +162,5 @@ class AnalyzeWindows(Step):
         state.ui.end_window(state.bars or (0, 0, 0, 0))
         return {
             **base_row(src, state.window), **measures,
-            "cut_count": len(state.cuts), "cut_times": list(state.cuts), "cut_score": state.max_cut_score,
             "crop": state.crop if state.crop is not None else np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8),
         }

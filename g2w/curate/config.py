@@ -40,8 +40,10 @@ class CurateConfig:
     k_max: int = 2048
     kmeans_init_cap: int = 500_000
     kmeans_iters: int = 15
-    dedup_threshold: float = 0.94
+    dedup_threshold: float = 0.94  # CLIP cosine (the paper's value, for real CLIP weights)
+    appearance_dedup_threshold: float = 0.988  # appearance-descriptor cosine, fitted as the README says
     seed: int = 0
+    embedder: str = "auto"  # auto (CLIP when --clip-pretrained is given, else appearance) | clip | appearance
     clip_model: str = "ViT-B-16"  # an open_clip name, or a path to an open_clip model-config JSON
     clip_pretrained: str | None = None  # an open_clip tag from the local cache, or a weights file
     device: str = "auto"  # auto | cpu | cuda
@@ -56,3 +58,15 @@ class CurateConfig:
     out_fps: int = 30
     crf: int = 18
     preset: str = "fast"
+
+    @property
+    def uses_clip(self) -> bool:
+        """CLIP embeds the windows when asked for, or by default when it has real weights; a
+        randomly initialized CLIP says nothing about near-duplicates, so `auto` never picks it."""
+        if self.embedder not in ("auto", "clip", "appearance"):
+            raise ValueError(f"unknown embedder {self.embedder!r}: auto, clip or appearance")
+        return self.embedder == "clip" or (self.embedder == "auto" and bool(self.clip_pretrained))
+
+    @property
+    def active_dedup_threshold(self) -> float:
+        return self.dedup_threshold if self.uses_clip else self.appearance_dedup_threshold

@@ -1,68 +1,83 @@
-"""A fast hard-cut detector over every decoded frame, from tiny luma thumbnails.
+"""Shot cuts told apart from camera motion, from tiny thumbnails of every decoded frame.
 
-Each frame is reduced to a 64x36 luma thumbnail taken straight from the decoder's Y plane (a
-strided view and one small resize, so every frame can be looked at). Thumbnails are normalized
-to zero mean and unit contrast, so fades to and from black (a gain change) do not read as cuts;
-a step where either frame is nearly flat (the black end of a fade) is never a cut, because
-there the normalized picture is mostly quantization. Consecutive thumbnails are compared after
-undoing their global shift, so pans and camera shake do not read as cuts either. A cut is a jump that is large in absolute terms, or large against the recent
-frame-to-frame motion: fast action moves every frame a little, a cut moves one frame a lot,
-including cuts between two looks of the same place (a replay restarting) that colour histograms
-would miss.
+Each frame is reduced to a 64x36 luma thumbnail read straight from the decoder's Y plane, plus
+a luma and chroma histogram. Consecutive frames give two cues that camera motion leaves alone:
+- the *motion-compensated* difference: the thumbnails, normalized to zero mean and unit contrast
+  (so fades do not count), compared after undoing their global phase-correlation shift;
+- the *histogram* change (total variation of the luma and chroma histograms), which a turn
+  through one place barely moves and a switch to another clip does.
+Neither is trusted on its own size: a fast first-person turn moves every frame a lot, for many
+frames in a row, while a cut moves one frame. So a frame's difference is compared with the
+mean of its neighbours on both sides (as PySceneDetect's adaptive detector does): a cut is a
+spike against that local average, large enough in absolute terms, and either confirmed by the
+histogram or a much sharper spike (two looks of one place, e.g. a replay restarting, keep
+their histogram). A step where either frame is nearly flat (the black end of a fade) is never
+a cut: there the normalized picture is mostly quantization.
 
-Windows that straddle a detected cut are rejected with reason `scene_cut` rather than
-re-aligned: the paper's windows are a fixed 5 s grid, and keeping that grid keeps window ids
-and temporal adjacency (which dedup relies on) simple and stable.
+Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
+numbers per frame) and decided at its end. Windows that straddle a cut are rejected
+(`scene_cut`); a cut on a window's first frame belongs to neither window.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import av
 import cv2
 import numpy as np
 
-from g2w.video.decode import luma_plane
 THUMB = (64, 36)
 _MAX_SHIFT = (16, 9)  # thumbnail pixels (a quarter of the frame): larger "shifts" are not motion
 _MIN_SHIFT_RESPONSE = 0.05
 FLAT_CONTRAST = 4.0  # luma std (0-255) below which a thumbnail is too flat to judge
-
+_PLANAR_YUV = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p"}
+_LUMA_BINS, _CHROMA_BINS = 32, 16
 
 
 @dataclass(frozen=True)
 class CutThresholds:
-    """Calibrated as the README's "Calibration" section records."""
+    """Chosen on real footage as the README's "Calibration" section records."""
 
-    absolute: float = 0.45  # thumbnail difference that is a cut on its own
-    floor: float = 0.2  # below this difference nothing is a cut (fades stay below it)
-    ratio: float = 4.0  # between floor and absolute: a cut when this many times the recent median
-    history: int = 8  # frames of recent motion the ratio compares against
-    min_history: int = 3  # no relative cuts until this many frames of motion are known
+    floor: float = 0.3  # motion-compensated difference below which nothing is a cut
+    ratio: float = 2.5  # ... that many times the neighbours' mean, with the histogram agreeing
+    histogram: float = 0.15  # histogram change (0-1) that confirms a content change
+    ratio_alone: float = 8.0  # a spike this sharp is a cut without the histogram
+    neighbours: int = 4  # frames on each side the spike is compared with
 
 
 @dataclass(frozen=True)
 class Thumb:
     pixels: np.ndarray  # (36, 64) float32, zero mean, unit std
     contrast: float  # luma std before normalizing
+    histogram: np.ndarray  # luma then U then V bins, each channel summing to 1
+
+
+def _strided(plane, width: int, height: int) -> np.ndarray:
+    """A view of one 8-bit plane, strided down to about width x height."""
+    a = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
+    return a[:: max(1, a.shape[0] // height), :: max(1, a.shape[1] // width)]
+
+
+def _histogram(y: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    parts = [np.bincount(y.ravel() >> 3, minlength=_LUMA_BINS) / y.size]
+    parts += [np.bincount(c.ravel() >> 4, minlength=_CHROMA_BINS) / c.size for c in (u, v)]
+    return np.concatenate(parts).astype(np.float32)
 
 
 def luma_thumb(frame: av.VideoFrame) -> Thumb:
-    """The frame's normalized 64x36 luma thumbnail, read from the Y plane without conversion."""
-    found = luma_plane(frame)  # range does not matter here: thumbnails are normalized
-    if found is not None:
-        y = found[0]
-        step_y, step_x = max(1, y.shape[0] // (2 * THUMB[1])), max(1, y.shape[1] // (2 * THUMB[0]))
-        y = y[::step_y, ::step_x]
-    else:  # 10-bit, RGB or other layouts: let swscale produce 8-bit luma
-        y = frame.to_ndarray(format="gray", width=2 * THUMB[0], height=2 * THUMB[1])
-    small = cv2.resize(y, THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
-    small = cv2.GaussianBlur(small, (3, 3), 0)
+    """The frame's normalized 64x36 luma thumbnail and its colour histogram, read from the
+    planes without a colour conversion when the decoder gives planar 8-bit YUV."""
+    if frame.format.name not in _PLANAR_YUV:  # nv12, gray, 10-bit, RGB: swscale makes planar 8-bit
+        frame = frame.reformat(width=2 * THUMB[0], height=2 * THUMB[1], format="yuv420p")
+    y = _strided(frame.planes[0], 2 * THUMB[0], 2 * THUMB[1])  # range does not matter: normalized below
+    u, v = (_strided(p, THUMB[0], THUMB[1]) for p in frame.planes[1:3])
+    small = cv2.resize(y, THUMB, interpolation=cv2.INTER_AREA)
+    histogram = _histogram(small, u, v)
+    small = cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0)
     mean, std = cv2.meanStdDev(small)
     contrast = float(std[0, 0])
-    return Thumb((small - float(mean[0, 0])) / max(contrast, 1e-3), contrast)
+    return Thumb((small - float(mean[0, 0])) / max(contrast, 1e-3), contrast, histogram)
 
 
 def motion_compensated_difference(prev: np.ndarray, cur: np.ndarray) -> tuple[float, tuple | None]:
@@ -80,27 +95,59 @@ def motion_compensated_difference(prev: np.ndarray, cur: np.ndarray) -> tuple[fl
     return min(raw, cv2.mean(inner)[0]), (dx / THUMB[0], dy / THUMB[0])
 
 
-class CutDetector:
-    """Feed every frame's thumbnail in order; `step` says whether a cut lands on it."""
+def histogram_change(a: np.ndarray, b: np.ndarray) -> float:
+    """Total variation between two frames' histograms, averaged over luma, U and V (0-1)."""
+    return float(np.abs(a - b).sum() / 6)
 
-    def __init__(self, thresholds: CutThresholds = CutThresholds()):
-        self.t = thresholds
+
+class FrameSignals:
+    """Per-frame cues of one source, in decode order: feed every frame's thumbnail to `add`.
+
+    Frame i's cues compare it with frame i - 1 (frame 0 gets zeros). Shifts are NaN where
+    phase correlation found none."""
+
+    def __init__(self):
+        self.times: list[float] = []
+        self.difference: list[float] = []
+        self.histogram: list[float] = []
+        self.flat: list[bool] = []
+        self.shift: list[tuple[float, float]] = []
         self._prev: Thumb | None = None
-        self._recent: deque[float] = deque(maxlen=thresholds.history)
 
-    def step(self, thumb: Thumb) -> tuple[bool, float, tuple | None]:
-        """(is_cut, score, shift): score >= 1 exactly when the frame is a cut; shift is the global
-        motion from the previous frame (fractions of the width), None when unknown."""
+    def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
+        self.times.append(t)
         if prev is None:
-            return False, 0.0, None
+            self.difference.append(0.0), self.histogram.append(0.0), self.flat.append(True)
+            self.shift.append((np.nan, np.nan))
+            return
         diff, shift = motion_compensated_difference(prev.pixels, thumb.pixels)
-        if min(prev.contrast, thumb.contrast) < FLAT_CONTRAST:
-            return False, 0.0, shift
-        score = diff / self.t.absolute
-        if len(self._recent) >= self.t.min_history:
-            baseline = max(float(np.median(self._recent)), 0.01)
-            score = max(score, min(diff / self.t.floor, (diff / baseline) / self.t.ratio))
-        if score < 1.0:  # a cut must not raise the motion baseline that would hide the next one
-            self._recent.append(diff)
-        return score >= 1.0, score, shift
+        self.difference.append(diff)
+        self.histogram.append(histogram_change(prev.histogram, thumb.histogram))
+        self.flat.append(min(prev.contrast, thumb.contrast) < FLAT_CONTRAST)
+        self.shift.append(shift if shift is not None else (np.nan, np.nan))
+
+    def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
+        return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds)
+
+
+def neighbour_mean(values: np.ndarray, k: int) -> np.ndarray:
+    """Mean of the up-to-k values on each side of every element, itself excluded."""
+    padded = np.concatenate([[0.0], np.cumsum(values)])
+    idx = np.arange(len(values))
+    lo, hi = np.maximum(idx - k, 0), np.minimum(idx + k + 1, len(values))
+    count = np.maximum(hi - lo - 1, 1)
+    return (padded[hi] - padded[lo] - values) / count
+
+
+def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
+               t: CutThresholds = CutThresholds()) -> np.ndarray:
+    """Per frame, a score that is >= 1 exactly when a cut lands on that frame."""
+    if len(difference) == 0:
+        return np.zeros(0)
+    spike = difference / np.maximum(neighbour_mean(difference, t.neighbours), 0.01)
+    confirmed = np.maximum(histogram / t.histogram, spike / t.ratio_alone)
+    score = np.minimum(np.minimum(difference / t.floor, spike / t.ratio), confirmed)
+    score[flat] = 0.0
+    score[0] = 0.0
+    return score

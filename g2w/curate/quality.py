@@ -7,9 +7,10 @@ across source resolutions:
 - sharpness: median variance of the Laplacian (low = blurred or out of focus);
 - motion: mean |Δluma| between consecutive samples, and the fraction of steps that are frozen
   (almost no pixel changes at all: a still camera with one small thing moving is not frozen);
-- shake: the share of frame-to-frame steps where the global shift (from the cut detector's
-  phase correlation, every frame) changes by more than 1 % of the frame width: smooth pans
-  keep a steady shift, camera jitter flips it frame after frame;
+- shake: how often the global-motion path (the cut detector's phase-correlation shift, every
+  frame) reverses direction with a step of some size on both sides. Jitter flips the shift
+  frame after frame and gets nowhere; an intentional pan or turn, however fast, keeps its
+  direction for many frames, so speed alone never reads as shake;
 - border: letterbox/pillarbox bars that stay across the window (`borders.py`).
 """
 
@@ -23,7 +24,7 @@ import numpy as np
 from g2w.curate.borders import border_fraction
 from g2w.curate.config import QualityThresholds
 
-SHAKE_SPIKE = 0.01  # a change of global shift between frames above this (frame widths) is a jolt
+SHAKE_STEP = 0.004  # frame widths per frame: smaller reversals are codec noise or aim correction
 CHANGE_LEVEL = 8  # |Δluma| above this is a real change, not codec noise
 BORDER_EVERY = 4  # bars are measured on every 4th sample: they change only between shots
 
@@ -39,10 +40,7 @@ class QualityAccumulator:
     diffs: list[float] = field(default_factory=list)
     changed: list[float] = field(default_factory=list)  # share of pixels that really changed
     borders: list[float] = field(default_factory=list)
-    jolts: int = 0
-    shift_steps: int = 0
     _prev: np.ndarray | None = None
-    _last_shift: tuple | None = None
 
     def add(self, gray: np.ndarray) -> None:
         """One sampled frame, uint8 luma at the analysis size."""
@@ -59,13 +57,6 @@ class QualityAccumulator:
             self.changed.append(cv2.countNonZero(cv2.threshold(diff, CHANGE_LEVEL, 255, cv2.THRESH_BINARY)[1]) / diff.size)
         self._prev = gray
 
-    def add_shift(self, shift: tuple | None) -> None:
-        """The global shift of one decoded frame against the one before (every frame)."""
-        if shift is not None and self._last_shift is not None:
-            self.shift_steps += 1
-            self.jolts += np.hypot(shift[0] - self._last_shift[0], shift[1] - self._last_shift[1]) > SHAKE_SPIKE
-        self._last_shift = shift
-
     def measures(self, thresholds: QualityThresholds) -> dict:
         lumas = np.array(self.lumas or [0.0])
         highlights, shadows = np.array(self.highlights or [0.0]), np.array(self.shadows or [0.0])
@@ -78,10 +69,22 @@ class QualityAccumulator:
             "sharpness": float(np.median(self.sharpness)) if self.sharpness else 0.0,
             "motion": float(np.mean(self.diffs)) if self.diffs else 0.0,
             "frozen_fraction": float((np.array(self.changed) < thresholds.frozen_change).mean()) if self.changed else 1.0,
-            "shake": self.jolts / self.shift_steps if self.shift_steps else 0.0,
             "border_fraction": float(np.median(self.borders)) if self.borders else 0.0,
             "samples": len(self.lumas),
         }
+
+
+def shake_score(shifts: np.ndarray) -> float:
+    """Share of consecutive known steps of the global-motion path ((n, 2) shifts per frame, in
+    frame widths, NaN when unknown) that reverse direction on an axis, with both steps at least
+    SHAKE_STEP long on it."""
+    a, b = shifts[:-1], shifts[1:]
+    known = ~(np.isnan(a).any(axis=1) | np.isnan(b).any(axis=1))
+    if not known.any():
+        return 0.0
+    a, b = a[known], b[known]
+    reversed_ = (a * b < 0) & (np.minimum(np.abs(a), np.abs(b)) >= SHAKE_STEP)
+    return float(reversed_.any(axis=1).mean())
 
 
 def quality_failures(m, t: QualityThresholds, short_side, fps) -> list[tuple[str, np.ndarray]]:

@@ -1,8 +1,9 @@
 """The curation report: what was kept, what was rejected and why, in pictures.
 
-`report.html` (next to the manifest) shows the summary, a warning when CLIP was random, plots
-(cluster sizes, rejection reasons, the quality measurements against their thresholds) and
-contact sheets: kept clips grouped by cluster, and examples of each rejection reason.
+`report.html` (next to the manifest) shows the summary, which embedder was used (with a warning
+when CLIP was random or absent), plots (cluster sizes, rejection reasons, the quality
+measurements against their thresholds) and contact sheets: kept clips grouped by cluster, and
+examples of each rejection reason.
 """
 
 from __future__ import annotations
@@ -94,18 +95,21 @@ def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig)
     os.makedirs(figures, exist_ok=True)
     sections = []
     model = summary["embedding_model"]
-    if model["randomly_initialized"]:
-        sections.append(("Warning", f"<p style='color:#b00;font-weight:bold'>{html.escape(model['warning'])}</p>"))
+    if model["warning"]:
+        colour = "#b00" if model["randomly_initialized"] else "#a60"
+        sections.append(("Embedder", f"<p style='color:{colour};font-weight:bold'>{html.escape(model['warning'])}</p>"))
     sections.append(("Summary", key_values({
         "windows": summary["counts"]["windows"], "kept": summary["counts"]["kept"],
-        "rejected": summary["counts"]["rejected"], "errors": summary["counts"]["error"], "clusters (K)": summary["k"],
-        "CLIP": f"{model['model']} / {model['pretrained'] or 'random init'} on {model['device']}",
+        "rejected": summary["counts"]["rejected"], "errors": summary["counts"]["error"], f"{model['clusters']} (K)": summary["k"],
+        "embedder": (f"CLIP {model['model']} / {model['pretrained'] or 'random init'} on {model['device']}"
+                     if model["embedder"] == "clip" else model["model"]),
+        "dedup threshold (cosine)": model["dedup_threshold"],
         "timings (s)": summary["timings_s"], "throughput": summary["throughput"],
     })))
 
     clusters = _counts(windows.column("cluster"))
     if clusters:
-        _plot_counts(os.path.join(figures, "clusters.png"), {str(k): v for k, v in clusters.items()}, "windows per cluster")
+        _plot_counts(os.path.join(figures, "clusters.png"), {str(k): v for k, v in clusters.items()}, f"windows per {model['clusters'][:-1]}")
     reasons = _counts(windows.filter(pc.not_equal(status, "kept")).column("reason"))
     if reasons:
         _plot_counts(os.path.join(figures, "reasons.png"), dict(reasons), "rejections and errors by reason")
@@ -122,7 +126,7 @@ def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig)
         for r in by_cluster[cluster][:_PER_CLUSTER]:
             picks.append((os.path.join(out, r["clip_path"]), 2.5, f"c{cluster} {r['clip_id'][-12:]}"))
     kept_sheet = _sheet(figures, "kept_by_cluster.png", picks, _PER_CLUSTER)
-    sections.append(("Kept clips by cluster (centre frames)",
+    sections.append((f"Kept clips by {model['clusters'][:-1]} (centre frames)",
                      f"<img src='report/{kept_sheet}' style='max-width:100%'>" if kept_sheet else "<p>none kept</p>"))
 
     examples = []

@@ -56,7 +56,7 @@ def select(cols: Mapping[str, np.ndarray], embeddings: np.ndarray, cfg: CurateCo
     clusters = np.asarray((kmeans or local_kmeans(cfg))(embeddings)) if n else np.zeros(0, np.int64)
     sampled = round_robin_sample(clusters, ~failing, cfg.max_candidates, cfg.seed)
     dup_of, similarity = temporal_dedup(np.asarray(cols["source_id"]), np.asarray(cols["window_index"]),
-                                        embeddings, sampled, cfg.dedup_threshold)
+                                        embeddings, sampled, cfg.active_dedup_threshold)
     reason = np.where(failing, np.array(names, object)[failed.argmax(axis=1)],
                       np.where(~sampled, "not_sampled", np.where(dup_of >= 0, "near_duplicate", ""))).astype(object)
     status = np.where(reason == "", "kept", "rejected").astype(object)

@@ -1,8 +1,9 @@
 """Standardize a kept window to exactly 5 s, 1280x720, 30 fps, 150 frames (Appendix B.1).
 
-Geometry: the display-rotated picture is scaled to fit inside the canvas with its aspect ratio
-kept, and centred on black: wide sources get bars above and below, tall ones (portrait phone
-footage) bars left and right. Time: output frame j shows what was on screen at t = start + j/30,
+Geometry: the display-rotated picture is scaled to fit inside the canvas with its display
+aspect ratio kept (stored size times the sample aspect ratio, so anamorphic sources with
+non-square pixels come out undistorted), and centred on black: wide sources get bars above and below, tall ones (portrait phone
+footage) bars left and right. HD outputs (720p and up) are converted with BT.709 and tagged so. Time: output frame j shows what was on screen at t = start + j/30,
 the last source frame that starts at or before t, so 24 fps sources repeat frames and 60 fps
 sources skip them by timestamp, never by index (variable frame rate stays correct too).
 """
@@ -20,6 +21,7 @@ from g2w.runtime.step import Batch, Resources, Step
 from g2w.video.decode import iter_video_frames
 from g2w.video.encode import VideoWriter
 from g2w.video.errors import VideoError
+from g2w.video.probe import open_media
 
 _EPS = 1e-3
 
@@ -32,8 +34,16 @@ class Placement:
     y: int
 
 
-def fit(src_w: int, src_h: int, rotation: int, out_w: int, out_h: int) -> Placement:
-    """Where the source picture goes on the canvas: aspect kept, centred, even sizes."""
+def sample_aspect(path: str) -> float:
+    """How wide a stored pixel is shown, relative to its height (1.0 unless the stream says)."""
+    with open_media(path) as container:
+        sar = container.streams.video[0].sample_aspect_ratio
+    return float(sar) if sar and sar > 0 else 1.0
+
+
+def fit(src_w: int, src_h: int, rotation: int, out_w: int, out_h: int, sar: float = 1.0) -> Placement:
+    """Where the source picture goes on the canvas: display aspect kept, centred, even sizes."""
+    src_w = src_w * sar  # the stored width as shown
     if rotation % 180:
         src_w, src_h = src_h, src_w
     scale = min(out_w / src_w, out_h / src_h)
@@ -105,12 +115,14 @@ class StandardizeClips(Step):
         start = float(row["start_s"])
         wanted = output_times(start, count, self.fps)
         rotation = int(row["rotation"])
-        place = fit(int(row["width"]), int(row["height"]), rotation, self.width, self.height)
+        sar = sample_aspect(str(row["source"]))
+        place = fit(int(row["width"]), int(row["height"]), rotation, self.width, self.height, sar)
         scaled = (place.height, place.width) if rotation % 180 else (place.width, place.height)
         canvas = np.zeros((self.height, self.width, 3), np.uint8)
         stream = ((t, f) for _, t, f in iter_video_frames(str(row["source"]), max(0.0, start - 1.0), wanted[-1] + 1.0,
                                                            threads=self._threads()))
-        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset,
+        hd = self.height >= 720  # HD output: BT.709, converted and tagged
+        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset, bt709=hd,
                          threads=self._threads()) as writer:
             for frame in on_screen(stream, wanted, 1.0 / max(float(row["fps"]), 1.0)):
                 picture = frame.to_ndarray(format="rgb24", width=scaled[0], height=scaled[1], interpolation="AREA")

@@ -1,9 +1,11 @@
-"""Judging one video: cache look-up, one judge call, strict validation, bounded retries.
+"""Judging one video: cache look-up, one judge call, strict validation, optional bounded retries.
 
-The protocol allows exactly one frozen judgment per video (no best-of-n): the first reply that
-passes the schema is final. A reply that fails it is asked for again (`schema_retries` more
-times at most, each a fresh sample), and if none passes the video is recorded as "invalid",
-which scores as failure. Both outcomes are cached; only "no answer at all" is not.
+The protocol allows exactly one frozen judgment per video (no best-of-n). With
+`schema_retries=0` (the default) that is the paper's rule exactly (J.6): one call per video, and
+a reply that fails the schema makes the video "invalid", which scores as failure. As an explicit
+option, a failing reply may be asked for again (`schema_retries` more times at most, each a
+fresh sample); the first reply that passes is final. Both outcomes are cached; only "no answer
+at all" is not.
 
 `PrepareCases` and `JudgeCases` are the two pipeline steps of the evaluate job: evidence is
 built by stateless CPU tasks; judging runs in an actor pool, whose size bounds the concurrent
@@ -20,7 +22,7 @@ import numpy as np
 from g2w.evaluate.cases import Case
 from g2w.evaluate.evidence import load_evidence
 from g2w.evaluate.judges import JudgeNotApplicable, JudgeRequest, JudgeUnavailable, make_judge
-from g2w.evaluate.plan import plan_from_dict
+from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN, plan_from_dict
 from g2w.evaluate.prepare import prepare_case
 from g2w.evaluate.prompt import PromptTemplate
 from g2w.evaluate.records import JudgeCache, cache_key
@@ -33,7 +35,8 @@ def judge_video(judge, request: JudgeRequest, cache: JudgeCache | None, schema_r
     plan = request.plan
     pairs, samples = plan.expected_pairs(), plan.sample_ids()
     run_config = {**judge.settings(), "evidence_sha256": request.evidence.sha256,
-                  "canvas": list(plan.canvas), "eval_fps": plan.eval_fps, "schema_retries": schema_retries}
+                  "canvas": list(plan.canvas), "eval_fps": plan.eval_fps, "schema_retries": schema_retries,
+                  "judge_children": plan.judge_children}
     if judge.uses_prompt:
         run_config.update(prompt_sha256=request.prompt.sha256, prompt_source=request.prompt.source)
     key = cache_key({**run_config, "inputs": judge.cache_inputs(request)})
@@ -71,6 +74,7 @@ class PrepareCases(Step):
     evidence_root: str
     canvas: tuple[int, int]
     eval_fps: float
+    judge_children: bool = DEFAULT_JUDGE_CHILDREN
 
     def resources(self) -> Resources:
         return Resources(num_cpus=1, batch_size=1)
@@ -80,7 +84,8 @@ class PrepareCases(Step):
         for text in batch["case"]:
             case = Case.from_json(str(text))
             try:
-                row = prepare_case(case, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps)
+                row = prepare_case(case, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps,
+                                   self.judge_children)
             except (OSError, ValueError) as exc:  # e.g. a file that vanished mid-run: one row, not a crash
                 row = {"status": "error", "reason": "prepare_failed", "message": f"{type(exc).__name__}: {exc}",
                        "method_fault": False}

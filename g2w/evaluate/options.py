@@ -9,6 +9,7 @@ import argparse
 
 from g2w.evaluate.canvas import DEFAULT_CANVAS
 from g2w.evaluate.judges import JUDGES
+from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES
 
 
@@ -20,6 +21,13 @@ def _canvas(text: str) -> tuple[int, int]:
     if w <= 0 or h <= 0:
         raise argparse.ArgumentTypeError(f"canvas sides must be positive, got {text!r}")
     return w, h
+
+
+def _retries(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"schema retries must be 0 or more, got {text!r}")
+    return value
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,8 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--canvas", type=_canvas, default=DEFAULT_CANVAS, help="canonical canvas, long x short side")
     p.add_argument("--concurrency", type=int, default=4, help="judge calls in flight at once")
     p.add_argument("--requests-per-minute", type=float, help="rate limit over all judge calls")
-    p.add_argument("--schema-retries", type=int, default=DEFAULT_SCHEMA_RETRIES,
-                   help="extra judge calls after a reply fails the schema")
+    p.add_argument("--schema-retries", type=_retries, default=DEFAULT_SCHEMA_RETRIES,
+                   help="extra judge calls after a reply fails the schema (0: the paper's one call per video)")
+    p.add_argument("--judge-children", action=argparse.BooleanOptionalAction, default=DEFAULT_JUDGE_CHILDREN,
+                   help="judge child instances (inventory icons) as elements of their own (default: no)")
     p.add_argument("--cache", dest="cache_dir", help="judge cache folder (default OUT/cache)")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)

@@ -6,6 +6,11 @@ renderer draws it, the prompt lists it, the schema expects exactly its (sample, 
 pairs, the reference judge measures inside its boxes, and metrics group its elements into
 tracks by instance id. Element ids are `E<n>`, n being the instance's position in the
 annotation's instance table, so one UI element keeps one id across all timestamps.
+
+Child instances (inventory icons inside their bar, Appendix G) are judged as elements of their
+own only with `judge_children=True`. The paper is silent on this; by default they are not, since
+the bar's box already covers them and the prompt judges a multi-part element "present" while any
+part of it survives. Ids stay those of the full instance table either way.
 """
 
 from __future__ import annotations
@@ -37,11 +42,15 @@ class PlannedSample:
     elements: tuple[PlannedElement, ...] = field(default_factory=tuple)
 
 
+DEFAULT_JUDGE_CHILDREN = False
+
+
 @dataclass(frozen=True)
 class Plan:
     canvas: tuple[int, int]
     eval_fps: float
     samples: tuple[PlannedSample, ...]
+    judge_children: bool = DEFAULT_JUDGE_CHILDREN
 
     def expected_pairs(self) -> list[tuple[str, str]]:
         return [(s.sample_id, e.element_id) for s in self.samples for e in s.elements]
@@ -55,6 +64,7 @@ class Plan:
         return {
             "canvas": list(self.canvas),
             "eval_fps": self.eval_fps,
+            "judge_children": self.judge_children,
             "samples": [
                 {"sample_id": s.sample_id, "t": s.t, "source_index": s.source_index,
                  "edited_index": s.edited_index,
@@ -73,19 +83,22 @@ def element_ids(annotation: Annotation) -> dict[str, str]:
 
 
 def make_plan(annotation: Annotation, source_frames: int, source_fps: float, edited_frames: int,
-              edited_fps: float, canvas: tuple[int, int], eval_fps: float = EVAL_FPS) -> Plan:
+              edited_fps: float, canvas: tuple[int, int], eval_fps: float = EVAL_FPS,
+              judge_children: bool = DEFAULT_JUDGE_CHILDREN) -> Plan:
     ids = element_ids(annotation)
     order = {inst_id: n for n, inst_id in enumerate(annotation.element_order())}
     ann_size = (annotation.width, annotation.height)
     samples = []
     for a in align(source_frames, source_fps, edited_frames, edited_fps, eval_fps):
         elements = []
-        for obj in sorted(annotation.objects_at(a.source_index), key=lambda o: order[o.id]):
+        objects = [o for o in annotation.objects_at(a.source_index)
+                   if judge_children or annotation.instances[o.id].kind != "child"]
+        for obj in sorted(objects, key=lambda o: order[o.id]):
             box = map_box(obj.box, ann_size, canvas)
             elements.append(PlannedElement(ids[obj.id], obj.id, annotation.instances[obj.id].label, obj.box, box,
                                            context_box(box, canvas), needs_exact_pair(obj.box)))
         samples.append(PlannedSample(a.sample_id, a.t, a.source_index, a.edited_index, tuple(elements)))
-    return Plan(tuple(canvas), eval_fps, tuple(samples))
+    return Plan(tuple(canvas), eval_fps, tuple(samples), judge_children)
 
 
 def plan_from_dict(data: dict) -> Plan:
@@ -95,4 +108,4 @@ def plan_from_dict(data: dict) -> Plan:
         elements = tuple(PlannedElement(e["element_id"], e["instance_id"], e["label"], tuple(e["annotation_box"]),
                                         tuple(e["box"]), tuple(e["context"]), e["exact"]) for e in s["elements"])
         samples.append(PlannedSample(s["sample_id"], s["t"], s["source_index"], s["edited_index"], elements))
-    return Plan(tuple(data["canvas"]), data["eval_fps"], tuple(samples))
+    return Plan(tuple(data["canvas"]), data["eval_fps"], tuple(samples), data["judge_children"])

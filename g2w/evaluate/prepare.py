@@ -21,7 +21,7 @@ from g2w.evaluate.annotation import AnnotationError, load_annotation
 from g2w.evaluate.canvas import oriented_canvas, read_canonical
 from g2w.evaluate.cases import Case
 from g2w.evaluate.evidence import build_evidence, load_evidence, write_evidence
-from g2w.evaluate.plan import make_plan
+from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN, make_plan
 from g2w.evaluate.validate import CaseInvalid, Geometry, check_edit, check_source
 from g2w.sources import source_id
 from g2w.video.errors import VideoError
@@ -46,17 +46,18 @@ def _probe(path: str, prefix: str, method_fault: bool) -> Geometry:
     return Geometry.of(info)
 
 
-def fingerprint(case: Case, edited_path: str, canvas: tuple[int, int], eval_fps: float) -> str:
+def fingerprint(case: Case, edited_path: str, canvas: tuple[int, int], eval_fps: float,
+                judge_children: bool) -> str:
     with open(case.annotation, "rb") as f:
         annotation = hashlib.sha256(f.read()).hexdigest()
     parts = {"version": EVIDENCE_VERSION, "source": source_id(case.source), "edited": source_id(edited_path),
              "annotation": annotation,
-             "canvas": list(canvas), "eval_fps": eval_fps}
+             "canvas": list(canvas), "eval_fps": eval_fps, "judge_children": judge_children}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def prepare_case(case: Case, edited_dir: str, evidence_root: str, canvas: tuple[int, int],
-                 eval_fps: float = EVAL_FPS) -> dict:
+                 eval_fps: float = EVAL_FPS, judge_children: bool = DEFAULT_JUDGE_CHILDREN) -> dict:
     """Validate, plan and (re)build evidence for one case; returns a plain dict."""
     edited_path = case.edited_path(edited_dir)
     expected = None
@@ -76,7 +77,7 @@ def prepare_case(case: Case, edited_dir: str, evidence_root: str, canvas: tuple[
         # What is to be judged depends only on the source and its annotation, so it is known
         # (and kept with error rows, for scoring them as failures) before the edit is opened.
         source_plan = make_plan(annotation, source.frame_count, source.fps, source.frame_count, source.fps,
-                                oriented, eval_fps)
+                                oriented, eval_fps, judge_children)
         # A frame the annotation does not list is unannotated, not UI-free (a UI-free frame is
         # listed with no objects): judging it would count removed UI as background change.
         gaps = [s.source_index for s in source_plan.samples if s.source_index not in annotation.frames]
@@ -89,9 +90,9 @@ def prepare_case(case: Case, edited_dir: str, evidence_root: str, canvas: tuple[
         edited = _probe(edited_path, "edited", method_fault=True)
         checks = check_edit(source, edited, eval_fps)
         plan = make_plan(annotation, source.frame_count, source.fps, edited.frame_count, edited.fps,
-                         oriented, eval_fps)
+                         oriented, eval_fps, judge_children)
         folder = os.path.join(evidence_root, case.case_id)
-        stamp = fingerprint(case, edited_path, oriented, eval_fps)
+        stamp = fingerprint(case, edited_path, oriented, eval_fps, judge_children)
         evidence = load_evidence(folder)
         if evidence is None or evidence.fingerprint != stamp:
             try:

@@ -8,7 +8,7 @@ One record per video, as one JSON line:
     expected (samples, their timestamps and frame indices, and each sample's elements with
     instance ids and labels: everything metrics need), checks (validation measurements),
     run_config (judge settings, prompt hash and source, evidence hash, canvas, eval fps,
-    schema retries), evidence_dir, cache_key, cached.
+    schema retries, judge_children), evidence_dir, cache_key, cached.
 
 "invalid" is a reply that still failed the schema after the bounded retries: it is final and
 scored as failure, never as success. "error" rows carry `method_fault`: true when the edit is
@@ -16,7 +16,7 @@ to blame (missing, broken, truncated, wrong geometry), false when the case or th
 (those are excluded from scores and lower coverage).
 
 The cache maps sha256(evidence hash, prompt hash, judge settings, extra judge inputs, schema
-retries) to the judge's final result ("ok" or "invalid"), one small JSON file per video,
+retries, judge_children) to the judge's final result ("ok" or "invalid"), one small JSON file per video,
 written atomically. A rerun finds it and does not call the judge again; results that got no
 answer at all (transport failures) are not cached, so a rerun retries them.
 """
@@ -73,14 +73,15 @@ def read_records(path: str) -> list[dict]:
     """Records from a judgments.jsonl (or a run folder holding one)."""
     if os.path.isdir(path):
         path = os.path.join(path, "judgments.jsonl")
-    return list(_iter_jsonl(path))
+    return [item for _, item in numbered_jsonl(path)]
 
 
-def _iter_jsonl(path: str) -> Iterator[dict]:
+def numbered_jsonl(path: str) -> Iterator[tuple[str, object]]:
+    """("path:line", parsed value) for every non-blank line; a line that is not JSON raises."""
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if line.strip():
                 try:
-                    yield json.loads(line)
+                    yield f"{path}:{n}", json.loads(line)
                 except ValueError as exc:
                     raise ValueError(f"{path}:{n}: not a JSON record ({exc})") from exc

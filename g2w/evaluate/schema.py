@@ -32,7 +32,8 @@ ELEMENT_KEYS = ("sample_id", "element_id", "removal", "artifact", "confidence", 
 FRAME_KEYS = ("sample_id", "preservation", "confidence", "note")
 TOP_KEYS = ("elements", "frames")
 # Extra judge calls after a reply fails validation, before the video is recorded as invalid.
-DEFAULT_SCHEMA_RETRIES = 2
+# 0 is the paper's protocol (J.6: a single judge call per video); more is an explicit option.
+DEFAULT_SCHEMA_RETRIES = 0
 
 _FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n(.*)\n```$", re.DOTALL)
 

@@ -3,11 +3,13 @@
 Entrance and exit durations come from each archetype's ranges and are capped at 32 % of the
 event. `fade` ramps opacity with a smoothstep; `instant` cuts in and out; `slide` enters
 horizontally from its nearer side and leaves with a smaller shift, ramping opacity over the
-category's fade time; `wipe_trail` reveals and then removes the widget left to right with a soft
-trail whose front is modulated row by row (a deterministic high-frequency pattern, so the edge
-is ragged like a scanline effect); `pop` grows with an ease-out-back overshoot, settles and
-shrinks away; `border_arc` enters through one frame border and leaves through another along a
-parabolic arc with noise along its normal. Every sampled parameter goes into the record.
+category's fade time (Table 13; the only archetype that uses it); `wipe_trail` reveals and then
+removes the widget left to right with a soft trail whose front is modulated row by row (a
+deterministic high-frequency pattern, so the edge is ragged like a scanline effect); `pop`
+grows with an ease-out-back overshoot (fading in over the first 40 % of its entrance), settles
+and shrinks away (fading out with a smoothstep); `border_arc` enters through one frame border
+and leaves through another along a parabolic arc with noise along its normal. Every sampled
+parameter goes into the record.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from g2w.hud.profile import (
     ARC_HEIGHT,
     ARC_NOISE_AMPLITUDE,
     ARC_NOISE_CYCLES,
+    POP_FADE_IN_SHARE,
     POP_OVERSHOOT,
     POP_START_SCALE,
     SLIDE_DISTANCE,
@@ -150,7 +153,7 @@ def animation_state(anim: dict, t: float, duration_s: float, width: int, height:
     if kind == "pop":
         s0 = anim["start_scale"]
         if p_in < 1:
-            return AnimState(scale=s0 + (1 - s0) * ease_out_back(p_in, anim["overshoot"]), opacity=min(1.0, p_in / 0.4))
+            return AnimState(scale=s0 + (1 - s0) * ease_out_back(p_in, anim["overshoot"]), opacity=min(1.0, p_in / POP_FADE_IN_SHARE))
         if p_out > 0:
             return AnimState(scale=1 - (1 - s0) * p_out * p_out, opacity=1 - smoothstep(p_out))
         return AnimState()

@@ -3,7 +3,7 @@
 Five-second profile: the popup count M follows P(M = 0..5) = (0.14, 0.43, 0.28, 0.10, 0.04,
 0.01) (E[M] = 1.5), then M categories are drawn one by one with Table 11's weights among the
 categories still under their maximum. The general profile instead runs one Bernoulli trial per
-category slot (see `profile.BERNOULLI_SLOT_SCALE`), scaled by the style's transient density.
+category slot (`profile.bernoulli_slot_p`): 5.50 events expected over the automatic style mixture.
 
 Each event then draws the taxonomy of its asset from Table 12's mixture (falling back to the
 mixture's other members, renormalized, when the library has no fitting asset), an anchor from
@@ -22,7 +22,6 @@ from g2w.hud.animation import sample_animation
 from g2w.hud.priors import Style, anchor_xy
 from g2w.hud.profile import (
     ASSET_MIXTURE,
-    BERNOULLI_SLOT_SCALE,
     EVENT_ANCHORS,
     EVENT_POLICY,
     EVENT_PROFILES,
@@ -32,6 +31,7 @@ from g2w.hud.profile import (
     STACK_DIRECTION,
     STACK_GAP_FRAC,
     SynthProfile,
+    bernoulli_slot_p,
 )
 from g2w.hud.seeds import SeedStreams
 from g2w.hud.selection import AssetPicker, SizeRule
@@ -46,7 +46,7 @@ def popup_categories(streams: SeedStreams, profile: SynthProfile, style: Style) 
         out = []
         for name in names:
             weight, maximum = EVENT_POLICY[name]
-            p = min(1.0, weight * BERNOULLI_SLOT_SCALE * style.transient_density)
+            p = bernoulli_slot_p(weight, style.transient_density)
             out += [name] * int((rng.random(maximum) < p).sum())
         return out
     m = int(rng.choice(len(POPUP_COUNT_P), p=np.array(POPUP_COUNT_P)))
@@ -161,7 +161,8 @@ def plan_events(streams: SeedStreams, profile: SynthProfile, style: Style, picke
             "start_s": start, "duration_s": duration,
             # frames whose time i / fps falls in [start, start + duration)
             "start_frame": int(np.ceil(start * fps - 1e-9)), "end_frame": int(np.ceil((start + duration) * fps - 1e-9)),
-            "fade_s": prof.fade_s, "opacity": prof.opacity,
+            "fade_s": prof.fade_s, "table_opacity": prof.opacity,
+            "opacity": prof.opacity * (style.alpha_hud if profile.event_opacity_times_hud else 1.0),
             "drift_px": [float(signs[0] * prof.drift[0] * width), float(signs[1] * prof.drift[1] * height)],
             "animation": sample_animation(anim_rng, duration, prof.fade_s, (w, h), rest, width, height),
         })

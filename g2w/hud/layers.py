@@ -4,7 +4,9 @@
 renderer composites its layers and the annotator measures them, so the video, the mask and the
 boxes cannot disagree. Each layer is one annotation instance (a persistent widget, an inventory
 icon as a child of its bar, or a transient event); its alpha is already the composited alpha
-(opacity, fades and wipes applied, values below the alpha threshold zeroed).
+(opacity, fades and wipes applied, values below the alpha threshold zeroed). Opacities are the
+record's: alpha_HUD for persistent widgets (Eq. 7), the inventory's icon opacity for icons (E.2:
+0.96 alone) and each event's own opacity (Table 13, times alpha_HUD only if the profile asked).
 
 Draw order: persistent widgets by increasing priority (the crosshair ends on top), each bar's
 icons right after it, then events by start.
@@ -21,7 +23,6 @@ from g2w.hud.animation import animation_state, wipe_reveal
 from g2w.hud.layout import motion_offset
 from g2w.hud.patches import resize_rgba, with_opacity
 from g2w.hud.plan import rendered_events, rendered_widgets
-from g2w.hud.profile import ICON_OPACITY
 from g2w.hud.status_bars import apply_fill, draw_procedural_panel, fill_pixels, level, procedural_panel_layout
 
 
@@ -105,10 +106,10 @@ class LayerSource:
         return self._cached(key, lambda: with_opacity(apply_fill(make_base(), bars, fills), self.alpha_hud,
                                                       self.threshold))
 
-    def _icon_patch(self, icon: dict) -> np.ndarray:
+    def _icon_patch(self, icon: dict, opacity: float) -> np.ndarray:
         w, h = icon["size"]
         return self._cached(("icon", icon["asset_id"], w, h), lambda: with_opacity(
-            self._fitted(icon["asset_id"], w, h), ICON_OPACITY * self.alpha_hud, self.threshold))
+            self._fitted(icon["asset_id"], w, h), opacity, self.threshold))
 
     # ---- per frame --------------------------------------------------------------------------
     def frame(self, index: int) -> list[Layer]:
@@ -118,12 +119,13 @@ class LayerSource:
             dx, dy = motion_offset(wd["motion"], t)
             x, y = wd["xy"][0] + dx, wd["xy"][1] + dy
             layers.append(Layer(wd["id"], self._widget_patch(wd, t), x, y))
-            for k, state in enumerate(wd.get("inventory", {}).get("states", [])):
+            inventory = wd.get("inventory", {})
+            for k, state in enumerate(inventory.get("states", [])):
                 if state["start_s"] <= t < state["end_s"]:
                     for icon in state["icons"]:
                         ox, oy = icon["offset"]
-                        layers.append(Layer(icon_instance_id(wd["id"], k, icon["slot"]), self._icon_patch(icon),
-                                            x + ox, y + oy))
+                        patch = self._icon_patch(icon, inventory["icon_opacity"])
+                        layers.append(Layer(icon_instance_id(wd["id"], k, icon["slot"]), patch, x + ox, y + oy))
         for ev in self.events:
             if ev["start_frame"] <= index < ev["end_frame"]:
                 layer = self._event_layer(ev, max(0.0, t - ev["start_s"]))
@@ -140,7 +142,7 @@ class LayerSource:
         if state.scale != 1.0:
             pw, ph = max(1, round(w * state.scale)), max(1, round(h * state.scale))
             base = resize_rgba(base, pw, ph)
-        opacity = ev["opacity"] * self.alpha_hud * state.opacity
+        opacity = ev["opacity"] * state.opacity
         if state.wipe is not None:
             opacity = wipe_reveal(anim, state.wipe[0], state.wipe[1], pw, ph) * np.float32(opacity)
         if np.max(opacity) <= 0:

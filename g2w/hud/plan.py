@@ -20,14 +20,14 @@ from g2w.hud.inventory import icon_pool, sample_states
 from g2w.hud.layout import free_anchor, resolve_collisions, sample_jitter, sample_motion, spawned_labels
 from g2w.hud.patches import resize_rgba, support_box, with_opacity
 from g2w.hud.priors import Style, anchor_xy, choose_style, fit, formation_anchor, limits
-from g2w.hud.profile import DEFAULT_ANCHORS, FREE_ANCHOR_BOX, ROLE_PRIORS, SynthProfile
+from g2w.hud.profile import DEFAULT_ANCHORS, FREE_ANCHOR_BOX, ICON_OPACITY, ROLE_PRIORS, SynthProfile
 from g2w.hud.seeds import SeedStreams
 from g2w.hud.selection import AssetPicker, role_rule
 from g2w.hud.status_bars import PANEL_PALETTES, SIGNALS, draw_procedural_panel, scale_bars
 from g2w.taxonomy import PERSISTENT_LABEL_ROLES, TAXONOMY_VERSION
 from g2w.types import Box
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: icon and event opacities as the paper gives them, recorded
 PANEL_ASPECT = 4.0  # procedural HP/STM panel: width / height (ours)
 PANEL_WIDTH = 0.20  # of the frame width before the style's scales (ours)
 
@@ -120,7 +120,8 @@ def _inventory(wd: dict, streams: SeedStreams, profile: SynthProfile, library: A
     sx, sy = wd["size"][0] / asset.width, wd["size"][1] / asset.height
     scaled = [[round(x1 * sx), round(y1 * sy), round(x2 * sx), round(y2 * sy)] for x1, y1, x2, y2 in slots]
     states = sample_states(streams, library, scaled, profile.frame_count / profile.fps, pool)
-    return {"mode": "states", "slots": scaled, "icon_pool_size": len(pool), "states": states}
+    return {"mode": "states", "slots": scaled, "icon_pool_size": len(pool), "icon_opacity": ICON_OPACITY,
+            "states": states}
 
 
 def _provenance(record: dict, library: AssetLibrary) -> dict:

@@ -101,7 +101,7 @@ COLLISION_PAD_FRAC = 0.006  # base padding around each rectangle, of the shorter
 # (fractions of the widget's own width and height) (ours; the paper names both kinds).
 FRAME_STEPS = (0.0, 0.02, -0.02, 0.045, -0.045, 0.08, -0.08, 0.13, -0.13)
 SIZE_STEPS = (0.5, -0.5, 1.0, -1.0, 1.5, -1.5)
-DISPLACEMENT_WEIGHT = 1.0  # cost = sum(rho^2) + weight * (|dx|/W + |dy|/H)
+DISPLACEMENT_WEIGHT = 1.0  # cost = sum(rho^2) + weight * (|dx|/W + |dy|/H) (weight ours)
 
 # ---- Eq. 8 and Table 11: popup count and event categories ---------------------------------
 POPUP_COUNT_P = (0.14, 0.43, 0.28, 0.10, 0.04, 0.01)  # P(M = 0..5); E[M] = 1.5
@@ -111,10 +111,25 @@ EVENT_POLICY: dict[str, tuple[float, int]] = {  # category -> (weight, maximum c
     "match_status": (0.45, 2),
 }
 # The general profile draws every category slot as an independent Bernoulli trial. The paper
-# gives its expectation (5.50 events) but not the per-slot probabilities; we keep Table 11's
-# weights and scale them by one constant so that the expectation at density 1 is 5.50.
+# (B.3, after Eq. 8) gives its expectation, 5.50 events per video under the default automatic
+# style, but not the per-slot probabilities. Ours: Table 11's weights scaled by one constant, times
+# the drawn style's transient density relative to the five presets' mean (1.07), so the expectation
+# over the uniform style mixture is exactly 5.50 while denser styles still get more events.
 BERNOULLI_EXPECTED = 5.50
 BERNOULLI_SLOT_SCALE = BERNOULLI_EXPECTED / sum(w * m for w, m in EVENT_POLICY.values())
+MEAN_TRANSIENT_DENSITY = sum(s.transient_density for s in STYLES.values()) / len(STYLES)
+
+
+def bernoulli_slot_p(weight: float, transient_density: float) -> float:
+    """One slot's probability for a category of Table 11 `weight` in a style of this density."""
+    return weight * BERNOULLI_SLOT_SCALE * transient_density / MEAN_TRANSIENT_DENSITY
+
+
+def bernoulli_expected(style: str) -> float:
+    """Expected events per clip: 5.50 under `auto`, the preset's relative share otherwise."""
+    if style == "auto":
+        return BERNOULLI_EXPECTED
+    return BERNOULLI_EXPECTED * STYLES[style].transient_density / MEAN_TRANSIENT_DENSITY
 
 # ---- Table 12: event category -> asset taxonomy mixture ------------------------------------
 # world_context has no row in Table 12; its events draw world_context assets (ours).
@@ -137,7 +152,7 @@ class EventProfile:
     h_max: float
     duration_s: tuple[float, float]
     fade_s: float
-    opacity: float
+    opacity: float  # composited as is (Table 13 never combines it with alpha_HUD)
     anchors: tuple[str, ...]
     drift: tuple[float, float]  # total drift over the event, fraction of (W, H)
     aspect: tuple[float, float]  # category aspect bounds (ours: the paper stores but omits them)
@@ -157,12 +172,13 @@ EVENT_PROFILES: dict[str, EventProfile] = {
                                     ("left-mid", "right-mid", "top-left stack"), (0.004, 0.003), (0.6, 8.0)),
     "match_status": EventProfile(0.155, 0.090, (1.0, 2.6), 0.20, 0.88,
                                  ("near-center", "center-right", "upper-center"), (0.006, 0.014), (0.8, 8.0)),
-    # Not in Table 13: sized and drifting like Table 8's objective_marker, anchored mid-screen.
+    # Not in Table 13 (ours): sized and drifting like Table 8's objective_marker, anchored mid-screen.
     "world_context": EventProfile(0.100, 0.120, (1.5, 4.5), 0.30, 0.90, ("world",), (0.012, 0.007), (0.25, 4.0)),
 }
 
-# Event anchors as (fx, fy) inside the margin box; stacks also carry a growth direction
-# (+1 down, -1 up). "near-center" adds U(+-0.10) in x and y; "world" is a free position.
+# Event anchors as (fx, fy) inside the margin box (positions ours: Table 13 only names them);
+# stacks also carry a growth direction (+1 down, -1 up). "near-center" adds U(+-0.10) in x and y;
+# "world" is a free position.
 EVENT_ANCHORS: dict[str, tuple[float, float]] = {
     "lower-center": (0.5, 0.80), "upper-center": (0.5, 0.16), "center-right": (1.0, 0.45),
     "center-left": (0.0, 0.45), "near-center": (0.5, 0.58), "left-mid": (0.0, 0.50),
@@ -171,7 +187,7 @@ EVENT_ANCHORS: dict[str, tuple[float, float]] = {
 }
 STACK_DIRECTION = {"top-right stack": 1, "top-left stack": 1, "upper-right stack": 1,
                    "lower-left stack": -1, "above weapon": -1}
-NEAR_CENTER_SPREAD = 0.10
+NEAR_CENTER_SPREAD = 0.10  # (ours)
 STACK_GAP_FRAC = 0.008  # gap between stacked popups, of the shorter side (ours)
 
 # ---- Table 14: popup animations -------------------------------------------------------------
@@ -193,6 +209,7 @@ ARC_NOISE_CYCLES = (1.7, 3.8)
 SLIDE_DISTANCE = (0.06, 0.14)  # entrance shift, fraction of W (ours)
 SLIDE_EXIT_RATIO = (0.35, 0.6)  # exit shift as a fraction of the entrance shift (ours)
 POP_START_SCALE = 0.55  # pop grows from, and shrinks toward, this scale (ours)
+POP_FADE_IN_SHARE = 0.4  # pop's opacity ramps up over this share of its entrance (ours)
 POP_OVERSHOOT = 1.70158  # the usual ease-out-back constant (about 10 % overshoot)
 WIPE_TRAIL_FRAC = (0.12, 0.30)  # soft trail behind the reveal front, of the widget width (ours)
 WIPE_JAGGED_FRAC = (0.04, 0.12)  # row-to-row irregularity of the front, of the width (ours)
@@ -211,7 +228,7 @@ INVENTORY_STATE_S = (3.2, 7.8)
 INVENTORY_OCCUPANCY = (0.62, 1.0)
 ICON_FIT = 0.78
 ICON_JITTER_FRAC = 0.05  # of the slot size (ours: "small seeded jitter")
-ICON_OPACITY = 0.96
+ICON_OPACITY = 0.96  # E.2: icons are composited at 0.96, not combined with alpha_HUD
 ICON_MAX_PER_VIDEO = 120
 ICON_MIN_PX = 8
 ICON_ASPECT = (0.15, 5.8)
@@ -242,6 +259,9 @@ class SynthProfile:
     inventory_states: bool = True
     transients: bool = True
     popups: str = "five_second"  # five_second (Eq. 8) | bernoulli (general profile)
+    # Ours, off by default: the paper composites events at Table 13's opacity alone; on, each
+    # event's opacity is multiplied by the style's alpha_HUD (Eq. 7) as well.
+    event_opacity_times_hud: bool = False
     aesthetic: bool = False
     keyframes: int = KEYFRAMES
     include_unverified: bool = False

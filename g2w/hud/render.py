@@ -3,7 +3,9 @@
 `render_sample` probes the clip, plans the sample (its record), then streams the clip once:
 each decoded frame is composited with the record's layers, measured for the annotation, and
 written to `clean.mp4`, `hud.mp4` (same encoder settings, so codec noise is alike) and
-`mask.mkv` (FFV1, lossless). Everything is written into a hidden folder that is renamed to
+`mask.mkv` (FFV1, lossless). Decoding runs ahead in a background thread and each output is
+encoded in its own (`g2w.video.overlap`, a few frames of queue each), so x264 never waits for
+the renderer and the renderer never waits for x264. Everything is written into a hidden folder that is renamed to
 `samples/<sample_id>/` only when complete, with `record.json` written last, so an existing
 sample folder is always whole and reruns can skip it.
 
@@ -31,6 +33,7 @@ from g2w.hud.seeds import SeedStreams
 from g2w.report import save_png
 from g2w.video import FrameReader, MaskWriter, VideoWriter, iter_frames, probe
 from g2w.video.errors import CorruptVideoError, NoVideoStreamError, VideoError
+from g2w.video.overlap import BackgroundWriter, prefetch
 
 MIN_FRAMES = 2
 OUTPUTS = {"clean": "clean.mp4", "hud": "hud.mp4", "mask": "mask.mkv", "annotation": "annotation.json",
@@ -93,26 +96,28 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
     w, h, n = prof.width, prof.height, prof.frame_count
     instances = source.instances()
     try:
-        with (VideoWriter(os.path.join(tmp, OUTPUTS["clean"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder) as clean_out,
-              VideoWriter(os.path.join(tmp, OUTPUTS["hud"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder) as hud_out,
-              MaskWriter(os.path.join(tmp, OUTPUTS["mask"]), w, h, prof.fps) as mask_out):
+        with (BackgroundWriter(VideoWriter(os.path.join(tmp, OUTPUTS["clean"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder)) as clean_out,
+              BackgroundWriter(VideoWriter(os.path.join(tmp, OUTPUTS["hud"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder)) as hud_out,
+              BackgroundWriter(MaskWriter(os.path.join(tmp, OUTPUTS["mask"]), w, h, prof.fps)) as mask_out):
             index = 0
-            for decoded in iter_frames(clip_path):
+            for decoded in prefetch(iter_frames(clip_path)):
                 if index == n:
                     break
                 clean = decoded.rgb[:h, :w]
                 layers = source.frame(index)
                 hud, mask = compositor(clean, layers)
                 annotator.add(index, layers)
-                clean_out.write(clean)
-                hud_out.write(hud)
-                mask_out.write(mask)
+                clean_out.submit(clean)
+                hud_out.submit(hud)
+                mask_out.submit(mask)
                 if index == n // 2:
                     save_png(os.path.join(tmp, OUTPUTS["preview"]),
                              preview(clean, hud, mask, annotator.frames[-1]["objects"], instances))
                 index += 1
             if index < n:
                 raise CorruptVideoError(f"{clip_path}: decoded {index} frames, expected {n}")
+            for out in (clean_out, hud_out, mask_out):  # all three flush their encoders at once
+                out.finish()
         annotation = annotator.result()
         write_json(os.path.join(tmp, OUTPUTS["annotation"]), annotation)
         write_json(os.path.join(tmp, OUTPUTS["record"]), record, indent=1)

@@ -18,7 +18,7 @@ import json
 import os
 import time
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -57,78 +57,165 @@ def _device(cfg: CurateConfig, cluster: dict) -> str:
 
 def _drain(ds) -> int:
     """Run a dataset to the end for its side effects; returns the rows that came out."""
-    return sum(len(next(iter(b.values()))) for b in ds.iter_batches(batch_format="numpy", batch_size=1024) if b)
+    rows = 0
+    for batch in ds.iter_batches(batch_format="numpy", batch_size=1024):
+        if batch:
+            rows += len(next(iter(batch.values())))
+    return rows
 
 
-def _stage(name: str, timings: dict, start: float) -> float:
-    now = time.perf_counter()
-    timings[name] = round(now - start, 3)
-    print(f"  {name}: {timings[name]:.1f} s", flush=True)
-    return now
+@dataclass
+class _Run:
+    """Where one curation run writes, and what it has measured so far."""
+
+    output: str
+    cfg: CurateConfig
+    device: str = "cpu"
+    cluster: dict = field(default_factory=dict)  # the resources up at the start
+    timings: dict = field(default_factory=dict)
+    clock: float = field(default_factory=time.perf_counter)
+
+    @property
+    def shard_dir(self) -> str:
+        return os.path.join(self.output, "work", "windows")
+
+    @property
+    def clip_dir(self) -> str:
+        return os.path.join(self.output, "clips")
+
+    def lap(self, name: str) -> None:
+        """Record the time since the previous lap as stage `name`."""
+        now = time.perf_counter()
+        self.timings[name] = round(now - self.clock, 3)
+        self.clock = now
+        print(f"  {name}: {self.timings[name]:.1f} s", flush=True)
 
 
 def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig()) -> dict:
-    output = os.path.abspath(output)
-    shard_dir, clip_dir = os.path.join(output, "work", "windows"), os.path.join(output, "clips")
-    os.makedirs(shard_dir, exist_ok=True)
-    os.makedirs(clip_dir, exist_ok=True)
+    run = _Run(os.path.abspath(output), cfg)
+    os.makedirs(run.shard_dir, exist_ok=True)
+    os.makedirs(run.clip_dir, exist_ok=True)
     paths = expand_inputs(inputs)
     if not paths:
         raise NothingToDo(f"no input files found in {inputs}")
-    cluster = init_ray()
-    device = _device(cfg, cluster)
-    timings: dict = {}
-    t = time.perf_counter()
+    run.cluster = init_ray()
+    run.device = _device(cfg, run.cluster)
+    run.clock = time.perf_counter()
 
-    print(f"[1/4] probing {len(paths)} inputs", flush=True)
-    ds = apply_steps(dataset_from_rows([{"path": p} for p in paths]), [ProbeSources()])
-    write_parquet(ds, os.path.join(output, "sources.parquet"), SOURCES_SCHEMA)
-    sources = pq.read_table(os.path.join(output, "sources.parquet")).to_pylist()
-    t = _stage("probe", timings, t)
-
-    expected = {s["source_id"]: len(plan_windows(s["duration_s"], cfg.window_s)) for s in sources if s["status"] == "ok"}
-    done = windows_written(read_shards(shard_dir, columns=["clip_id", "source_id"]))
-    pending = [s for s in sources if s["status"] == "ok" and expected[s["source_id"]] > done.get(s["source_id"], 0)]
-    print(f"[2/4] analysing and embedding {len(pending)} sources ({len(expected) - len(pending)} already done), "
-          f"CLIP on {device}", flush=True)
-    if pending:
-        steps = [
-            AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
-            EmbedCentralFrames(ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed), cfg.embed_batch_size,
-                               cfg.embed_workers),
-            WriteShards(shard_dir),
-        ]
-        _drain(apply_steps(dataset_from_rows(pending), steps))
-    windows = read_shards(shard_dir)
-    windows = windows.filter(pc.is_in(windows.column("source_id"), value_set=pa.array(list(expected), pa.string())))
-    compact(shard_dir, windows)
-    t = _stage("analyse_embed", timings, t)
-
-    print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
-    manifest, k = select_table(windows, cfg, _kmeans_task(cfg, device))
+    sources = probe_stage(run, paths)
+    expected = windows_expected(sources, cfg.window_s)
+    windows, analysed_sources = analyse_stage(run, sources, expected)
+    manifest, k = select_stage(run, windows)
     del windows
-    t = _stage("select", timings, t)
-
-    kept = np.flatnonzero(manifest.column("status").to_numpy(zero_copy_only=False) == "kept")
-    print(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps", flush=True)
-    manifest = _standardize(manifest, kept, clip_dir, cfg)
-    t = _stage("standardize", timings, t)
-
-    no_windows = [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
-    manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
-    manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
-    pq.write_table(manifest, os.path.join(output, "manifest.parquet"), row_group_size=_ROW_GROUP)
-    status = manifest.column("status").to_numpy(zero_copy_only=False)
-    _remove_stale_clips(clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
-    summary = _summary(sources, manifest, k, cfg, device, timings, len(pending), cluster)
-    with open(os.path.join(output, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    write_report(output, manifest, summary, cfg)
-    print(f"manifest: {output}/manifest.parquet\nclips:    {clip_dir} ({summary['counts']['kept']})\n"
-          f"summary:  {output}/summary.json\nreport:   {output}/report.html", flush=True)
+    manifest = standardize_stage(run, manifest)
+    summary = write_outputs(run, sources, expected, manifest, k, analysed_sources)
     if not expected:
         raise NothingToDo("no input could be read as a video; see sources.parquet for why")
     return summary
+
+
+def probe_stage(run: _Run, paths: list[str]) -> list[dict]:
+    """Stage 1: every input probed (tasks) into `sources.parquet`; returns its rows."""
+    print(f"[1/4] probing {len(paths)} inputs", flush=True)
+    ds = apply_steps(dataset_from_rows([{"path": p} for p in paths]), [ProbeSources()])
+    table_path = os.path.join(run.output, "sources.parquet")
+    write_parquet(ds, table_path, SOURCES_SCHEMA)
+    run.lap("probe")
+    return pq.read_table(table_path).to_pylist()
+
+
+def windows_expected(sources: list[dict], window_s: float) -> dict[str, int]:
+    """Complete windows per readable source (0 for one shorter than a window)."""
+    return {s["source_id"]: len(plan_windows(s["duration_s"], window_s)) for s in sources if s["status"] == "ok"}
+
+
+def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> tuple[pa.Table, int]:
+    """Stage 2: sources not yet in the work shards are analysed and embedded (tasks, then an
+    actor pool); returns every window of the current inputs and how many sources ran now."""
+    done = windows_written(read_shards(run.shard_dir, columns=["clip_id", "source_id"]))
+    pending = [s for s in sources if s["status"] == "ok" and expected[s["source_id"]] > done.get(s["source_id"], 0)]
+    print(f"[2/4] analysing and embedding {len(pending)} sources ({len(expected) - len(pending)} already done), "
+          f"{'CLIP' if run.cfg.uses_clip else 'appearance descriptor'} on {run.device}", flush=True)
+    if pending:
+        cfg = run.cfg
+        steps = [
+            AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
+            EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size, cfg.embed_workers),
+            WriteShards(run.shard_dir),
+        ]
+        _drain(apply_steps(dataset_from_rows(pending), steps))
+    windows = read_shards(run.shard_dir)
+    windows = windows.filter(pc.is_in(windows.column("source_id"), value_set=pa.array(list(expected), pa.string())))
+    compact(run.shard_dir, windows)
+    run.lap("analyse_embed")
+    return windows, len(pending)
+
+
+def select_stage(run: _Run, windows: pa.Table) -> tuple[pa.Table, int]:
+    """Stage 3: checks, clusters, sampling and dedup over every analysed window, columnar on the
+    driver with k-means as a Ray task; returns the window table with its verdicts and the
+    cluster count."""
+    print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
+    manifest, k = select_table(windows, run.cfg, _kmeans_task(run.cfg, run.device))
+    run.lap("select")
+    return manifest, k
+
+
+def standardize_stage(run: _Run, manifest: pa.Table) -> pa.Table:
+    """Stage 4: kept windows re-encoded (tasks) to `clips/<clip_id>.mp4`; returns the manifest
+    with their clip paths, a failure turning the row into an error with its reason."""
+    cfg = run.cfg
+    kept = np.flatnonzero(manifest.column("status").to_numpy(zero_copy_only=False) == "kept")
+    print(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps",
+          flush=True)
+    manifest = _standardize(manifest, kept, run.clip_dir, cfg)
+    run.lap("standardize")
+    return manifest
+
+
+def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_sources) -> dict:
+    """Stage 5: `manifest.parquet` (every input accounted for, in bounded row groups),
+    `summary.json`, `report.html`; clips no longer kept are removed. Returns the summary."""
+    no_windows = [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
+    manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
+    manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
+    pq.write_table(manifest, os.path.join(run.output, "manifest.parquet"), row_group_size=_ROW_GROUP)
+    status = manifest.column("status").to_numpy(zero_copy_only=False)
+    _remove_stale_clips(run.clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
+    summary = _summary(sources, manifest, k, run, analysed_sources)
+    with open(os.path.join(run.output, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    write_report(run.output, manifest, summary, run.cfg)
+    print(f"manifest: {run.output}/manifest.parquet\n"
+          f"clips:    {run.clip_dir} ({summary['counts']['kept']})\n"
+          f"summary:  {run.output}/summary.json\n"
+          f"report:   {run.output}/report.html", flush=True)
+    return summary
+
+
+def _clip_spec(cfg: CurateConfig, device: str) -> ClipSpec | None:
+    """What the embedding stage loads: CLIP, or None for the appearance descriptor."""
+    return ClipSpec(cfg.clip_model, cfg.clip_pretrained, device, cfg.seed) if cfg.uses_clip else None
+
+
+def _embedder_record(cfg: CurateConfig, device: str) -> dict:
+    """The embedder actually used, for the summary and the report."""
+    if not cfg.uses_clip:
+        return {
+            "embedder": "appearance", "model": "appearance descriptor (luma structure, HSV histogram, Lab layout)",
+            "pretrained": None, "device": "cpu", "randomly_initialized": False,
+            "dedup_threshold": cfg.appearance_dedup_threshold, "clusters": "appearance clusters",
+            "warning": "no CLIP weights (--clip-pretrained): near-duplicates and clusters use a deterministic "
+                       "appearance descriptor; clusters group look-alike frames, not semantic content",
+        }
+    random_model = not cfg.clip_pretrained
+    return {
+        "embedder": "clip", "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
+        "randomly_initialized": random_model, "dedup_threshold": cfg.dedup_threshold,
+        "clusters": "CLIP clusters",
+        "warning": ("embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
+                    "and near-duplicate decisions are not semantically meaningful") if random_model else "",
+    }
 
 
 def _kmeans_task(cfg: CurateConfig, device: str) -> Kmeans:
@@ -175,15 +262,15 @@ def _counts(values: pa.Array) -> dict:
     return {str(v["values"]): int(v["counts"]) for v in pc.value_counts(values).to_pylist() if v["values"] is not None}
 
 
-def _summary(sources, manifest: pa.Table, k, cfg, device, timings, analysed_sources, cluster: dict) -> dict:
+def _summary(sources, manifest: pa.Table, k, run: _Run, analysed_sources) -> dict:
     windows = manifest.filter(pc.greater_equal(manifest.column("window_index"), 0))
     status = windows.column("status")
-    counts = _counts(status)
+    counts = _counts(status.combine_chunks())
     rejected, errors = (windows.filter(pc.equal(status, s)).column("reason") for s in ("rejected", "error"))
     video_s = sum(s["duration_s"] for s in sources if s["status"] == "ok")
     frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
+    timings = run.timings
     analyse_s = timings.get("analyse_embed") or 1e-9
-    random_model = not cfg.clip_pretrained
     return {
         "sources": {"total": len(sources), **Counter(s["status"] for s in sources),
                     "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok"))},
@@ -193,14 +280,9 @@ def _summary(sources, manifest: pa.Table, k, cfg, device, timings, analysed_sour
         "errors_by_reason": _counts(errors.combine_chunks()),
         "checks_failed": _counts(pc.list_flatten(windows.column("checks_failed").combine_chunks())),
         "k": k,
-        "embedding_model": {
-            "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
-            "randomly_initialized": random_model,
-            "warning": ("embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
-                        "and near-duplicate decisions are not semantically meaningful") if random_model else "",
-        },
+        "embedding_model": _embedder_record(run.cfg, run.device),
         "timings_s": timings,
-        "cluster": {"CPU": cluster.get("CPU", 0), "GPU": cluster.get("GPU", 0)},  # what the timings ran on
+        "cluster": {"CPU": run.cluster.get("CPU", 0), "GPU": run.cluster.get("GPU", 0)},  # what the timings ran on
         "throughput": {
             "sources_analysed": analysed_sources,
             "source_seconds_per_s": round(video_s / analyse_s, 2) if analysed_sources else None,
@@ -208,5 +290,5 @@ def _summary(sources, manifest: pa.Table, k, cfg, device, timings, analysed_sour
             "windows_per_s_select": round(windows.num_rows / (timings.get("select") or 1e-9), 1),
             "clips_per_s_standardize": round(counts.get("kept", 0) / (timings.get("standardize") or 1e-9), 2),
         },
-        "config": asdict(cfg),
+        "config": asdict(run.cfg),
     }

@@ -6,13 +6,17 @@
 3. a procedural HUD asset library (`assets/`);
 4. paired clean/HUD samples synthesized from the kept clips (`synth/`);
 5. the removal baselines on those pairs (`removed/<method>/`), scored by the reference judge
-   (`eval/<method>/`).
+   (`eval/<method>/`), next to the mask-free `propagate` remover (the learned segmenter finds
+   the UI, flow-guided propagation fills it); the segmenter's detections are in `detect/`;
+6. GameCleaner (tiny, random-initialised, a few CPU training steps): precache, Ray Train,
+   removal and evaluation (`gamecleaner/`); its quality is not meaningful, only the path is.
 Every stage writes its own summary and report; `report.html` here links them, with a contact
 sheet of the raw footage. Each stage is resumable, so rerunning the demo reuses finished work.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import time
@@ -24,6 +28,7 @@ from g2w.video.decode import FrameReader
 
 FRAMES_PER_VIDEO = 5
 BASELINES = ("identity", "telea-gt")
+METHODS = (*BASELINES, "propagate")  # propagate: mask-free (the shipped segmenter's mask)
 
 
 def _sidecar(video_path: str) -> dict:
@@ -57,25 +62,29 @@ def _stage(name: str, timings: dict, start: float) -> float:
 
 
 def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration_s: float = 20.0,
-             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16") -> dict:
+             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16",
+             real_clips: str | None = None, gamecleaner: bool = True) -> dict:
     from g2w.hud.bootstrap import bootstrap_library
     from g2w.jobs.curate import run_curate
+    from g2w.jobs.detect import run_detect
+    from g2w.jobs.gamecleaner_demo import run_gamecleaner_demo
     from g2w.jobs.evaluate import run_evaluate
     from g2w.jobs.remove import run_remove
     from g2w.jobs.synthesize import run_synthesize
 
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    paths = {k: os.path.join(out_dir, k) for k in ("raw", "curated", "assets", "synth", "removed", "eval")}
+    paths = {k: os.path.join(out_dir, k)
+             for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval", "detect")}
     timings: dict = {}
     t = time.perf_counter()
 
-    print(f"== 1/5 sample videos: {count} x {duration_s:g} s -> {paths['raw']}", flush=True)
+    print(f"== 1/6 sample videos: {count} x {duration_s:g} s -> {paths['raw']}", flush=True)
     videos = generate_samples(paths["raw"], count, seed, duration_s,
                               progress=lambda i, n, p: print(f"  {i}/{n} {p}", flush=True))
     t = _stage("samples", timings, t)
 
-    print(f"== 2/5 curation -> {paths['curated']}", flush=True)
+    print(f"== 2/6 curation -> {paths['curated']}", flush=True)
     config = CurateConfig(seed=seed, clip_model=clip_model, clip_pretrained=clip_pretrained)
     curated = run_curate([paths["raw"]], paths["curated"], config)
     t = _stage("curate", timings, t)
@@ -85,23 +94,35 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
         print("no clip was kept, so there is nothing to synthesize from; stopping after curation", flush=True)
         return _finish(out_dir, videos, summary)
 
-    print(f"== 3/5 HUD asset library (procedural bootstrap) -> {paths['assets']}", flush=True)
+    print(f"== 3/6 HUD asset library (procedural bootstrap) -> {paths['assets']}", flush=True)
     library = bootstrap_library(paths["assets"], per_label=3, seed=seed)
     t = _stage("assets", timings, t)
 
-    print(f"== 4/5 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
+    print(f"== 4/6 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
     synth = run_synthesize(paths["curated"], paths["assets"], paths["synth"], samples, seed)
+    if real_clips and glob.glob(os.path.join(real_clips, "*.mp4")):
+        # Real clean gameplay (from `g2w capture`) gets the same synthesis when it is at hand.
+        print(f"   and {samples} from the real clips in {real_clips} -> {paths['synth_real']}", flush=True)
+        summary["synthesize_real"] = run_synthesize(real_clips, paths["assets"], paths["synth_real"], samples, seed)
     t = _stage("synthesize", timings, t)
 
-    print("== 5/5 removal baselines, scored by the reference judge", flush=True)
+    print(f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
+          "scored by the reference judge", flush=True)
+    detected = run_detect([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"])
     scores = {}
-    for method in BASELINES:
+    for method in METHODS:
         edited = os.path.join(paths["removed"], method)
         run_remove(method, paths["synth"], edited)
         scores[method] = run_evaluate(paths["synth"], edited, os.path.join(paths["eval"], method))
     t = _stage("remove_evaluate", timings, t)
 
-    summary.update(assets=library, synthesize=synth, evaluate=scores)
+    if gamecleaner:
+        print("== 6/6 GameCleaner (tiny, random-initialised): precache, training, removal, evaluation", flush=True)
+        summary["gamecleaner"] = run_gamecleaner_demo(paths["synth"], os.path.join(out_dir, "gamecleaner"), seed)
+        scores["gamecleaner"] = summary["gamecleaner"]["evaluate"]
+        t = _stage("gamecleaner", timings, t)
+
+    summary.update(assets=library, synthesize=synth, detect=detected, evaluate=scores)
     return _finish(out_dir, videos, summary)
 
 
@@ -119,21 +140,30 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
         {"stage": "curation", "report": "curated/report.html", "outputs": "curated/manifest.parquet, curated/clips/"},
         {"stage": "HUD assets", "report": "assets/report.html", "outputs": "assets/assets.parquet, assets/images/"},
         {"stage": "synthesis", "report": "synth/report.html", "outputs": "synth/manifest.parquet, synth/samples/"},
+        {"stage": "synthesis on real clips", "report": "synth_real/report.html",
+         "outputs": "synth_real/manifest.parquet, synth_real/samples/"},
+        {"stage": "segmenter detection", "report": "detect/report.html",
+         "outputs": "detect/videos/*/mask.mkv, annotation.json, preview.png"},
         *[{"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
-          for m in BASELINES],
+          for m in METHODS],
+        {"stage": "GameCleaner training (random-initialised, tiny)", "report": "gamecleaner/run/report.html",
+         "outputs": "gamecleaner/run/weights.safetensors"},
+        {"stage": "evaluation: gamecleaner", "report": "gamecleaner/eval/report.html",
+         "outputs": "gamecleaner/eval/metrics.json"},
     ]
     links = "".join(f"<li><a href='{s['report']}'>{s['stage']}</a> — {s['outputs']}</li>" for s in stages
                     if os.path.exists(os.path.join(out_dir, s["report"])))
     metrics = [{"method": method, "split": split, **scores}
                for method, result in summary["evaluate"].items() for split, scores in result["scores"].items()]
-    warning = summary["curate_embedding"].get("warning", "")
+    warning = " ".join(w for w in (summary["curate_embedding"].get("warning", ""),
+                                   summary.get("gamecleaner", {}).get("warning", "")) if w)
     page = os.path.join(out_dir, "report.html")
     write_html(page, "g2w demo run", [
         *([("Warning", f"<p style='color:#b00;font-weight:bold'>{warning}</p>")] if warning else []),
         ("Stages", f"<ul>{links}</ul>"),
         ("Timings (s)", key_values(summary["timings_s"])),
         ("Curation counts", key_values(summary["curate"])),
-        ("Baselines, reference judge", table(metrics, list(metrics[0]) if metrics else [])),
+        ("Baselines and propagate (mask-free), reference judge", table(metrics, list(metrics[0]) if metrics else [])),
         ("Raw footage, labelled by ground-truth block", f"<img src='{sheet}' style='max-width:100%'>"),
     ])
     return page

@@ -8,8 +8,11 @@
 Outputs in OUT: `evidence/<case_id>/` (attachments + evidence.json), `cache/` (finished
 judgments by key, unless --cache points elsewhere), `judgments.jsonl` (one record per case,
 errors included), `metrics.json`, `table.md`, `results.parquet` (one row per case),
-`summary.json` and `report.html`. Reruns rebuild nothing whose inputs are unchanged and call
-the judge only for videos without a cached final judgment.
+`summary.json` and `report.html`. `metrics.json` (key `run`) and every `results.parquet` row
+record what the run used (canvas, judge, model, prompt hash, retries, child elements, g2w
+version; `run_record.py`), and `metrics.json` (key `retries`) how many videos needed more than
+one judge call. Reruns rebuild nothing whose inputs are unchanged and call the judge only for
+videos without a cached final judgment.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ from g2w.evaluate.cases import load_cases
 from g2w.evaluate.judges import make_judge
 from g2w.evaluate.judging import JudgeCases, PrepareCases
 from g2w.evaluate.metrics import compute_metrics, results_tables
+from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN
 from g2w.evaluate.prompt import load_prompt
 from g2w.evaluate.records import write_jsonl
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES
 from g2w.evaluate.report import write_report
+from g2w.evaluate.run_record import retry_counts, run_record
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows
 from g2w.runtime.ray_init import init_ray
 
@@ -40,6 +45,9 @@ RESULTS_SCHEMA = pa.schema([
     ("case_id", pa.string()), ("split", pa.string()), ("status", pa.string()), ("reason", pa.string()),
     ("method_fault", pa.bool_()), ("AAR", pa.float64()), ("UI", pa.float64()), ("Clean", pa.float64()),
     ("BG", pa.float64()), ("Uncertain", pa.float64()), ("cached", pa.bool_()), ("evidence_sha256", pa.string()),
+    ("judge_calls", pa.int64()), ("canvas", pa.string()), ("eval_fps", pa.float64()), ("judge", pa.string()),
+    ("judge_endpoint", pa.string()), ("judge_model", pa.string()), ("prompt_sha256", pa.string()),
+    ("schema_retries", pa.int64()), ("judge_children", pa.bool_()), ("g2w_version", pa.string()),
 ])
 
 
@@ -68,12 +76,13 @@ def judge_options(judge: str, endpoint: str | None, model: str | None, api_key_e
             "requests_per_minute": per_worker}
 
 
-def _result_row(rec: dict, per_video: dict) -> dict:
+def _result_row(rec: dict, per_video: dict, run: dict) -> dict:
     v = per_video.get(rec["case_id"], {})
     return {"case_id": rec["case_id"], "split": rec["split"], "status": rec["status"], "reason": rec["reason"],
             "method_fault": bool(rec.get("method_fault")), "AAR": v.get("AAR"), "UI": v.get("UI"),
             "Clean": v.get("Clean"), "BG": v.get("BG"), "Uncertain": v.get("Uncertain"),
-            "cached": bool(rec.get("cached")), "evidence_sha256": (rec.get("run_config") or {}).get("evidence_sha256")}
+            "cached": bool(rec.get("cached")), "evidence_sha256": (rec.get("run_config") or {}).get("evidence_sha256"),
+            "judge_calls": len(rec.get("attempts") or []), **run}
 
 
 def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference", endpoint: str | None = None,
@@ -81,15 +90,18 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
                  canvas: tuple[int, int] = DEFAULT_CANVAS, concurrency: int = 4,
                  requests_per_minute: float | None = None, schema_retries: int = DEFAULT_SCHEMA_RETRIES,
                  cache_dir: str | None = None, temperature: float = 0.0, seed: int = 0, max_tokens: int = 8192,
-                 response_format: str = "json_schema", eval_fps: float = EVAL_FPS) -> dict:
+                 response_format: str = "json_schema", eval_fps: float = EVAL_FPS,
+                 judge_children: bool = DEFAULT_JUDGE_CHILDREN) -> dict:
     """Evaluate the edits in `edited` (`<case_id>.mp4`) against `cases`; returns the summary."""
     start = time.perf_counter()
     output = os.path.abspath(output)
     case_list = load_cases(cases)
     options = judge_options(judge, endpoint, model, api_key_env, temperature, seed, max_tokens, response_format,
                             requests_per_minute, concurrency)
-    judge_settings = make_judge(judge, **options).settings()  # fails fast on a bad configuration
+    judge_client = make_judge(judge, **options)  # fails fast on a bad configuration
     prompt = load_prompt(prompt_file)
+    run = run_record(judge_client.settings(), judge_client.uses_prompt, prompt.sha256, canvas, eval_fps,
+                     schema_retries, judge_children)
     os.makedirs(output, exist_ok=True)  # only once the inputs and configuration are known good
     cache_dir = os.path.abspath(cache_dir or os.path.join(output, "cache"))
     print(f"evaluate: {len(case_list)} cases from {cases}, edits in {edited}, judge {judge}", flush=True)
@@ -97,7 +109,8 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
     init_ray()
     ds = dataset_from_rows([{"case": c.to_json()} for c in case_list])
     ds = apply_steps(ds, [
-        PrepareCases(os.path.abspath(edited), os.path.join(output, "evidence"), tuple(canvas), eval_fps),
+        PrepareCases(os.path.abspath(edited), os.path.join(output, "evidence"), tuple(canvas), eval_fps,
+                     judge_children),
         # An endpoint judge waits on the network: light workers, at most `concurrency` of them.
         # The reference judge is local CPU work, so it takes whole cores and fills the cluster
         # (Ray Data then fuses it with evidence building, next to the frames it decodes).
@@ -117,11 +130,12 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
     info = method_info(edited)
     tables = results_tables([{**info, "splits": metrics["splits"]}])
     with open(os.path.join(output, "metrics.json"), "w") as f:
-        json.dump({**metrics, "method": info, "judge": judge_settings, "prompt_sha256": prompt.sha256}, f, indent=1)
+        json.dump({**metrics, "method": info, "run": run, "retries": retry_counts(records, schema_retries),
+                   "judge": judge_client.settings()}, f, indent=1)
     with open(os.path.join(output, "table.md"), "w") as f:
         f.write(tables)
     per_video = {cid: v for m in metrics["splits"].values() for cid, v in m["per_video"].items()}
-    rows = [_result_row(r, per_video) for r in sorted(records, key=lambda r: r["case_id"])]
+    rows = [_result_row(r, per_video, run) for r in sorted(records, key=lambda r: r["case_id"])]
     pq.write_table(pa.Table.from_pylist(rows, schema=RESULTS_SCHEMA), os.path.join(output, "results.parquet"))
 
     statuses = Counter(r["status"] for r in records)
@@ -131,8 +145,8 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
         "judge_calls": sum(len(r.get("attempts") or []) for r in records if not r.get("cached")),
         "errors_by_reason": dict(Counter(r["reason"] for r in records if r["reason"])),
         "method": info["model"], "judge": judge, **({"model": model} if model else {}),
-        "prompt_sha256": prompt.sha256,
-        "canvas": f"{canvas[0]}x{canvas[1]}", "eval_fps": eval_fps,
+        "prompt_sha256": run["prompt_sha256"], "schema_retries": schema_retries, "judge_children": judge_children,
+        "canvas": run["canvas"], "eval_fps": eval_fps,
         "scores": {split: {k: m[k] for k in ("AAR", "UI", "Clean", "BG", "Uncertain", "Coverage")}
                    for split, m in metrics["splits"].items()},
         "Overall": metrics["Overall"], "seconds": round(time.perf_counter() - start, 2),
@@ -150,4 +164,5 @@ def run_from_args(args: argparse.Namespace) -> dict:
                         canvas=args.canvas, concurrency=args.concurrency,
                         requests_per_minute=args.requests_per_minute, schema_retries=args.schema_retries,
                         cache_dir=args.cache_dir, temperature=args.temperature, seed=args.seed,
-                        max_tokens=args.max_tokens, response_format=args.response_format)
+                        max_tokens=args.max_tokens, response_format=args.response_format,
+                        judge_children=args.judge_children)

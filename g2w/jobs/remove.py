@@ -60,9 +60,12 @@ class RemoveCases(Step):
     method: str
     out_dir: str
     options: dict = field(default_factory=dict)
+    use_gpu: bool = False  # a GPU method on a cluster with GPUs: one GPU per worker
 
     def resources(self) -> Resources:
-        return Resources(num_cpus=1, batch_size=1)
+        # A GPU method on a cluster with GPUs gets one GPU per worker, so the runtime runs it on an
+        # actor pool (one actor per GPU) and a learned model loads once per worker.
+        return Resources(num_cpus=1, num_gpus=1 if self.use_gpu else 0, batch_size=1)
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [remove_one(self.method, Case.from_json(str(c)), self.out_dir, self.options) for c in batch["case"]]
@@ -104,8 +107,9 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     with open(os.path.join(output, "method.json"), "w") as f:
         json.dump({"method": method, **traits, "options": options or {}}, f)
     print(f"remove: {method} on {len(case_list)} cases -> {output}", flush=True)
-    init_ray()
-    ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [RemoveCases(method, output, options or {})])
+    use_gpu = get_method(method).gpu and init_ray().get("GPU", 0) > 0
+    step = RemoveCases(method, output, options or {}, use_gpu)
+    ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [step])
     manifest = os.path.join(output, "manifest.parquet")
     write_parquet(ds, manifest, MANIFEST_SCHEMA)
     rows = sorted(pq.read_table(manifest).to_pylist(), key=lambda r: r["case_id"])

@@ -32,6 +32,9 @@ class Method:
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("identity", "g2w.remove.baselines:identity", mask=False, ref_pt=False),
     Method("telea-gt", "g2w.remove.baselines:telea_gt", mask=True, ref_pt=False),
+    Method("telea", "g2w.remove.baselines:telea", mask=False, ref_pt=False),  # options: mask=segmenter|gt
+    Method("propagate", "g2w.remove.propagate:propagate", mask=False, ref_pt=False),  # options: mask=segmenter|gt
+    Method("gamecleaner", "g2w.remove.gamecleaner:gamecleaner", mask=False, ref_pt=True, gpu=True),
 )}
 
 

@@ -22,6 +22,28 @@ _NVENC_PRESETS = {
 
 
 _NTSC_BASES = (24, 30, 48, 60, 120, 240)
+_BT709, _LIMITED_RANGE = 1, 1  # FFmpeg's AVCOL_* codes for BT.709 and MPEG (limited) range
+_KR, _KB = 0.2126, 0.0722
+# RGB (0-255) -> limited-range Y'CbCr with BT.709 coefficients, as one affine 3x4 matrix.
+_RGB_TO_YCBCR_709 = np.array([
+    [219 / 255 * _KR, 219 / 255 * (1 - _KR - _KB), 219 / 255 * _KB, 16.0],
+    [-224 / 255 * _KR / (2 - 2 * _KB), -224 / 255 * (1 - _KR - _KB) / (2 - 2 * _KB), 112 / 255, 128.0],
+    [112 / 255, -224 / 255 * (1 - _KR - _KB) / (2 - 2 * _KR), -224 / 255 * _KB / (2 - 2 * _KR), 128.0],
+], np.float32)
+
+
+def rgb_to_i420_bt709(rgb: np.ndarray) -> np.ndarray:
+    """(h, w, 3) RGB -> the (3h/2, w) I420 layout OpenCV uses, with BT.709 coefficients and
+    chroma averaged over each 2x2 block."""
+    h, w = rgb.shape[:2]
+    ycc = cv2.transform(rgb, _RGB_TO_YCBCR_709)
+    chroma = cv2.resize(ycc[:, :, 1:], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    out = np.empty((h * 3 // 2, w), np.uint8)
+    out[:h] = ycc[:, :, 0]
+    tail = out[h:].reshape(-1)
+    tail[: w * h // 4] = chroma[:, :, 0].ravel()
+    tail[w * h // 4 :] = chroma[:, :, 1].ravel()
+    return out
 
 
 def exact_rate(fps: float | Fraction) -> Fraction:
@@ -127,6 +149,9 @@ class VideoWriter(StreamFile):
     `gop` is the keyframe interval in frames (default: 2 s), which bounds seek cost for readers.
     `threads` caps the encoder's threads (0: one per core of the machine, x264's default, which
     oversubscribes a node where many one-CPU tasks encode at once).
+    `bt709` converts with the BT.709 matrix and tags the stream so (primaries, transfer, matrix,
+    limited range), as HD video is expected to be; otherwise BT.601, untagged, which decoders
+    assume for untagged video.
     """
 
     def __init__(
@@ -140,6 +165,7 @@ class VideoWriter(StreamFile):
         encoder: str = "libx264",
         gop: int | None = None,
         threads: int = 0,
+        bt709: bool = False,
     ):
         if width % 2 or height % 2:
             raise ValueError(f"yuv420p needs even dimensions, got {width}x{height}")
@@ -151,15 +177,25 @@ class VideoWriter(StreamFile):
         if threads:
             ctx.thread_count = threads
         if self.codec == "libx264":
+            # PyAV asks for slice threads by default, which x264 runs far slower than the frame
+            # threads the ffmpeg command line uses; AUTO gives x264 its frame threads
+            ctx.thread_type = "AUTO"
             self._stream.options = {"crf": str(crf), "preset": preset}
         else:
             self._stream.options = {"rc": "vbr", "cq": str(crf), "preset": _NVENC_PRESETS.get(preset, preset)}
+        self.bt709 = bt709
+        if bt709:
+            ctx.colorspace = ctx.color_primaries = ctx.color_trc = _BT709
+            ctx.color_range = _LIMITED_RANGE
 
     def write(self, rgb: np.ndarray) -> None:
         if rgb.shape != (self.height, self.width, 3) or rgb.dtype != np.uint8:
             raise ValueError(
                 f"expected uint8 frame of shape {(self.height, self.width, 3)}, got {rgb.dtype} {rgb.shape}"
             )
+        if self.bt709:
+            self._write_array(rgb_to_i420_bt709(rgb), "yuv420p")
+            return
         # OpenCV's BT.601 limited-range I420 conversion matches swscale's default to within
         # rounding and runs several times faster, which matters at 720p and up.
         self._write_array(cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420), "yuv420p")

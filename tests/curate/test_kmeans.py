@@ -1,5 +1,3 @@
-import math
-
 import numpy as np
 import pytest
 
@@ -9,12 +7,11 @@ from g2w.curate.kmeans import num_clusters, spherical_kmeans
 @pytest.mark.parametrize("n, k_max, k", [
     (0, 2048, 0), (1, 2048, 1), (2, 2048, 2), (3, 2048, 3), (4, 2048, 4),
     (16, 2048, 16), (17, 2048, 16), (100, 2048, 40), (1_000_000, 2048, 2048), (262_144, 2048, 2048),
-    (262_143, 2048, 2047), (100, 10, 10),
+    (262_143, 2048, 2047), (100, 10, 10), (50, 2048, 28), (1000, 2048, 126),
 ])
 def test_k_formula(n, k_max, k):
+    """K = min(K_max, N, max(2, floor(4 sqrt N))), worked out by hand for each case."""
     assert num_clusters(n, k_max) == k
-    if n >= 2:
-        assert num_clusters(n, k_max) == min(k_max, n, max(2, math.floor(4 * math.sqrt(n))))
 
 
 def _blobs(n_per, centers, noise, seed):
@@ -52,8 +49,15 @@ def test_training_subset_still_labels_every_point():
     assert np.array_equal(labels, np.argmax(x @ centroids.T, axis=1))
 
 
-def test_every_cluster_stays_populated_when_points_repeat():
+def test_every_cluster_stays_populated_with_fewer_groups_than_clusters():
+    x = _blobs(10, np.eye(4) * 5, 0.05, 0)  # 40 points in 4 tight groups, K = 12
+    centroids, labels = spherical_kmeans(x, k_max=12, seed=0)
+    assert len(centroids) == 12 and np.isfinite(centroids).all()
+    assert np.bincount(labels, minlength=12).min() >= 1  # no cluster left empty
+
+
+def test_repeated_points_keep_k_finite_centroids():
     x = np.repeat(_blobs(1, np.eye(4) * 5, 0.0, 0), 10, axis=0)  # 4 distinct points, K = 12
     centroids, labels = spherical_kmeans(x, k_max=12, seed=0)
-    assert len(centroids) == 12
-    assert np.isfinite(centroids).all()
+    assert len(centroids) == 12 and np.isfinite(centroids).all()
+    assert len(set(labels)) == 4  # identical points can only fill as many clusters as they are

@@ -1,3 +1,5 @@
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,26 @@ def test_fit_keeps_aspect_and_centres(w, h, rot, expect):
     assert (p.width, p.height, p.x, p.y) == expect
     assert p.width % 2 == 0 and p.height % 2 == 0
     assert p.x + p.width <= 1280 and p.y + p.height <= 720
+
+
+def test_fit_shows_anamorphic_pixels_at_their_display_shape():
+    assert fit(720, 576, 0, 1280, 720, sar=64 / 45) == fit(1024, 576, 0, 1280, 720)  # PAL 16:9
+    p = fit(1440, 1080, 0, 1280, 720, sar=4 / 3)  # HDV: 1440 stored, 1920 shown
+    assert (p.width, p.height, p.x, p.y) == (1280, 720, 0, 0)
+
+
+def test_an_anamorphic_source_is_standardized_undistorted(make_video, tmp_path):
+    src = make_video("square.mp4", frames=24 * 7, fps=24, width=320, height=240)
+    wide = str(tmp_path / "wide.mp4")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", src, "-vf", "setsar=2", "-c:v", "libx264", "-preset",
+                    "ultrafast", wide], check=True)
+    (tmp_path / "clips").mkdir()
+    row = {"clip_id": np.array(["w"]), "source": np.array([wide]), "start_s": np.array([0.0]),
+           "width": np.array([320]), "height": np.array([240]), "fps": np.array([24.0]), "rotation": np.array([0])}
+    out = StandardizeClips(str(tmp_path / "clips"), preset="ultrafast")(row)
+    frame = FrameReader(out["clip_path"][0]).read_at([1.0])[0].astype(int)
+    rows_lit = np.flatnonzero(frame.max(axis=(1, 2)) > 40)
+    assert (rows_lit.min(), rows_lit.max()) == (120, 599)  # 640x240 shown -> 1280x480, bars of 120 above and below
 
 
 def _source_frames(fps: float, seconds: float, start=0.0):

@@ -59,9 +59,10 @@ def test_expected_category_shares_account_for_the_maxima():
     assert shares["teammate_roster"] == pytest.approx(0.2 / total, abs=0.005)  # maxima barely bind at M <= 5
 
 
-def test_bernoulli_profile_averages_5_5_events_at_unit_density(library):
-    out = layout_stats(600, seed=1, profile=SynthProfile(popups="bernoulli"), library=library)
-    assert out["popup_mean"]["expected"] == pytest.approx(5.5 * 1.07, abs=0.2)  # mean style density ~1.07
+def test_bernoulli_profile_with_a_fixed_style_keeps_its_relative_density(library):
+    out = layout_stats(600, seed=1, profile=SynthProfile(style="arena", popups="bernoulli"), library=library)
+    assert out["popup_mean"]["paper"] == 5.5
+    assert out["popup_mean"]["expected"] == pytest.approx(5.5 * 1.35 / 1.07, abs=1e-3)  # densest preset
     assert abs(out["popup_mean"]["observed"] - out["popup_mean"]["expected"]) < 0.35
 
 

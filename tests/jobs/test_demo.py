@@ -5,22 +5,31 @@ import os
 
 import pyarrow.parquet as pq
 
-from g2w.jobs.demo import BASELINES, run_demo
+from g2w.jobs.demo import BASELINES, METHODS, run_demo
 
 
 def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
     summary = run_demo(tmp_path, count=2, seed=1, duration_s=6.0, samples=1, clip_model=tiny_clip_config)
     assert summary["curate"]["kept"] >= 1
-    assert set(summary["timings_s"]) == {"samples", "curate", "assets", "synthesize", "remove_evaluate"}
+    assert set(summary["timings_s"]) == {"samples", "curate", "assets", "synthesize", "remove_evaluate", "gamecleaner"}
     synth = pq.read_table(tmp_path / "synth" / "manifest.parquet").to_pylist()
     assert [r["status"] for r in synth] == ["ok"]
-    for method in BASELINES:
+    assert summary["detect"]["ok"] == 1  # the shipped segmenter found the UI of the one pair
+    assert (tmp_path / "detect" / "report.html").exists()
+    for method in METHODS:
         assert (tmp_path / "removed" / method / f"{synth[0]['sample_id']}.mp4").exists()
         metrics = json.loads((tmp_path / "eval" / method / "summary.json").read_text())
         assert metrics["ok"] == 1
     aar = {m: summary["evaluate"][m]["scores"]["synthetic"]["AAR"] for m in BASELINES}
     assert aar["identity"] == 0.0 and aar["telea-gt"] > aar["identity"]
+    assert "propagate" in summary["evaluate"]
+    gc = summary["gamecleaner"]
+    assert gc["train"]["steps"] == 2 and gc["remove"] == {"ok": 1, "error": 0}
+    assert (tmp_path / "gamecleaner" / "removed" / f"{synth[0]['sample_id']}.mp4").exists()
+    assert "synthetic" in summary["evaluate"]["gamecleaner"]["scores"]
     page = (tmp_path / "report.html").read_text()
-    for link in ("curated/report.html", "synth/report.html", "eval/telea-gt/report.html", "raw_contact_sheet.png"):
+    assert "random-initialised" in page and "gamecleaner/run/report.html" in page
+    for link in ("curated/report.html", "synth/report.html", "eval/telea-gt/report.html", "eval/propagate/report.html",
+                 "detect/report.html", "raw_contact_sheet.png"):
         assert link in page and os.path.exists(tmp_path / link)
     assert json.loads((tmp_path / "summary.json").read_text())["curate"] == summary["curate"]

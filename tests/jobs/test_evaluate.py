@@ -36,7 +36,14 @@ def test_remove_then_evaluate_on_ray(ray_local, synth_out, tmp_path):
     assert syn["per_video"]["s000"]["BG"] == 100.0 and syn["per_video"]["s001"]["BG"] == 0.0
     assert syn["Coverage"] == 0.5 and metrics["method"]["model"] == "identity"
     assert "| identity | ✘ | ✘ |" in (out / "table.md").read_text()
+    run = metrics["run"]  # what was used, so runs that differ are never tabulated together
+    assert (run["canvas"], run["judge"], run["schema_retries"], run["judge_children"]) == ("1280x720", "reference", 0, False)
+    assert run["judge_model"].startswith("reference v") and run["prompt_sha256"] is None and run["g2w_version"]
+    assert metrics["retries"] == {"schema_retries": 0, "videos_judged": 1, "videos_retried": 0, "extra_calls": 0,
+                                  "invalid_videos": 0}
     rows = pq.read_table(out / "results.parquet").to_pylist()
     assert [(r["case_id"], r["status"]) for r in rows] == [("s000", "ok"), ("s001", "error")]
+    assert all(r["canvas"] == "1280x720" and r["judge_model"] == run["judge_model"] for r in rows)
+    assert [r["judge_calls"] for r in rows] == [1, 0]
     report = (out / "report.html").read_text()
     assert "s000" in report and "edited_" in report and "evidence/s000/0001.png" in report

@@ -1,5 +1,6 @@
 import os
 
+import av
 import numpy as np
 import pytest
 
@@ -90,3 +91,18 @@ def test_threads_cap_the_encoder_and_the_decoder(tmp_path):
     with av.open(str(path)) as c:
         assert c.streams.video[0].frames == 12
     assert len(list(iter_video_frames(path, threads=2))) == 12
+
+
+def test_bt709_output_is_converted_and_tagged_so(tmp_path):
+    rgb = np.zeros((720, 1280, 3), np.uint8)
+    rgb[:, :400], rgb[:, 400:800], rgb[:, 800:] = (230, 30, 20), (20, 200, 60), (40, 50, 220)
+    path = tmp_path / "hd.mp4"
+    with VideoWriter(path, 1280, 720, 30, preset="ultrafast", bt709=True) as w:
+        for _ in range(3):
+            w.write(rgb)
+    with av.open(str(path)) as c:
+        ctx = c.streams.video[0].codec_context
+        assert (ctx.colorspace, ctx.color_primaries, ctx.color_trc, ctx.color_range) == (1, 1, 1, 1)
+        frame = next(c.decode(video=0)).to_ndarray(format="rgb24")  # decoders follow the tag
+    for x, colour in ((200, (230, 30, 20)), (600, (20, 200, 60)), (1000, (40, 50, 220))):
+        assert np.abs(frame[360, x].astype(int) - colour).max() <= 3

@@ -1,0 +1,84 @@
+"""Held-out quality of the segmenter and of mask-free removal, on synthesized pairs.
+
+On every case of a synthesis output made from clips and an asset library the segmenter never
+trained on:
+- mask IoU and pixel F1 of the segmenter at the video's own size (its thresholded, upsampled
+  mask against `mask.mkv`);
+- PSNR inside the ground-truth mask against the clean reference, for `identity`, `telea-gt`
+  (oracle mask), `telea` and `propagate` (both with the segmenter's mask: mask-free);
+- the reference judge's AAR and BG for the same methods (`g2w evaluate --judge reference`).
+
+Usage: python benchmarks/removal_quality.py SYNTH_OUT --output DIR [--checkpoint CKPT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import numpy as np
+
+from g2w.evaluate.cases import load_cases
+from g2w.jobs.evaluate import run_evaluate
+from g2w.jobs.remove import run_remove
+from g2w.segment.metrics import SegmentationScore
+from g2w.segment.predict import Segmenter, full_mask
+from g2w.video import iter_frames, iter_masks
+
+METHODS = (("identity", {}), ("telea-gt", {}), ("telea", {"mask": "segmenter"}), ("propagate", {"mask": "segmenter"}))
+
+
+def segmenter_scores(cases, checkpoint: str | None) -> dict:
+    segmenter = Segmenter(checkpoint, threads=2)
+    score = SegmentationScore()
+    for case in cases:
+        w, h = case.width, case.height
+        for pred, truth in zip(segmenter.frames(case.source), iter_masks(case.mask)):
+            score.add_pixels(full_mask(pred, w, h) > 0, truth >= 128)
+    result = score.result()
+    return {"mask_iou": result["mask_iou"], "pixel_f1": result["pixel_f1"]}
+
+
+def psnr_inside(cases, edited_dir: str) -> float:
+    """PSNR over every ground-truth mask pixel of every frame (one pooled MSE)."""
+    total, count = 0.0, 0
+    for case in cases:
+        path = case.edited_path(edited_dir)
+        for edit, clean, mask in zip(iter_frames(path), iter_frames(case.reference), iter_masks(case.mask)):
+            inside = mask[:edit.rgb.shape[0], :edit.rgb.shape[1]] >= 128
+            h, w = edit.rgb.shape[:2]
+            diff = edit.rgb[inside].astype(np.float64) - clean.rgb[:h, :w][inside]
+            total += float((diff ** 2).sum())
+            count += diff.size
+    return round(10 * np.log10(255 ** 2 / (total / count)), 2) if count and total else float("inf")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("synth_out")
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--checkpoint", default=None)
+    args = parser.parse_args()
+    cases = load_cases(args.synth_out)
+    result = {"cases": len(cases), "segmenter": segmenter_scores(cases, args.checkpoint), "methods": {}}
+    print(json.dumps(result["segmenter"]), flush=True)
+    for method, options in METHODS:
+        name = f"{method}-segmenter" if options.get("mask") == "segmenter" else method
+        if args.checkpoint and "mask" in options:
+            options = {**options, "checkpoint": os.path.abspath(args.checkpoint)}
+        edited = os.path.join(args.output, "removed", name)
+        run_remove(method, args.synth_out, edited, options)
+        scores = run_evaluate(args.synth_out, edited, os.path.join(args.output, "eval", name))["scores"]["synthetic"]
+        result["methods"][name] = {"psnr_in_mask": psnr_inside(cases, edited), "AAR": scores["AAR"],
+                                   "BG": scores["BG"]}
+        print(name, json.dumps(result["methods"][name]), flush=True)
+    with open(os.path.join(args.output, "quality.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    print(f"{'method':22s} {'PSNR in mask':>12s} {'AAR':>6s} {'BG':>6s}")
+    for name, m in result["methods"].items():
+        print(f"{name:22s} {m['psnr_in_mask']:12.2f} {m['AAR']:6.1f} {m['BG']:6.1f}")
+
+
+if __name__ == "__main__":
+    main()

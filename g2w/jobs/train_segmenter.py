@@ -1,0 +1,104 @@
+"""`g2w hud-segmenter train`: train the UI segmenter on synthesized pairs, through the shared
+training harness (`g2w.train.fit`, on Ray Train).
+
+Writes into RUN: `model/` (hud_segmenter.json + .safetensors, loadable by `Segmenter` and
+`g2w detect --checkpoint`), `metrics.json` (validation: mask IoU, pixel F1, per-label recall,
+box AP50 per label, on held-out samples), `history.json` (loss, learning rate and samples/s per
+step, from the harness), `loss.png`, `overlays.png` (held-out frames: truth and prediction side
+by side) and `report.html`; the harness's own files (`weights.safetensors`, `summary.json`,
+`loss_curve.png`, `validation/`, Ray Train checkpoints `checkpoint_*`) are there too.
+Rerunning with the same RUN resumes from the last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict
+
+from g2w.models.hud_segmenter import CONFIG_NAME, WEIGHTS_NAME, HudSegmenter, HudSegmenterConfig
+from g2w.report import key_values, table, write_html
+from g2w.segment.task import SegmenterTask, sample_dirs, write_metrics
+
+WARMUP_STEPS = 50
+WEIGHT_DECAY = 1e-4
+LOG_EVERY = 25
+
+
+def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int = 2000, seed: int = 0,
+                        batch_size: int = 16, crop: int = 160, eval_every: int = 250,
+                        model: HudSegmenterConfig | None = None, workers: int = 1) -> dict:
+    """`eval_every`: checkpoint cadence (steps); held-out validation runs once, at the end."""
+    from g2w.train import FitConfig, fit
+
+    if batch_size % workers:
+        raise ValueError(f"--batch-size {batch_size} is not a multiple of the {workers} workers")
+    output = os.path.abspath(output)
+    os.makedirs(output, exist_ok=True)
+    task = SegmenterTask(data=[os.path.abspath(d) for d in data], val=[os.path.abspath(v) for v in val],
+                         cache_dir=os.path.join(output, "cache"), model=asdict(model or HudSegmenterConfig()),
+                         crop=crop, seed=seed)
+    train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
+    if not train_n or not val_n:
+        raise ValueError(f"need synthesized samples for training ({train_n} found) and validation ({val_n})")
+    print(f"hud-segmenter train: {train_n} training samples, {val_n} held-out -> {output}", flush=True)
+    start = time.perf_counter()
+    cfg = FitConfig(output=output, steps=steps, global_batch=batch_size, micro_batch=batch_size // workers,
+                    lr=task.lr, weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, steps), grad_clip=0.0,
+                    num_workers=workers, checkpoint_every=min(eval_every, steps), log_every=LOG_EVERY, seed=seed)
+    summary = fit(task, cfg)
+    seconds = time.perf_counter() - start
+    model_dir = os.path.join(output, "model")
+    os.makedirs(model_dir, exist_ok=True)
+    shutil.copy(os.path.join(output, "weights.safetensors"), os.path.join(model_dir, WEIGHTS_NAME))
+    with open(os.path.join(model_dir, CONFIG_NAME), "w") as f:
+        json.dump(task.model, f, indent=1)
+    net = HudSegmenter.from_pretrained(model_dir)  # the saved model loads as the shipped one does
+    with open(os.path.join(output, "validation", "metrics.json")) as f:
+        validation = json.load(f)
+    shutil.copy(os.path.join(output, "validation", "overlays.png"), os.path.join(output, "overlays.png"))
+    metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": steps,
+               "seed": seed, "batch_size": batch_size, "crop": crop, "train_seconds": round(seconds, 1),
+               "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
+               "model": task.model, "parameters": sum(p.numel() for p in net.parameters())}
+    write_metrics(output, metrics)
+    with open(os.path.join(output, "history.json")) as f:
+        history = json.load(f)
+    report = _report(output, history, metrics)
+    print(json.dumps(metrics["validation"], indent=1), flush=True)
+    print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}\nreport:  {report}", flush=True)
+    return metrics
+
+
+def _loss_png(output: str, history: list[dict]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.plot([h["step"] for h in history], [h["loss"] for h in history], label="training loss")
+    ax.set_xlabel("step")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(os.path.join(output, "loss.png"), dpi=100)
+    plt.close(fig)
+    return "loss.png"
+
+
+def _report(output: str, history: list[dict], metrics: dict) -> str:
+    """`report.html` of the segmenter run (replaces the harness's generic one, which it extends)."""
+    val = metrics["validation"]
+    per_label = [{"label": k, "pixel_recall": v, "label_accuracy": val["label_accuracy"].get(k),
+                  "box_ap50": val["box_ap50"].get(k)} for k, v in val["label_recall"].items()]
+    path = os.path.join(output, "report.html")
+    write_html(path, "g2w hud-segmenter train", [
+        ("Held-out validation", key_values({k: v for k, v in val.items() if not isinstance(v, dict)})),
+        ("Run", key_values({k: v for k, v in metrics.items() if not isinstance(v, (dict, list))})),
+        ("Training loss", f"<img src='{_loss_png(output, history)}'>"),
+        ("Held-out frames: truth (left) and prediction (right)", "<img src='overlays.png' style='max-width:100%'>"),
+        ("Per label", table(per_label, ["label", "pixel_recall", "label_accuracy", "box_ap50"])),
+    ])
+    return path

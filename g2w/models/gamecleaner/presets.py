@@ -1,0 +1,109 @@
+"""GameCleaner configurations: one dataclass, one named preset per base model.
+
+Real presets describe the public checkpoints' architectures (diffusers `WanTransformer3DModel`
+and `AutoencoderKLWan` configs, Qwen2.5-VL-3B as the MLLM, as in Kiwi-Edit) so that random
+initialisation, FLOP counts and loading from local folders all agree. `tiny` keeps every
+component (Qwen2.5-VL, Wan DiT, Wan VAE) but shrinks widths, depths and the clip so CPU tests
+train in seconds; it is the only preset whose MLLM has no tokenizer files (see `condition.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+INSTRUCTION = "Remove the gameplay UI from the video."
+ATTENTION_TARGETS = ("to_q", "to_k", "to_v", "to_out.0")
+FFN_TARGETS = ("ffn.net.0.proj", "ffn.net.2")
+
+
+@dataclass(frozen=True)
+class GameCleanerConfig:
+    name: str
+    width: int
+    height: int
+    frames: int = 81
+    fps: float = 16.0
+    mllm_frames: int = 16  # source frames the MLLM sees (Kiwi-Edit's max_frames)
+    mllm_frame_pixels: int = 448 * 448  # per frame, before the MLLM's 14-px patches and 2x2 merge
+    num_queries: int = 512  # learnable video queries (Kiwi-Edit's default for video)
+    lora_rank: int = 64
+    lora_alpha: int = 64
+    lora_ffn: bool = False
+    reference_drop: float = 0.2
+    gamma_init: tuple[float, float] = (0.0, 1.0)  # gamma(t) = a + b * sigma(t), see dit.py
+    dit: dict = field(default_factory=dict)  # WanTransformer3DModel config
+    vae: dict = field(default_factory=dict)  # AutoencoderKLWan config
+    mllm: dict | None = None  # Qwen2.5-VL config for random init (tiny); None: from the local folder
+
+    @property
+    def dit_width(self) -> int:
+        return self.dit["num_attention_heads"] * self.dit["attention_head_dim"]
+
+    @property
+    def latent_channels(self) -> int:
+        return self.dit["in_channels"]
+
+    @property
+    def vae_stride(self) -> tuple[int, int]:
+        """(temporal, spatial) compression of the VAE."""
+        return self.vae.get("scale_factor_temporal", 4), self.vae.get("scale_factor_spatial", 8)
+
+    def latent_shape(self, frames: int | None = None) -> tuple[int, int, int, int]:
+        t, s = self.vae_stride
+        frames = self.frames if frames is None else frames
+        return self.latent_channels, (frames - 1) // t + 1, self.height // s, self.width // s
+
+    def lora_targets(self) -> list[str]:
+        return list(ATTENTION_TARGETS + (FFN_TARGETS if self.lora_ffn else ()))
+
+    def with_options(self, **changes) -> GameCleanerConfig:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _wan(heads, ffn, layers, channels, head_dim=128) -> dict:
+    return {"patch_size": [1, 2, 2], "num_attention_heads": heads, "attention_head_dim": head_dim,
+            "in_channels": channels, "out_channels": channels, "text_dim": 4096, "freq_dim": 256,
+            "ffn_dim": ffn, "num_layers": layers, "cross_attn_norm": True, "qk_norm": "rms_norm_across_heads",
+            "eps": 1e-6, "rope_max_seq_len": 1024}
+
+
+_WAN21_VAE = {"base_dim": 96, "z_dim": 16}  # diffusers defaults carry Wan2.1's latent statistics
+_WAN22_VAE = {"base_dim": 160, "decoder_base_dim": 256, "z_dim": 48, "is_residual": True, "in_channels": 12,
+              "out_channels": 12, "patch_size": 2, "scale_factor_spatial": 16, "scale_factor_temporal": 4}
+
+_TINY_MLLM = {
+    "model_type": "qwen2_5_vl",
+    "text_config": {"vocab_size": 512, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                    "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
+                    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+                    "bos_token_id": 510, "eos_token_id": 511},
+    "vision_config": {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 64,
+                      "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2, "window_size": 56,
+                      "fullatt_block_indexes": [0], "tokens_per_second": 2},
+    "bos_token_id": 510, "eos_token_id": 511, "image_token_id": 500, "video_token_id": 501, "vision_start_token_id": 502, "vision_end_token_id": 503,
+}
+
+PRESETS: dict[str, GameCleanerConfig] = {
+    "tiny": GameCleanerConfig(
+        "tiny", width=32, height=32, frames=17, mllm_frames=4, mllm_frame_pixels=56 * 56, num_queries=8,
+        lora_rank=4, lora_alpha=4,
+        dit=_wan(heads=2, ffn=64, layers=2, channels=4, head_dim=16) | {"text_dim": 64},
+        vae={"base_dim": 8, "z_dim": 4, "dim_mult": [1, 1, 1, 1], "num_res_blocks": 1,
+             "latents_mean": [0.0] * 4, "latents_std": [1.0] * 4},
+        mllm=_TINY_MLLM),
+    "wan21-1.3b": GameCleanerConfig("wan21-1.3b", width=832, height=480,
+                                    dit=_wan(heads=12, ffn=8960, layers=30, channels=16), vae=_WAN21_VAE),
+    "wan22-ti2v-5b": GameCleanerConfig("wan22-ti2v-5b", width=1280, height=704,
+                                       dit=_wan(heads=24, ffn=14336, layers=30, channels=48), vae=_WAN22_VAE),
+    "wan21-14b": GameCleanerConfig("wan21-14b", width=1280, height=720,
+                                   dit=_wan(heads=40, ffn=13824, layers=40, channels=16), vae=_WAN21_VAE),
+}
+
+
+def get_preset(name: str) -> GameCleanerConfig:
+    if name not in PRESETS:
+        raise ValueError(f"unknown GameCleaner preset {name!r}: use one of {sorted(PRESETS)}")
+    return PRESETS[name]

@@ -1,0 +1,139 @@
+"""GameCleaner as a `g2w.train` task: precached latents in, flow-matching loss out.
+
+The cache says whether it holds connector outputs (`context`: the run starts from a checkpoint,
+connector frozen) or MLLM states (`states`: from scratch, the connector trains); the task refuses
+a cache of the wrong kind. The reference latent is dropped with probability `reference_drop`
+per sample, drawn from the harness's per-sample generator. A cache with error rows is refused
+unless `skip_errors`, which reports how many rows it skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import torch
+from safetensors.torch import load_file
+
+from g2w.models.gamecleaner import flow
+from g2w.train.task import TrainTask
+
+
+def cache_counts(cache: str) -> tuple[int, int]:
+    """(ok rows, error rows) of a cache's index, counted in Arrow (no Python rows)."""
+    status = pq.read_table(os.path.join(cache, "index.parquet"), columns=["status"])["status"]
+    ok = pc.sum(pc.equal(status, "ok")).as_py() or 0
+    return ok, len(status) - ok
+
+
+def ok_paths(cache: str) -> list[str]:
+    """Shard paths of the ok rows (read on the training worker, not the driver)."""
+    table = pq.read_table(os.path.join(cache, "index.parquet"), columns=["status", "path"])
+    return table.filter(pc.equal(table["status"], "ok"))["path"].to_pylist()
+
+
+@dataclass
+class GameCleanerTask(TrainTask):
+    cache: str
+    checkpoint: str | None = None  # start from these g2w weights (connector frozen)
+    base_dir: str | None = None  # Wan folder (diffusers layout); None: random init (tiny)
+    preset: str = "tiny"
+    seed: int = 0
+    skip_errors: bool = False
+    gradient_checkpointing: bool = False
+    name = "gamecleaner"
+
+    def __post_init__(self):
+        with open(os.path.join(self.cache, "cache.json")) as f:
+            self.kind = json.load(f)["kind"]
+        expected = "context" if self.checkpoint else "states"
+        if self.kind != expected:
+            raise ValueError(f"{self.cache} holds {self.kind}, but a run {'from a checkpoint' if self.checkpoint else 'from scratch'}"
+                             f" needs {expected}: precache again {'with' if self.checkpoint else 'without'} --checkpoint")
+        ok, self.skipped = cache_counts(self.cache)
+        if self.skipped and not self.skip_errors:
+            raise ValueError(f"{self.cache}: {self.skipped} of {ok + self.skipped} pairs are error rows; "
+                             "fix them or pass --skip-errors")
+        if not ok:
+            raise ValueError(f"{self.cache}: no usable pairs")
+        self.examples = ok
+
+    @functools.cached_property
+    def paths(self) -> list[str]:
+        return ok_paths(self.cache)
+
+    @functools.cached_property
+    def model_config(self):
+        from g2w.models.gamecleaner.model import checkpoint_config
+        from g2w.models.gamecleaner.presets import get_preset
+
+        return checkpoint_config(self.checkpoint) if self.checkpoint else get_preset(self.preset)
+
+    def build_model(self, device):
+        from g2w.models.gamecleaner.model import load_gamecleaner
+
+        model = load_gamecleaner(self.checkpoint, self.model_config, self.base_dir, self.seed)
+        if self.gradient_checkpointing:
+            model.dit.transformer.enable_gradient_checkpointing()
+        return model.to(device)
+
+    def trainable_parameters(self, model):
+        return model.trainable()
+
+    def num_examples(self):
+        return self.examples
+
+    def load_batch(self, indices, device):
+        shards = [load_file(self.paths[i]) for i in indices]
+        return {k: torch.stack([s[k] for s in shards]).to(device) for k in shards[0]}
+
+    def loss(self, model, batch, generator):
+        keep = torch.rand(batch["source"].shape[0], generator=generator, device=batch["source"].device)
+        keep = (keep >= self.model_config.reference_drop).float().view(-1, 1, 1, 1, 1)
+        # a dropped reference is a zero latent frame: the same token count, so samples batch together
+        reference = batch["reference"] * keep
+        cond = {self.kind: batch[self.kind]}
+
+        def predict(latents, t, _context, source, ref):
+            return model(latents, t, source, ref, **cond)
+
+        return flow.flow_matching_loss(predict, batch["target"], None, batch["source"], reference, generator)
+
+    def save_weights(self, model, path):
+        model.save(path)
+
+    def load_weights(self, model, path):
+        model.load(path)
+
+    def flops_per_sample(self):
+        from g2w.models.gamecleaner.flops import training_flops
+
+        return training_flops(self.model_config)
+
+    def validate(self, model, out_dir, device):
+        """Before/after middle frames of the first pair: source, target, and a short sampling."""
+        from g2w.models.gamecleaner.encoders import Encoders
+        from g2w.report import save_png
+
+        os.makedirs(out_dir, exist_ok=True)
+        cfg = self.model_config
+        batch = self.load_batch([0], device)
+        enc = Encoders(cfg, self.base_dir, device=device, seed=self.seed, with_mllm=False)
+        model.eval()
+        cond = {self.kind: batch[self.kind]}
+        with torch.no_grad():
+            out = flow.euler_sample(lambda z, t, _c, s, r: model(z, t, s, r, **cond), None, batch["source"],
+                                    batch["reference"], steps=8, generator=torch.Generator(device).manual_seed(0))
+        model.train()
+        rows = {}
+        for label, latent in (("source", batch["source"]), ("target", batch["target"]), ("output", out)):
+            frames = enc.decode(latent)
+            name = f"{label}.png"
+            save_png(os.path.join(out_dir, name), np.ascontiguousarray(frames[len(frames) // 2]))
+            rows[f"image_{label}"] = f"validation/{name}"
+        return [{"label": os.path.basename(self.paths[0]).removesuffix(".safetensors"), **rows}]

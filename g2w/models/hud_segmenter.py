@@ -1,0 +1,121 @@
+"""A compact spatio-temporal UI segmenter: where is screen-space UI, and which of the 21 labels.
+
+Screen-space UI stays put while the world moves, so besides a short stack of frames the network
+sees per-pixel temporal statistics over a longer span (median and spread, see
+`g2w.segment.inputs`). It is a small U-Net run at reduced resolution (long side
+`input_long_side`); its logits are upsampled to the frame's own size, which keeps it fast enough
+for 720p on two CPU cores. Two heads share the decoder: one UI logit per pixel and 21 label
+logits per pixel at half resolution (read only where the UI logit is positive).
+
+Saving and loading go through the config (`save_pretrained` / `from_pretrained`, safetensors),
+so a tiny config builds the same model class for tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from g2w.taxonomy import LABELS
+
+WEIGHTS_NAME = "hud_segmenter.safetensors"
+CONFIG_NAME = "hud_segmenter.json"
+
+
+@dataclass(frozen=True)
+class HudSegmenterConfig:
+    stack: int = 3  # frames in the short stack, centred on the frame segmented
+    stack_step: int = 2  # frames between stack members
+    span: int = 32  # frames per temporal-statistics window
+    input_long_side: int = 320  # the network runs with the frame's long side scaled to this
+    widths: tuple[int, ...] = (16, 24, 32)  # channels per U-Net level (each level halves the size)
+    num_labels: int = len(LABELS)
+
+    @property
+    def in_channels(self) -> int:
+        # the stack's RGB, the temporal median RGB, and the temporal spread (one channel)
+        return 3 * self.stack + 3 + 1
+
+    @classmethod
+    def tiny(cls) -> "HudSegmenterConfig":
+        return cls(span=8, input_long_side=96, widths=(8, 12, 16))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "HudSegmenterConfig":
+        return cls(**{**data, "widths": tuple(data["widths"])})
+
+
+def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class HudSegmenter(nn.Module):
+    """(B, in_channels, H, W) in 0..1 -> UI logits (B, 1, H, W) and label logits (B, 21, ceil(H/2), ceil(W/2)).
+
+    The encoder starts with a stride-2 convolution, so the U-Net works at half the input
+    resolution and below (most of the cost of a segmenter is in its highest-resolution layers);
+    a small refinement convolution then sharpens the upsampled UI logit against the current
+    frame and the temporal spread at the input resolution.
+    """
+
+    def __init__(self, config: HudSegmenterConfig):
+        super().__init__()
+        self.config = config
+        w = config.widths
+        self.stem = nn.Sequential(_conv(config.in_channels, w[0], stride=2), _conv(w[0], w[0]))
+        self.down = nn.ModuleList(nn.Sequential(_conv(w[i], w[i + 1], 2), _conv(w[i + 1], w[i + 1]))
+                                  for i in range(len(w) - 1))
+        self.up = nn.ModuleList(_conv(w[i + 1] + w[i], w[i]) for i in reversed(range(len(w) - 1)))
+        self.ui_head = nn.Conv2d(w[0], 1, 1)
+        self.label_head = nn.Conv2d(w[0], config.num_labels, 1)
+        # refinement input: upsampled UI logit, the current frame (RGB) and the spread plane
+        self.refine = nn.Sequential(_conv(5, 8), nn.Conv2d(8, 1, 3, 1, 1))
+
+    @property
+    def multiple(self) -> int:
+        """Input sizes must be multiples of this (the stem and each extra level halve the size)."""
+        return 2 ** len(self.config.widths)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h, w = x.shape[-2:]
+        m = self.multiple
+        pad_h, pad_w = (-h) % m, (-w) % m
+        if pad_h or pad_w:
+            x = F.pad(x, (0, pad_w, 0, pad_h), mode="replicate")
+        skips = [self.stem(x)]
+        for down in self.down:
+            skips.append(down(skips[-1]))
+        y = skips.pop()
+        for up in self.up:
+            skip = skips.pop()
+            y = up(torch.cat([F.interpolate(y, size=skip.shape[-2:], mode="nearest"), skip], 1))
+        size = x.shape[-2:]
+        coarse = F.interpolate(self.ui_head(y), size=size, mode="bilinear", align_corners=False)
+        current = 3 * (self.config.stack // 2)
+        ui = coarse + self.refine(torch.cat([coarse, x[:, current:current + 3], x[:, -1:]], 1))
+        # labels stay at half resolution: they only name regions the UI logit has found
+        return ui[..., :h, :w], self.label_head(y)[..., :(h + 1) // 2, :(w + 1) // 2]
+
+    def save_pretrained(self, directory: str) -> str:
+        from safetensors.torch import save_file
+
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, CONFIG_NAME), "w") as f:
+            json.dump(asdict(self.config), f, indent=1)
+        path = os.path.join(directory, WEIGHTS_NAME)
+        save_file({k: v.detach().cpu().contiguous() for k, v in self.state_dict().items()}, path)
+        return path
+
+    @classmethod
+    def from_pretrained(cls, directory: str, device: str = "cpu") -> "HudSegmenter":
+        from safetensors.torch import load_file
+
+        with open(os.path.join(directory, CONFIG_NAME)) as f:
+            model = cls(HudSegmenterConfig.from_dict(json.load(f)))
+        model.load_state_dict(load_file(os.path.join(directory, WEIGHTS_NAME), device=device))
+        return model.to(device).eval()

@@ -1,0 +1,236 @@
+"""Flow-guided propagation: fill the UI hole with world pixels seen in other frames.
+
+Screen-space UI stays put while the camera moves, so the world behind a widget is usually
+visible a few frames earlier or later. Per chunk of frames:
+
+1. optical flow between neighbouring frames (OpenCV DIS) on a crop around the union of the
+   holes, at reduced resolution; inside each hole the flow is unknown (the UI does not move),
+   so it is completed from the flow around it (Telea on each flow component);
+2. a forward pass carries known pixels from frame t-1 into frame t's hole along the flow, and a
+   backward pass does the same from t+1; each filled pixel remembers how many steps it travelled;
+3. where both passes reach a pixel they are blended with weights 1/steps (the nearer frame in
+   time counts more); pixels neither pass reaches (never visible in the chunk) are filled
+   spatially with Telea.
+
+Only hole pixels change: every pixel outside the hole is the decoded source frame, exactly (the
+output video is then H.264-encoded like every other method's). Chunks are independent, so
+memory is bounded by `chunk_frames` however long the video.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from g2w.evaluate.cases import Case
+from g2w.remove.baselines import even_size
+from g2w.remove.masks import case_holes
+from g2w.video import VideoWriter, iter_frames
+
+FAR = np.float32(1e9)  # "never reached" distance
+
+
+def _flow_engine() -> cv2.DISOpticalFlow:
+    dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+    dis.setFinestScale(0)  # full-resolution patches: chained flow errors add up
+    return dis
+
+
+def _complete(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6) -> np.ndarray:
+    """Flow (h, w, 2) with values inside `hole` (uint8 0/255) replaced from the flow around it.
+
+    Per connected hole, an affine motion is fitted robustly (RANSAC) to the flow on a ring just
+    outside it and evaluated inside: a pan, zoom or roll carries on behind the widget, and the
+    ring's few bad vectors (those the widget's edge disturbed) are outvoted. A hole whose ring
+    is too small for a fit is filled by Telea from its border instead.
+    """
+    if not hole.any():
+        return flow
+    out = flow.copy()
+    count, components = cv2.connectedComponents(hole)
+    kernel = np.ones((2 * ring_px + 1, 2 * ring_px + 1), np.uint8)
+    leftover = np.zeros_like(hole)
+    for k in range(1, count):
+        inside = (components == k).astype(np.uint8)
+        ys, xs = np.nonzero(cv2.dilate(inside, kernel) & (hole == 0))
+        model = None
+        if len(xs) >= 12:
+            points = np.stack([xs, ys], 1).astype(np.float32)
+            model, _ = cv2.estimateAffine2D(points, points + flow[ys, xs], ransacReprojThreshold=1.0)
+        if model is None:
+            leftover |= inside * 255
+            continue
+        iy, ix = np.nonzero(inside)
+        pts = np.stack([ix, iy, np.ones_like(ix)], 1).astype(np.float32)
+        out[iy, ix] = pts @ model.T.astype(np.float32) - pts[:, :2]
+    if leftover.any():
+        out = np.dstack([cv2.inpaint(np.ascontiguousarray(out[..., c]), leftover, 3, cv2.INPAINT_TELEA)
+                         for c in range(2)])
+    return out
+
+
+class _Crop:
+    """The region flow is computed and pixels are propagated in, and its scaled-down twin."""
+
+    def __init__(self, region: np.ndarray, flow_long_side: int):
+        ys, xs = np.nonzero(region)
+        self.y0, self.y1 = ys.min(), ys.max() + 1
+        self.x0, self.x1 = xs.min(), xs.max() + 1
+        ch, cw = self.y1 - self.y0, self.x1 - self.x0
+        self.scale = min(1.0, flow_long_side / max(ch, cw))
+        self.small = (max(8, round(cw * self.scale)), max(8, round(ch * self.scale)))
+        self.size = (cw, ch)
+        gx, gy = np.meshgrid(np.arange(cw, dtype=np.float32), np.arange(ch, dtype=np.float32))
+        self.grid = np.dstack([gx, gy])
+
+    def cut(self, image: np.ndarray) -> np.ndarray:
+        return image[self.y0:self.y1, self.x0:self.x1]
+
+    def shrink(self, image: np.ndarray, nearest: bool = False) -> np.ndarray:
+        return cv2.resize(image, self.small, interpolation=cv2.INTER_NEAREST if nearest else cv2.INTER_AREA)
+
+    def grow_flow(self, flow: np.ndarray) -> np.ndarray:
+        """Small-crop flow -> crop-size sampling map (absolute source coordinates)."""
+        big = cv2.resize(flow, self.size, interpolation=cv2.INTER_LINEAR) * np.float32(1 / self.scale)
+        return self.grid + big
+
+
+def _flows(crop: _Crop, frames: list[np.ndarray], holes: list[np.ndarray], step: int) -> list[np.ndarray | None]:
+    """maps[t]: where each pixel of frame t lies in frame t+step (None where there is no such frame)."""
+    dis = _flow_engine()
+    small_holes = [cv2.dilate(crop.shrink(crop.cut(h), nearest=True), np.ones((5, 5), np.uint8)) for h in holes]
+    # the UI is pre-filled in the flow images: a static widget would otherwise pin the flow
+    # around it to zero
+    gray = [crop.shrink(cv2.cvtColor(crop.cut(f), cv2.COLOR_RGB2GRAY)) for f in frames]
+    gray = [cv2.inpaint(g, hole, 3, cv2.INPAINT_TELEA) if hole.any() else g for g, hole in zip(gray, small_holes)]
+    maps = []
+    for t in range(len(frames)):
+        s = t + step
+        if not 0 <= s < len(frames):
+            maps.append(None)
+            continue
+        flow = dis.calc(gray[t], gray[s], None)
+        maps.append(crop.grow_flow(_complete(flow, small_holes[t])))
+    return maps
+
+
+def _sweep(crop: _Crop, holes: list[np.ndarray], maps: list, order: range) -> list[tuple]:
+    """One propagation pass in `order`. Per frame: (source frame, source x, source y, steps) for
+    every crop pixel; source frame -1 where the pass never reached it.
+
+    Coordinates are chained through the flow and colours are read once, from the frame where the
+    pixel was visible, so a long trip does not blur the fill by resampling it at every step.
+    """
+    out = [None] * len(holes)
+    prev = None
+    for t in order:
+        hole = holes[t] > 0
+        src = np.where(hole, -1, t).astype(np.float32)
+        sx, sy = crop.grid[..., 0].copy(), crop.grid[..., 1].copy()
+        dist = np.where(hole, FAR, 0).astype(np.float32)
+        if prev is not None and hole.any():
+            mx, my = maps[t][..., 0], maps[t][..., 1]
+            p_src, p_x, p_y, p_dist = prev
+            known = cv2.remap((p_src >= 0).astype(np.float32), mx, my, cv2.INTER_LINEAR, borderValue=0)
+            n_src = cv2.remap(p_src, mx, my, cv2.INTER_NEAREST, borderValue=-1)
+            n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            n_dist = cv2.remap(p_dist, mx, my, cv2.INTER_NEAREST, borderValue=float(FAR))
+            ok = hole & (known > 0.99) & (n_src >= 0)
+            src[ok], sx[ok], sy[ok], dist[ok] = n_src[ok], n_x[ok], n_y[ok], n_dist[ok] + 1
+        out[t] = prev = (src, sx, sy, dist)
+    return out
+
+
+def _gather(colors: list[np.ndarray], where: np.ndarray, traced: tuple) -> np.ndarray:
+    """(n, 3) float32 colours of the `where` pixels, read from their source frames."""
+    src, sx, sy, _ = (a[where] for a in traced)
+    out = np.zeros((len(src), 3), np.float32)
+    for k in np.unique(src).astype(int):
+        sel = src == k
+        px = cv2.remap(colors[k], sx[sel].reshape(-1, 1), sy[sel].reshape(-1, 1), cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE)
+        out[sel] = px.reshape(-1, 3)
+    return out
+
+
+def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 320,
+               radius: int = 3) -> list[np.ndarray]:
+    """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
+
+    Each group of nearby holes (the union over the chunk, grown by `margin`) is handled in its
+    own crop, so the cost follows the UI's area, not the frame's.
+    """
+    out = [f.copy() for f in frames]
+    if not holes:
+        return out
+    union = np.bitwise_or.reduce(np.stack(holes), axis=0)
+    if not union.any():
+        return out
+    grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+    count, regions = cv2.connectedComponents(grown)
+    for k in range(1, count):
+        _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius)
+    return out
+
+
+def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop, out: list[np.ndarray],
+                 radius: int) -> None:
+    """Fill the hole pixels inside one crop of every frame, writing into `out`."""
+    colors = [crop.cut(f) for f in frames]
+    cut_holes = [crop.cut(h) for h in holes]
+    n = len(frames)
+    forward = _sweep(crop, cut_holes, _flows(crop, frames, holes, -1), range(n))
+    backward = _sweep(crop, cut_holes, _flows(crop, frames, holes, +1), range(n - 1, -1, -1))
+    for t in range(n):
+        hole = cut_holes[t] > 0
+        if not hole.any():
+            continue
+        filled = colors[t].copy()
+        color, weight = np.zeros((int(hole.sum()), 3), np.float32), np.zeros(int(hole.sum()), np.float32)
+        for traced in (forward[t], backward[t]):
+            reached = traced[0][hole] >= 0
+            if reached.any():
+                w = 1 / np.maximum(traced[3][hole][reached], 1)
+                where = hole.copy()
+                where[hole] = reached
+                color[reached] += _gather(colors, where, traced) * w[:, None]
+                weight[reached] += w
+        got = weight > 0
+        values = filled[hole]
+        values[got] = np.clip(color[got] / weight[got, None] + 0.5, 0, 255).astype(np.uint8)
+        filled[hole] = values
+        reached = hole.copy()
+        reached[hole] = got
+        unreached = (hole & ~reached).astype(np.uint8) * 255
+        if unreached.any():
+            filled = cv2.inpaint(filled, unreached, radius, cv2.INPAINT_TELEA)
+        region = crop.cut(out[t])  # a view into the output frame
+        region[hole] = filled[hole]
+
+
+def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 4, chunk_frames: int = 90,
+              crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None) -> int:
+    """Remove the UI of one case by flow-guided propagation; returns the frames written."""
+    w, h, fps = even_size(case)
+    written = 0
+    with VideoWriter(out_path, w, h, fps, crf=crf, preset=preset) as writer:
+        frames, holes = [], []
+
+        def flush():
+            nonlocal written
+            for frame in fill_chunk(frames, holes):
+                writer.write(np.ascontiguousarray(frame[:h, :w]))
+                written += 1
+            frames.clear()
+            holes.clear()
+
+        for frame, hole in zip(iter_frames(case.source), case_holes(case, mask, dilate_px, checkpoint), strict=True):
+            if hole.shape != frame.rgb.shape[:2]:
+                raise ValueError(f"{case.case_id}: mask {hole.shape} does not match frame {frame.rgb.shape[:2]}")
+            frames.append(frame.rgb)
+            holes.append(hole)
+            if len(frames) == chunk_frames:
+                flush()
+        flush()
+    return written

@@ -1,0 +1,1 @@
+"""The learned HUD segmenter around its model: inputs, training data, losses, metrics, prediction."""

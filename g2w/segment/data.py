@@ -1,0 +1,154 @@
+"""Training data from synthesis outputs: `hud.mp4`, `mask.mkv` and `annotation.json` per sample.
+
+A sample is decoded once at the model's resolution, optionally after a round trip through
+libx264 at a chosen CRF (real footage arrives at many qualities), and cached as `.npz`:
+frames (T, h, w, 3) uint8, the UI target (T, h, w) 0/1 from the lossless mask, and a label map
+(T, h, w) int8 that gives each UI pixel the taxonomy label of the smallest annotated box
+covering it (-1 where there is no UI). `random_item` then cuts augmented training crops
+(scale, aspect, brightness, contrast, blur) from cached samples.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from g2w.models.hud_segmenter import HudSegmenterConfig
+from g2w.segment.inputs import assemble, model_size, stack_indices, window_stats
+from g2w.taxonomy import LABELS
+from g2w.video import VideoWriter, iter_frames, iter_masks, probe
+
+LABEL_INDEX = {label: k for k, label in enumerate(LABELS)}
+IGNORE = -1
+
+
+def _label_maps(annotation: dict, size: tuple[int, int], frames: int) -> np.ndarray:
+    """(T, h, w) int8 label per pixel from the annotation's boxes (smallest box on top)."""
+    w, h = size
+    sx, sy = w / annotation["width"], h / annotation["height"]
+    label_of = {inst["id"]: LABEL_INDEX[inst["label"]] for inst in annotation["instances"]}
+    out = np.full((frames, h, w), IGNORE, np.int8)
+    for rec in annotation["frames"]:
+        t = rec["frame"]
+        if t >= frames:
+            continue
+        objects = sorted(rec["objects"], key=lambda o: -(o["box"][2] - o["box"][0]) * (o["box"][3] - o["box"][1]))
+        for obj in objects:
+            x1, y1, x2, y2 = obj["box"]
+            out[t, int(y1 * sy):max(int(y1 * sy) + 1, round(y2 * sy)),
+                int(x1 * sx):max(int(x1 * sx) + 1, round(x2 * sx))] = label_of[obj["id"]]
+    return out
+
+
+def _reencode(frames: np.ndarray, fps: float, crf: int) -> np.ndarray:
+    """Frames after a libx264 round trip at `crf` (even size: the last row/column is kept as is)."""
+    t, h, w, _ = frames.shape
+    he, we = h - h % 2, w - w % 2
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "crf.mp4")
+        with VideoWriter(path, we, he, fps, crf=crf, preset="ultrafast") as writer:
+            for frame in frames:
+                writer.write(np.ascontiguousarray(frame[:he, :we]))
+        out = frames.copy()
+        for k, decoded in enumerate(iter_frames(path)):
+            out[k, :he, :we] = decoded.rgb
+    return out
+
+
+def load_sample(sample_dir: str, config: HudSegmenterConfig, crf: int | None = None) -> dict:
+    """One synthesized sample at model resolution: frames, UI target and label map."""
+    video = os.path.join(sample_dir, "hud.mp4")
+    info = probe(video)
+    w, h = model_size(info.width, info.height, config.input_long_side)
+    frames = np.stack([f.rgb for f in iter_frames(video, width=w, height=h)])
+    masks = np.stack([cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA) for m in iter_masks(
+        os.path.join(sample_dir, "mask.mkv"))])
+    n = min(len(frames), len(masks))
+    frames, ui = frames[:n], (masks[:n] >= 128).astype(np.uint8)
+    if crf is not None:
+        frames = _reencode(frames, info.fps or 30.0, crf)
+    with open(os.path.join(sample_dir, "annotation.json")) as f:
+        labels = _label_maps(json.load(f), (w, h), n)
+    labels[ui == 0] = IGNORE
+    return {"frames": frames, "ui": ui, "labels": labels}
+
+
+def cached_sample(sample_dir: str, config: HudSegmenterConfig, cache_dir: str, crf: int | None = None) -> dict:
+    """`load_sample`, cached as .npz under `cache_dir` (keyed by sample, size and CRF)."""
+    name = f"{os.path.basename(os.path.normpath(sample_dir))}_{config.input_long_side}_crf{crf}.npz"
+    path = os.path.join(cache_dir, name)
+    if os.path.exists(path):
+        with np.load(path) as data:
+            return dict(data)
+    sample = load_sample(sample_dir, config, crf)
+    os.makedirs(cache_dir, exist_ok=True)
+    tmp = path + ".partial.npz"
+    np.savez(tmp, **sample)
+    os.replace(tmp, path)
+    return sample
+
+
+def frame_input(sample: dict, t: int, config: HudSegmenterConfig) -> np.ndarray:
+    """The network input for frame t of a cached sample, exactly as detection builds it."""
+    frames = sample["frames"]
+    start = t - t % config.span
+    stats = sample.setdefault("stats", {})  # one median per window, reused by its frames
+    if start not in stats:
+        stats[start] = window_stats(frames[start:start + config.span])
+    median, spread = stats[start]
+    return assemble([frames[i] for i in stack_indices(t, len(frames), config)], median, spread)
+
+
+def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
+            rng: np.random.Generator, jitter: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Scale and aspect jitter, a random crop of `crop` x `crop`, brightness/contrast and blur
+    (`jitter=False`: the crop alone).
+
+    x (C, h, w) float; ui (h, w) float 0/1; labels (h, w) long. Colour changes touch the RGB
+    planes (stack and median) alike and scale the spread plane by the contrast.
+    """
+    sx, sy = np.exp(rng.uniform(np.log(0.6), np.log(1.6), 2)) if jitter else (1.0, 1.0)
+    h, w = x.shape[-2:]
+    size = (max(8, round(h * sy)), max(8, round(w * sx)))
+    x = F.interpolate(x[None], size=size, mode="bilinear", align_corners=False)[0]
+    ui = F.interpolate(ui[None, None], size=size, mode="nearest")[0, 0]
+    labels = F.interpolate(labels[None, None].float(), size=size, mode="nearest")[0, 0].long()
+    pad_h, pad_w = max(0, crop - size[0]), max(0, crop - size[1])
+    if pad_h or pad_w:
+        x = F.pad(x, (0, pad_w, 0, pad_h), mode="replicate")
+        ui = F.pad(ui, (0, pad_w, 0, pad_h))
+        labels = F.pad(labels, (0, pad_w, 0, pad_h), value=IGNORE)
+    y0 = int(rng.integers(0, x.shape[-2] - crop + 1))
+    x0 = int(rng.integers(0, x.shape[-1] - crop + 1))
+    x, ui, labels = (a[..., y0:y0 + crop, x0:x0 + crop] for a in (x, ui, labels))
+    if not jitter:
+        return x.contiguous(), ui.contiguous(), labels.contiguous()
+    contrast, brightness = rng.uniform(0.6, 1.4), rng.uniform(-0.15, 0.15)
+    rgb = x[:-1] * contrast + brightness
+    spread = x[-1:] * contrast
+    x = torch.cat([rgb, spread]).clamp(0, 1)
+    if rng.random() < 0.3:
+        sigma = rng.uniform(0.4, 1.2)
+        k = torch.exp(-torch.arange(-2, 3, dtype=x.dtype) ** 2 / (2 * sigma ** 2))
+        k = k / k.sum()
+        c = x.shape[0]
+        x = F.conv2d(F.pad(x[None], (2, 2, 0, 0), mode="replicate"), k.view(1, 1, 1, 5).repeat(c, 1, 1, 1), groups=c)
+        x = F.conv2d(F.pad(x, (0, 0, 2, 2), mode="replicate"), k.view(1, 1, 5, 1).repeat(c, 1, 1, 1), groups=c)[0]
+    return x.contiguous(), ui.contiguous(), labels.contiguous()
+
+
+def random_item(samples: list[dict], config: HudSegmenterConfig, crop: int, rng: np.random.Generator,
+                jitter: bool = True):
+    """One augmented training example (input, UI target, label target) from a random sample and frame."""
+    sample = samples[int(rng.integers(len(samples)))]
+    t = int(rng.integers(len(sample["frames"])))
+    x = torch.from_numpy(frame_input(sample, t, config))
+    ui = torch.from_numpy(sample["ui"][t].astype(np.float32))
+    labels = torch.from_numpy(sample["labels"][t].astype(np.int64))
+    return augment(x, ui, labels, crop, rng, jitter)

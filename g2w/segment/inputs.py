@@ -1,0 +1,82 @@
+"""What the segmenter sees: a short frame stack plus temporal statistics of a longer window.
+
+Frames are first scaled so their long side is the model's `input_long_side`. A clip is cut into
+consecutive windows of `span` frames; each window gives a per-pixel temporal median (RGB) and a
+spread (mean absolute deviation of luma from the median): static UI has a spread near zero and
+a median equal to itself, moving world has neither. Every frame of a window shares its
+statistics, so they cost one median per `span` frames. Training and detection both build inputs
+here, so the model sees the same thing in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from g2w.models.hud_segmenter import HudSegmenterConfig
+
+_LUMA = np.array([0.299, 0.587, 0.114], np.float32)
+
+
+def model_size(width: int, height: int, long_side: int) -> tuple[int, int]:
+    """(w, h) the network runs at: the long side scaled to `long_side` (never up), at least 8 px."""
+    scale = min(1.0, long_side / max(width, height))
+    return max(8, round(width * scale)), max(8, round(height * scale))
+
+
+def window_stats(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(median (H, W, 3) uint8, spread (H, W) uint8) of frames (N, H, W, 3) uint8."""
+    median = np.median(frames, axis=0).astype(np.uint8)
+    luma = frames.astype(np.float32) @ _LUMA
+    spread = np.abs(luma - median.astype(np.float32) @ _LUMA).mean(axis=0)
+    return median, np.clip(spread * 4, 0, 255).astype(np.uint8)  # x4: small spreads matter most
+
+
+def stack_indices(t: int, n: int, config: HudSegmenterConfig) -> list[int]:
+    """Frame indices of the stack centred on frame t, clamped to 0..n-1."""
+    half = config.stack // 2
+    return [min(n - 1, max(0, t + (k - half) * config.stack_step)) for k in range(config.stack)]
+
+
+def assemble(stack: list[np.ndarray], median: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """One network input (C, H, W) float32 in 0..1 from uint8 frames and statistics."""
+    planes = np.concatenate([*stack, median, spread[..., None]], axis=-1)
+    return np.ascontiguousarray(planes.transpose(2, 0, 1), dtype=np.float32) * np.float32(1 / 255)
+
+
+def clip_inputs(frames: np.ndarray, config: HudSegmenterConfig) -> Iterator[np.ndarray]:
+    """Inputs for every frame of a clip held in memory (N, H, W, 3), in order."""
+    n = len(frames)
+    for start in range(0, n, config.span):
+        median, spread = window_stats(frames[start:start + config.span])
+        for t in range(start, min(n, start + config.span)):
+            yield assemble([frames[i] for i in stack_indices(t, n, config)], median, spread)
+
+
+def stream_inputs(frames: Iterable[np.ndarray], config: HudSegmenterConfig) -> Iterator[np.ndarray]:
+    """Like `clip_inputs`, for frames arriving one at a time: holds one window plus the stack's
+    reach on either side, so memory stays flat however long the video is."""
+    reach = config.stack_step * (config.stack // 2)
+    it = iter(frames)
+    buffer: list[np.ndarray] = []  # frames base .. base + len(buffer) - 1
+    base, start, finished = 0, 0, False
+    while True:
+        while not finished and base + len(buffer) < start + config.span + reach:
+            try:
+                buffer.append(next(it))
+            except StopIteration:
+                finished = True
+        known = base + len(buffer)
+        if start >= known:
+            return
+        end = min(start + config.span, known)
+        median, spread = window_stats(np.stack(buffer[start - base:end - base]))
+        for t in range(start, end):
+            # until the stream ends, the reach ahead is buffered, so clamping at `known` is exact
+            # `reach` frames before `start` stay buffered, so every index is >= base
+            yield assemble([buffer[i - base] for i in stack_indices(t, known, config)], median, spread)
+        start = end
+        drop = max(0, start - reach - base)
+        del buffer[:drop]
+        base += drop

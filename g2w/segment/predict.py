@@ -1,0 +1,144 @@
+"""Running the segmenter over a video: per-frame UI masks at full size, instances and tracks.
+
+`Segmenter.frames(video)` streams a video once at the model's resolution (swscale scales while
+converting, so no full-size RGB is held) and yields, per frame, the UI probability and label
+probabilities at model resolution. `full_mask` refines a frame's mask to the video's own size by
+bilinear upsampling of the logits (smooth widget edges, no blockiness). `instances` turns a
+frame's prediction into labelled boxes (connected components), and `Tracker` links them across
+frames by overlap, which is what `annotation()` writes in the Appendix G format.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import torch
+
+from g2w.models.hud_segmenter import HudSegmenter
+from g2w.segment.inputs import model_size, stream_inputs
+from g2w.segment.metrics import box_iou
+from g2w.taxonomy import LABELS
+from g2w.video import iter_frames, probe
+
+DEFAULT_CHECKPOINT = os.path.join(os.path.dirname(os.path.dirname(__file__)), "weights")
+BATCH = 8
+MIN_COMPONENT_PX = 6  # at model resolution: smaller specks are noise, not widgets
+TRACK_IOU = 0.3
+
+
+@dataclass
+class FramePrediction:
+    index: int
+    ui: np.ndarray  # (h, w) float32 UI probability at model resolution
+    labels: np.ndarray  # (L, ceil(h/2), ceil(w/2)) float32 label probabilities
+
+    def label_map(self) -> np.ndarray:
+        """(h, w) most likely label index per pixel at the UI map's resolution."""
+        best = self.labels.argmax(0).astype(np.uint8)
+        return cv2.resize(best, self.ui.shape[::-1], interpolation=cv2.INTER_NEAREST)
+
+
+def full_mask(prediction: FramePrediction, width: int, height: int, threshold: float = 0.5) -> np.ndarray:
+    """(height, width) uint8 0/255 mask: the probability upsampled bilinearly, then thresholded."""
+    prob = prediction.ui
+    if prob.shape != (height, width):
+        prob = cv2.resize(prob, (width, height), interpolation=cv2.INTER_LINEAR)
+    return np.where(prob >= threshold, 255, 0).astype(np.uint8)
+
+
+def instances(prediction: FramePrediction, width: int, height: int,
+              threshold: float = 0.5) -> list[tuple[str, float, list[int]]]:
+    """[(label, score, box in video pixels)] for each connected UI region of one frame.
+
+    A 3x3 closing first joins the glyphs of one text widget into one region.
+    """
+    binary = (prediction.ui >= threshold).astype(np.uint8)
+    binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    count, comp, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    h, w = binary.shape
+    sx, sy = width / w, height / h
+    out = []
+    for k in range(1, count):
+        x, y, bw, bh, area = stats[k]
+        if area < MIN_COMPONENT_PX:
+            continue
+        ys, xs = np.nonzero(comp == k)
+        label = LABELS[int(prediction.labels[:, ys // 2, xs // 2].mean(axis=1).argmax())]  # half-res label grid
+        score = float(prediction.ui[ys, xs].mean())
+        box = [int(np.floor(x * sx)), int(np.floor(y * sy)),
+               min(width, int(np.ceil((x + bw) * sx))), min(height, int(np.ceil((y + bh) * sy)))]
+        if box[2] > box[0] and box[3] > box[1]:
+            out.append((label, round(score, 4), box))
+    return out
+
+
+class Tracker:
+    """Links per-frame boxes into instances: same label and IoU >= TRACK_IOU with the instance's
+    box on one of the last few frames."""
+
+    def __init__(self, memory: int = 5):
+        self.memory = memory
+        self.tracks: dict[str, dict] = {}  # id -> {label, last_frame, box, frames}
+        self.frames: list[dict] = []
+
+    def add(self, index: int, found: list[tuple[str, float, list[int]]]) -> None:
+        objects, taken = [], set()
+        for label, score, box in sorted(found, key=lambda f: -f[1]):
+            live = [(box_iou(box, t["box"]), tid) for tid, t in self.tracks.items()
+                    if t["label"] == label and tid not in taken and index - t["last_frame"] <= self.memory]
+            iou, tid = max(live, default=(0.0, None))
+            if tid is None or iou < TRACK_IOU:
+                tid = f"ui{len(self.tracks):04d}"
+                self.tracks[tid] = {"label": label, "frames": 0}
+            self.tracks[tid].update(last_frame=index, box=box, frames=self.tracks[tid]["frames"] + 1)
+            taken.add(tid)
+            objects.append({"id": tid, "box": box, "visible_fraction": 1.0, "score": score})
+        self.frames.append({"frame": index, "objects": objects})
+
+    def annotation(self, width: int, height: int, fps: float, frame_count: int) -> dict:
+        """The Appendix G annotation: an instance seen on at least half the frames is persistent."""
+        instances_ = [{"id": tid, "label": t["label"], "role": t["label"],
+                       "kind": "persistent" if t["frames"] >= frame_count / 2 else "transient", "parent": None}
+                      for tid, t in self.tracks.items()]
+        return {"version": 1, "width": width, "height": height, "fps": float(fps), "frame_count": frame_count,
+                "coordinates": "half-open xyxy", "alpha_threshold": None, "instances": instances_,
+                "frames": self.frames}
+
+
+class Segmenter:
+    """A loaded segmenter checkpoint (a folder with hud_segmenter.json/.safetensors)."""
+
+    def __init__(self, checkpoint: str | None = None, device: str = "cpu", threads: int | None = None):
+        if threads:
+            torch.set_num_threads(threads)
+        self.checkpoint = checkpoint or DEFAULT_CHECKPOINT
+        self.model = HudSegmenter.from_pretrained(self.checkpoint, device=device)
+        self.config = self.model.config
+        self.device = device
+
+    @torch.inference_mode()
+    def _run(self, batch: list[np.ndarray], first: int) -> list[FramePrediction]:
+        x = torch.from_numpy(np.stack(batch)).to(self.device)
+        ui, labels = self.model(x)
+        ui = torch.sigmoid(ui[:, 0]).cpu().numpy()
+        labels = torch.softmax(labels, 1).cpu().numpy()
+        return [FramePrediction(first + k, ui[k], labels[k]) for k in range(len(batch))]
+
+    def frames(self, video: str) -> Iterator[FramePrediction]:
+        """Predictions for every frame of `video`, in order."""
+        info = probe(video)
+        w, h = model_size(info.width, info.height, self.config.input_long_side)
+        low = (f.rgb for f in iter_frames(video, width=w, height=h))
+        batch, first = [], 0
+        for x in stream_inputs(low, self.config):
+            batch.append(x)
+            if len(batch) == BATCH:
+                yield from self._run(batch, first)
+                first += len(batch)
+                batch = []
+        if batch:
+            yield from self._run(batch, first)

@@ -1,0 +1,108 @@
+"""The training loop every worker runs: plain torch, no Ray.
+
+Per optimizer step a worker runs its micro-batches (see `g2w.train.schedule`), averaging
+gradients over accumulation steps and, under DDP, over workers, so 2 workers x 1 micro-batch
+and 1 worker x 2 accumulation steps take the same step. Parameters that received no gradient
+get a zero one, so AdamW treats them identically whichever way the batch was split.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+
+import torch
+import torch.distributed as dist
+
+from g2w.train import checkpoint, schedule
+from g2w.train.config import FitConfig
+from g2w.train.session import Session
+from g2w.train.task import TrainTask
+
+# Dense bf16 peak per device (vendor data sheets), for the MFU estimate.
+PEAK_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10G": 125.0, "L4": 121.0}
+
+
+def peak_flops(cfg: FitConfig, device: torch.device) -> float | None:
+    if cfg.peak_tflops:
+        return cfg.peak_tflops * 1e12
+    if device.type != "cuda":
+        return None
+    name = torch.cuda.get_device_name(device)
+    return next((tf * 1e12 for key, tf in PEAK_TFLOPS.items() if key in name), None)
+
+
+def _autocast(cfg: FitConfig, device: torch.device):
+    if device.type == "cuda" and cfg.precision == "bf16":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
+    """Train until `cfg.steps`, resuming from the session's latest checkpoint; returns the last metrics."""
+    rank, world, device = session.rank, session.world_size, session.device
+    torch.manual_seed(cfg.seed + rank)  # for randomness the task does not draw from its generator
+    model = task.build_model(device)
+    params = task.trainable_parameters(model)
+    optimizer = torch.optim.AdamW(params.values(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay)
+    state = {"step": 0, "history": []}
+    with session.latest_checkpoint() as ckpt:
+        if ckpt:
+            state = checkpoint.restore(ckpt, task, model, optimizer, rank)
+            print(f"[train] resuming {task.name} at step {state['step']} from {ckpt}", flush=True)
+    distributed = world > 1
+    runner = torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True) if distributed else model
+    accumulation = cfg.accumulation()
+    n = task.num_examples()
+    peak = peak_flops(cfg, device)
+    flops = task.flops_per_sample()
+    history, last = state["history"], {}
+    for step in range(state["step"], cfg.steps):
+        start = time.perf_counter()
+        lr = schedule.learning_rate(cfg.lr, step, cfg.warmup_steps)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        total = torch.zeros((), device=device)
+        micros = schedule.micro_batches(cfg.seed, step, cfg.global_batch, cfg.micro_batch, n, rank, world)
+        for i, (indices, seed) in enumerate(micros):
+            batch = task.load_batch(indices.tolist(), device)
+            generator = torch.Generator(device).manual_seed(seed)
+            sync = not distributed or i == len(micros) - 1
+            with (contextlib.nullcontext() if sync else runner.no_sync()), _autocast(cfg, device):
+                loss = task.loss(runner, batch, generator)
+                (loss / accumulation).backward()
+            total += loss.detach().float()
+        for p in params.values():
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+        grad_norm = torch.nn.utils.clip_grad_norm_(params.values(), cfg.grad_clip if cfg.grad_clip > 0 else float("inf"))
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        if distributed:
+            dist.all_reduce(total)
+        seconds = time.perf_counter() - start
+        samples_per_s = cfg.global_batch / seconds
+        last = {"step": step + 1, "loss": float(total) / (accumulation * world), "lr": lr,
+                "grad_norm": float(grad_norm), "samples_per_s": round(samples_per_s, 3),
+                "mfu": round(flops * samples_per_s / (peak * world), 4) if flops and peak else None}
+        history.append(last)
+        done = step + 1 == cfg.steps
+        if done or (step + 1) % cfg.checkpoint_every == 0:
+            _checkpoint(task, cfg, model, optimizer, session, history, last, done)
+        elif (step + 1) % cfg.log_every == 0:
+            session.report(last, None)
+        if rank == 0 and ((step + 1) % cfg.log_every == 0 or done):
+            print(f"[train] {task.name} step {last['step']}/{cfg.steps} loss {last['loss']:.5f} lr {lr:.2e} "
+                  f"{last['samples_per_s']} samples/s" + (f" mfu {last['mfu']:.1%}" if last["mfu"] else ""), flush=True)
+    return last
+
+
+def _checkpoint(task, cfg, model, optimizer, session, history, metrics, final) -> None:
+    with tempfile.TemporaryDirectory(prefix="g2w-ckpt-") as tmp:
+        state = {"step": metrics["step"], "history": history, "config": cfg.to_dict(), "task": task.name}
+        if final and session.rank == 0:
+            state["validation"] = task.validate(model, os.path.join(tmp, "validation"), session.device)
+        checkpoint.save(tmp, task, model, optimizer, state, session.rank)
+        session.report(metrics, tmp)

@@ -1,0 +1,29 @@
+"""The HUD-removal service: `serve run serve.app:build [key=value ...]` or `serve deploy serve/config.yaml`.
+
+`build(args)` reads the settings (serve/settings.py; the token from G2W_SERVE_TOKEN or
+G2W_SERVE_TOKEN_FILE, refusing to start without one unless insecure-no-auth=true) and wires
+the ingress to its workers. Nothing here runs at import.
+
+    CpuRemover  CPU methods of g2w.remove.METHODS; one clip per replica at a time
+    GpuRemover  methods with gpu=True; one replica per GPU, max_ongoing_requests=1
+    Detector    detection only, when detector=module:function is set
+    Judge       the evaluate job
+"""
+
+from __future__ import annotations
+
+from ray.serve import Application
+
+from serve.api import Api
+from serve.settings import parse_settings
+from serve.workers import Detector, Judge, Remover
+
+
+def build(args: dict | None = None) -> Application:
+    settings = parse_settings(args or {})
+    cpu = Remover.options(name="CpuRemover", num_replicas=settings.cpu_replicas).bind()
+    gpu = (Remover.options(name="GpuRemover", num_replicas=settings.gpu_replicas, max_ongoing_requests=1,
+                           ray_actor_options={"num_cpus": 1, "num_gpus": 1}).bind()
+           if settings.gpu_replicas else None)
+    detector = Detector.bind(settings.detector) if settings.detector else None
+    return Api.bind(settings, cpu, gpu, detector, Judge.bind())

@@ -1,0 +1,87 @@
+"""HTTP helpers of the API: bearer-token auth, bounded form reading, job views, error answers.
+
+Auth accepts `Authorization: Bearer <token>`, or the `g2w_session` cookie that the page gets by
+presenting the same token once (HttpOnly, SameSite=Strict, so other sites cannot ride on it).
+Tokens are compared as SHA-256 digests in constant time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import os
+import shutil
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from serve.inputs import InputError
+from serve.settings import ServiceSettings, token_digest
+from g2w.video import VideoError, probe
+
+SESSION_COOKIE = "g2w_session"
+FORM_SLACK_BYTES = 1 << 20  # multipart headers and small fields on top of the file itself
+
+
+def authorized(request: Request, settings: ServiceSettings) -> bool:
+    if settings.insecure_no_auth:
+        return True
+    header = request.headers.get("authorization", "")
+    token = header[7:].strip() if header[:7].lower() == "bearer " else request.cookies.get(SESSION_COOKIE, "")
+    return bool(token) and hmac.compare_digest(token_digest(token), settings.token_sha256)
+
+
+def error(status: int, reason: str, message: str, headers: dict | None = None) -> JSONResponse:
+    return JSONResponse({"error": reason, "message": message}, status_code=status, headers=headers)
+
+
+def unauthorized() -> JSONResponse:
+    return error(401, "unauthorized", "send Authorization: Bearer <token>", {"WWW-Authenticate": "Bearer"})
+
+
+async def read_form(request: Request, settings: ServiceSettings):
+    """The multipart form, refusing bodies over the upload limit before and after parsing."""
+    length = request.headers.get("content-length")
+    if length and length.isdigit() and int(length) > settings.max_upload_bytes + FORM_SLACK_BYTES:
+        raise InputError(413, "too_large", f"request of {length} bytes is over {settings.max_upload_mb} MB")
+    form = await request.form(max_files=1, max_fields=32)
+    upload = form.get("file")
+    if upload is not None and not isinstance(upload, str) and (upload.size or 0) > settings.max_upload_bytes:
+        raise InputError(413, "too_large", f"upload of {upload.size} bytes is over {settings.max_upload_mb} MB")
+    return form
+
+
+async def save_upload(upload, path: str) -> None:
+    def copy():
+        upload.file.seek(0)
+        with open(path + ".partial", "wb") as out:
+            shutil.copyfileobj(upload.file, out, 1 << 20)
+        os.replace(path + ".partial", path)
+
+    await asyncio.to_thread(copy)
+
+
+async def probe_video(path: str) -> int:
+    """The clip's frame count; InputError(415) if it is not a decodable video."""
+    try:
+        info = await asyncio.to_thread(probe, path, False)
+    except VideoError as exc:
+        raise InputError(415, f"not_video_{exc.reason}", str(exc).replace(path, "input")) from exc
+    if not info.has_video:
+        raise InputError(415, "not_video_no_video_stream", "the input has no video stream")
+    return int(info.frame_count)
+
+
+def job_view(job: dict, prefix: str) -> dict:
+    """A job as clients see it: never the server's paths."""
+    p = job["params"]
+    return {
+        "id": job["id"], "kind": job["kind"], "state": job["state"], "method": job["method"],
+        "options": p.get("options", {}), "input": p.get("input_name"), "batch_id": job["batch_id"],
+        "progress": {"frames_done": job["frames_done"], "frames_total": job["frames_total"]},
+        "reason": job["reason"], "message": job["message"], "errors": job["errors"], "attempts": job["attempts"],
+        "created": job["created"], "updated": job["updated"],
+        "results": {name: f"{prefix}/{job['id']}/result/{name}" for name in job["result"].get("files", [])}
+        if job["state"] == "succeeded" else {},
+        **({"summary": job["result"]["summary"]} if "summary" in job["result"] else {}),
+    }

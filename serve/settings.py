@@ -1,0 +1,102 @@
+"""The service's settings, parsed from `serve run serve.app:build key=value ...` arguments.
+
+Every value is a plain string on the command line (or under `args:` in config.yaml); this file
+turns them into typed fields. The bearer token is read here, once, from `G2W_SERVE_TOKEN` or the
+file named by `G2W_SERVE_TOKEN_FILE`, and only its SHA-256 travels to the replicas, so the secret
+itself never lands in Serve's stored config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import typing
+from dataclasses import dataclass, field, fields
+
+
+class SettingsError(ValueError):
+    """The service cannot start with these settings."""
+
+
+def _bool(text) -> bool:
+    if isinstance(text, bool):
+        return text
+    value = str(text).strip().lower()
+    if value not in ("1", "0", "true", "false", "yes", "no"):
+        raise SettingsError(f"expected true or false, got {text!r}")
+    return value in ("1", "true", "yes")
+
+
+def _roots(text) -> tuple[str, ...]:
+    items = text if isinstance(text, (list, tuple)) else str(text).split(",")
+    return tuple(r.strip() for r in items if r.strip())
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    data_dir: str = "serve_data"  # uploads and results; every replica must see it (a shared mount on a cluster)
+    state_dir: str = ""  # the SQLite job store; a local disk of the ingress node (default: data_dir)
+    allowed_roots: tuple[str, ...] = ()  # local folders or s3:// prefixes a `uri` may point into
+    max_upload_mb: float = 512.0
+    max_active_jobs: int = 64  # queued + running; beyond it, 429
+    max_running: int = 8  # removals in flight at once; more wait queued in the store, not in Serve
+    max_batch_items: int = 1000
+    max_frame_pixels: int = 4096 * 4096
+    retry_after_s: int = 10
+    cpu_replicas: int = 1  # fixed CPU Remover replicas when config.yaml does not autoscale them
+    gpu_replicas: int = 0  # GPU Remover replicas: one per GPU; 0 disables methods that need a GPU
+    dispatch: bool = True  # false: accept and queue jobs but start none (maintenance; they run after a restart)
+    detector: str = ""  # "module:function" of the detection-only model, see serve/workers.py
+    insecure_no_auth: bool = False
+    token_sha256: str = field(default="", repr=False)
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * (1 << 20))
+
+    @property
+    def store_path(self) -> str:
+        return os.path.join(self.state_dir or self.data_dir, "jobs.sqlite")
+
+
+_PARSERS = {bool: _bool, int: int, float: float, str: str, tuple[str, ...]: _roots}
+
+
+def read_token(env=os.environ) -> str | None:
+    """The bearer token from G2W_SERVE_TOKEN, or from the file named by G2W_SERVE_TOKEN_FILE."""
+    if env.get("G2W_SERVE_TOKEN"):
+        return env["G2W_SERVE_TOKEN"].strip()
+    if env.get("G2W_SERVE_TOKEN_FILE"):
+        try:
+            with open(env["G2W_SERVE_TOKEN_FILE"]) as f:
+                return f.read().strip() or None
+        except OSError as exc:
+            raise SettingsError(f"G2W_SERVE_TOKEN_FILE: cannot read ({exc})") from exc
+    return None
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def parse_settings(args: dict, env=os.environ) -> ServiceSettings:
+    """Typed settings from builder args (dashes or underscores); refuses to start without a token."""
+    known = {f.name for f in fields(ServiceSettings) if f.name != "token_sha256"}
+    hints = typing.get_type_hints(ServiceSettings)
+    values = {}
+    for key, raw in (args or {}).items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise SettingsError(f"unknown setting {key!r}: use one of {sorted(known)}")
+        try:
+            values[name] = _PARSERS[hints[name]](raw)
+        except (TypeError, ValueError) as exc:
+            raise SettingsError(f"setting {key}: {exc}") from exc
+    settings = ServiceSettings(**values)
+    token = read_token(env)
+    if token:
+        return ServiceSettings(**{**values, "token_sha256": token_digest(token)})
+    if not settings.insecure_no_auth:
+        raise SettingsError("no token: set G2W_SERVE_TOKEN or G2W_SERVE_TOKEN_FILE, "
+                            "or pass insecure-no-auth=true for local use only")
+    return settings

@@ -1,0 +1,117 @@
+"""What a replica does for one job, as plain functions (testable without Ray or HTTP).
+
+A removal goes through `g2w.jobs.remove.remove_one`, the same call `g2w remove` makes per case,
+so the service's `edited.mp4` is byte for byte what the batch job writes for the same input.
+An `s3://` source is copied into the job's folder first (methods read local files).
+Every outcome is a dict with `state`, and on failure a `reason` and `message`: bad input never
+raises out of here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+from g2w import storage
+from g2w.evaluate.cases import Case
+from g2w.jobs.remove import remove_one
+from g2w.video import FrameReader, VideoError, VideoWriter
+
+EDITED = "edited"  # the case id of a service job: its edit is <workdir>/edited.mp4
+RESULT_FILES = ("edited.mp4", "mask.mkv", "annotation.json")
+
+
+def stage_source(source: str, workdir: str) -> str:
+    """A local path for `source`: itself, or a copy of an object-store file inside `workdir`."""
+    if not storage.is_uri(source):
+        return source
+    local = os.path.join(workdir, "source" + os.path.splitext(source)[1].lower())
+    if not os.path.exists(local):
+        tmp = local + ".partial"
+        with storage.open_binary(source) as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(tmp, local)
+    return local
+
+
+def _outcome(row: dict, workdir: str) -> dict:
+    files = [name for name in RESULT_FILES if os.path.exists(os.path.join(workdir, name))]
+    if row["status"] == "ok":
+        return {"state": "succeeded", "frames": int(row["frames"]), "files": files, "seconds": row["seconds"]}
+    return {"state": "failed", "reason": row["reason"], "message": row["message"], "files": files}
+
+
+def run_removal(job: dict) -> dict:
+    """Run a queued removal job's method on its source into its folder."""
+    workdir = job["workdir"]
+    try:
+        source = stage_source(job["input"], workdir)
+    except OSError as exc:
+        return {"state": "failed", "reason": "source_unreadable", "message": f"{type(exc).__name__}: {exc}"}
+    case = Case(case_id=EDITED, split="wild", source=source, annotation="")
+    return _outcome(remove_one(job["method"], case, workdir, job["params"].get("options", {})), workdir)
+
+
+def read_image(data: bytes, max_pixels: int) -> np.ndarray:
+    """RGB uint8 pixels of an uploaded image; ValueError if it is not one or is too large."""
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            if img.width * img.height > max_pixels:
+                raise OverflowError(f"{img.width}x{img.height} is over {max_pixels} pixels")
+            return np.asarray(img.convert("RGB"))
+    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+        raise ValueError(f"not an image ({exc})") from exc
+
+
+def run_frame(rgb: np.ndarray, method: str, options: dict) -> bytes:
+    """Remove the UI from one image with a video method: a one-frame clip in, its frame out as PNG.
+
+    The clip is written near-losslessly (crf 0); sizes are made even for yuv420p, so an odd
+    image loses its last row or column.
+    """
+    h, w = rgb.shape[0] - rgb.shape[0] % 2, rgb.shape[1] - rgb.shape[1] % 2
+    with tempfile.TemporaryDirectory(prefix="g2w-frame-") as tmp:
+        source = os.path.join(tmp, "frame.mp4")
+        with VideoWriter(source, w, h, 1, crf=0, preset="ultrafast") as writer:
+            writer.write(np.ascontiguousarray(rgb[:h, :w]))
+        row = remove_one(method, Case(case_id=EDITED, split="wild", source=source, annotation=""), tmp, options)
+        if row["status"] != "ok":
+            raise RuntimeError(f"{row['reason']}: {row['message']}")
+        frame = FrameReader(row["path"]).read([0])[0]
+    buf = io.BytesIO()
+    Image.fromarray(frame).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def run_evaluation(job: dict) -> dict:
+    """The evaluate job (`g2w evaluate`) over the job's cases and edits, into its folder."""
+    from g2w.jobs.evaluate import run_evaluate
+
+    p = job["params"]
+    output = os.path.join(job["workdir"], "evaluation")
+    try:
+        summary = run_evaluate(p["cases"], p["edited"], output, judge=p.get("judge", "reference"),
+                               endpoint=p.get("endpoint"), model=p.get("model"), api_key_env=p.get("api_key_env"))
+    except (OSError, ValueError, VideoError) as exc:
+        return {"state": "failed", "reason": "evaluation_failed", "message": f"{type(exc).__name__}: {exc}"}
+    files = sorted(os.listdir(output))
+    errors = [{"item": k, "reason": k, "count": n} for k, n in summary.get("errors_by_reason", {}).items()]
+    return {"state": "succeeded", "summary": summary, "files": files, "errors": errors}
+
+
+def run_detection(job: dict, detect) -> dict:
+    """Detection only: `detect(video, out_dir, **options)` writes mask.mkv and annotation.json."""
+    workdir = job["workdir"]
+    try:
+        frames = int(detect(stage_source(job["input"], workdir), workdir, **job["params"].get("options", {})))
+    except VideoError as exc:
+        return {"state": "failed", "reason": f"source_{exc.reason}", "message": str(exc)}
+    except (OSError, ValueError) as exc:
+        return {"state": "failed", "reason": "detect_failed", "message": f"{type(exc).__name__}: {exc}"}
+    files = [name for name in RESULT_FILES if os.path.exists(os.path.join(workdir, name))]
+    return {"state": "succeeded", "frames": frames, "files": files}

@@ -1,0 +1,76 @@
+"""GameCleaner end to end on the tiny preset: precache (with a bad pair) -> training on Ray Train
+(refusing the error row unless told) -> removal through the remove job -> evaluation."""
+
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from g2w.jobs.evaluate import run_evaluate
+from g2w.jobs.gamecleaner_precache import run_precache
+from g2w.jobs.gamecleaner_train import run_train
+from g2w.jobs.remove import run_remove
+from g2w.models.gamecleaner.clips import PairError, load_pair
+from g2w.models.gamecleaner.presets import get_preset
+from g2w.video import probe
+
+
+def _bad_synthesis(root, make_video):
+    """A synthesis-like folder whose one sample has 30 source but 20 target frames."""
+    sample = os.path.join(root, "samples", "mismatch")
+    os.makedirs(sample)
+    os.replace(make_video("hud.mp4", frames=30), os.path.join(sample, "hud.mp4"))
+    os.replace(make_video("clean.mp4", frames=20), os.path.join(sample, "clean.mp4"))
+    pq.write_table(pa.Table.from_pylist([{"sample_id": "mismatch", "status": "ok"}]), os.path.join(root, "manifest.parquet"))
+    return root
+
+
+def test_mismatched_pair_is_a_pair_error(tmp_path, make_video):
+    root = _bad_synthesis(str(tmp_path / "bad"), make_video)
+    with pytest.raises(PairError) as err:
+        load_pair(os.path.join(root, "samples", "mismatch"), get_preset("tiny"))
+    assert err.value.reason == "frame_count_mismatch"
+
+
+@pytest.mark.slow
+def test_precache_train_remove_evaluate(ray_local, synth_out, tmp_path, make_video):
+    bad = _bad_synthesis(str(tmp_path / "bad"), make_video)
+    cache = str(tmp_path / "cache")
+    summary = run_precache([synth_out, bad], cache, "tiny")
+    assert (summary["ok"], summary["errors_by_reason"]) == (2, {"frame_count_mismatch": 1})
+    assert len(os.listdir(os.path.join(cache, "shards"))) == 2
+    assert run_precache([synth_out, bad], cache, "tiny")["skipped"] == 2  # resumable
+
+    run = str(tmp_path / "run")
+    with pytest.raises(ValueError, match="1 of 3 pairs are error rows"):
+        run_train(cache, run, steps=2, global_batch=2)
+    trained = run_train(cache, run, steps=2, global_batch=2, checkpoint_every=2, skip_errors=True, cpus_per_worker=0.5)
+    assert trained["steps"] == 2 and trained["skipped_error_rows"] == 1
+    assert os.path.exists(os.path.join(run, "weights.safetensors"))
+    report = open(os.path.join(run, "report.html")).read()
+    assert "loss_curve.png" in report and "validation/output.png" in report
+
+    removed = str(tmp_path / "removed")
+    result = run_remove("gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2})
+    assert (result["ok"], result["error"]) == (2, 0)
+    edit = probe(os.path.join(removed, "s000.mp4"))
+    assert (edit.frame_count, edit.fps, edit.width, edit.height) == (17, 16.0, 320, 180)
+    scores = run_evaluate(synth_out, removed, str(tmp_path / "eval"))
+    assert "synthetic" in scores["scores"]
+    assert json.load(open(os.path.join(removed, "method.json")))["ref_pt"] is True
+
+
+def test_training_refuses_error_rows_and_a_cache_of_the_wrong_kind(tmp_path):
+    from g2w.models.gamecleaner.task import GameCleanerTask
+
+    rows = [{"status": "ok", "path": "a.safetensors"}, {"status": "error", "path": "b.safetensors"}]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "index.parquet")
+    (tmp_path / "cache.json").write_text(json.dumps({"kind": "states"}))
+    with pytest.raises(ValueError, match="1 of 2 pairs are error rows"):
+        GameCleanerTask(str(tmp_path))
+    task = GameCleanerTask(str(tmp_path), skip_errors=True)
+    assert (task.skipped, task.num_examples(), task.paths) == (1, 1, ["a.safetensors"])
+    with pytest.raises(ValueError, match="needs context"):
+        GameCleanerTask(str(tmp_path), checkpoint="w.safetensors", skip_errors=True)

@@ -1,0 +1,142 @@
+"""GameCleaner on the tiny preset: shapes, zero-init identity, trainable set, M-RoPE, learning,
+checkpoints, sampler. One model and one set of encoders are built for the module."""
+
+import numpy as np
+import pytest
+import torch
+
+from g2w.models.gamecleaner import flow
+from g2w.models.gamecleaner.encoders import Encoders
+from g2w.models.gamecleaner.model import GameCleaner, build_transformer, checkpoint_config, load_gamecleaner
+from g2w.models.gamecleaner.presets import PRESETS, get_preset
+
+CFG = get_preset("tiny")
+
+
+@pytest.fixture(scope="module")
+def parts():
+    enc = Encoders(CFG)
+    model = load_gamecleaner(None, CFG)
+    rng = np.random.default_rng(0)
+    frames = rng.integers(0, 255, (CFG.frames, CFG.height, CFG.width, 3), dtype=np.uint8)
+    latents = enc.encode(frames)
+    states = enc.mllm_states(frames, model.condition.queries)
+    return enc, model, frames, latents, states
+
+
+def test_latent_and_prediction_shapes_with_and_without_reference(parts):
+    enc, model, frames, z, states = parts
+    assert tuple(z.shape[1:]) == CFG.latent_shape()
+    ref = enc.encode(frames[:1])
+    assert ref.shape[2] == 1
+    t = torch.tensor([0.4])
+    with torch.no_grad():
+        assert model(z, t, z, None, states=states).shape == z.shape
+        assert model(z, t, z, ref, states=states).shape == z.shape
+    assert states.shape == (1, CFG.num_queries, CFG.mllm["text_config"]["hidden_size"])
+
+
+def test_at_init_the_residual_changes_nothing_and_matches_the_stock_wan_forward(parts):
+    _, model, _, z, _ = parts
+    torch.manual_seed(1)
+    context = torch.randn(1, CFG.num_queries, CFG.dit_width)
+    source = torch.randn_like(z)
+    t = torch.tensor([0.3])
+    tr = model.dit.transformer
+    with torch.no_grad():
+        ours = model.dit(z, t, context, source)
+        without = model.dit(z, t, context, torch.zeros_like(z))
+        embedder, tr.condition_embedder.text_embedder = tr.condition_embedder.text_embedder, torch.nn.Identity()
+        try:
+            stock = tr(z, timestep=(1 - t) * 1000, encoder_hidden_states=context).sample
+        finally:
+            tr.condition_embedder.text_embedder = embedder
+    torch.testing.assert_close(ours, without, rtol=0, atol=0)
+    torch.testing.assert_close(ours, stock, rtol=1e-5, atol=1e-6)
+    assert float(model.dit.gamma_of(torch.tensor(0.7)).detach()) == pytest.approx(0.7)  # sigma(t) at init
+
+
+def test_trainable_parameters_are_exactly_lora_residual_gamma_reference_and_a_fresh_connector(parts):
+    _, model, _, _, _ = parts
+    names = set(model.trainable())
+    lora = {n for n in names if "lora_" in n}
+    assert names - lora == {"dit.source_embed.weight", "dit.source_embed.bias", "dit.reference_embed.weight",
+                            "dit.reference_embed.bias", "dit.gamma", "condition.connector.0.weight",
+                            "condition.connector.0.bias", "condition.connector.2.weight", "condition.connector.2.bias"}
+    layers = CFG.dit["num_layers"]
+    assert len(lora) == layers * 2 * 4 * 2  # blocks x (self, cross) x (q, k, v, o) x (A, B)
+    assert not any("ffn" in n for n in lora) and "condition.queries" not in names
+
+
+def test_video_tokens_use_mrope_positions(parts):
+    enc, model, frames, _, states = parts
+    mllm = enc.mllm
+    big = frames[:4].repeat(2, axis=1).repeat(2, axis=2)  # 64 px: a 2x2 grid of merged tokens per frame pair
+    _, grid = mllm.video_patches(big)
+    assert grid.tolist() == [[2, 4, 4]]
+    ids, types, _ = mllm.prompt(grid[0])
+    pos = mllm.positions(ids[None], types[None], grid, 0.5)
+    video = pos[:, 0, types == 2]
+    assert pos.shape[0] == 3 and not torch.equal(video[1], video[2]) and not torch.equal(video[0], video[1])
+    one_d = torch.arange(ids.shape[0])
+    assert not torch.equal(pos[0, 0], one_d)  # not the 1-D fallback
+    # the positions really reach the language model: 1-D positions give different states
+    seen = []
+    hook = mllm.model.language_model.register_forward_pre_hook(lambda m, a, kw: seen.append(kw["position_ids"]), with_kwargs=True)
+    try:
+        enc.mllm_states(frames, model.condition.queries)
+    finally:
+        hook.remove()
+    assert seen and seen[0].shape[0] == 3 and not torch.equal(seen[0][0, 0], torch.arange(seen[0].shape[-1]))
+
+
+def test_overfitting_one_batch_drives_the_loss_down_and_checkpoints_round_trip(parts, tmp_path):
+    _, _, _, z, states = parts
+    model = load_gamecleaner(None, CFG, seed=3)
+    opt = torch.optim.AdamW(model.trainable().values(), lr=1e-2)
+    source = z + 0.1
+
+    def step_loss(seed):
+        g = torch.Generator().manual_seed(seed)
+        return flow.flow_matching_loss(lambda *a: model(a[0], a[1], a[3], a[4], states=states), z, None, source, None, g)
+
+    with torch.no_grad():
+        before = float(np.mean([step_loss(s) for s in range(4)]))
+    for k in range(16):
+        loss = step_loss(k % 4)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        after = float(np.mean([step_loss(s) for s in range(4)]))
+    assert after < 0.7 * before
+    path = str(tmp_path / "gc.safetensors")
+    model.save(path)
+    again = load_gamecleaner(path)
+    assert checkpoint_config(path) == CFG and not again.train_connector
+    mine, theirs = model.checkpoint_state(), again.checkpoint_state()
+    assert set(mine) == set(theirs)
+    assert all(torch.equal(mine[k], theirs[k]) for k in mine)
+    assert not any(p.requires_grad for n, p in again.named_parameters() if n.startswith("condition."))
+
+
+def test_a_checkpoint_for_another_model_is_refused_naming_keys(tmp_path):
+    small = GameCleaner(CFG.with_options(lora_ffn=True), build_transformer(CFG, None), train_connector=True)
+    path = str(tmp_path / "ffn.safetensors")
+    small.save(path)
+    plain = GameCleaner(CFG, build_transformer(CFG, None), train_connector=False)
+    with pytest.raises(KeyError, match=r"unexpected \[.*ffn"):
+        plain.load(path)
+    with pytest.raises(FileNotFoundError, match="transformer/config.json"):
+        build_transformer(CFG, str(tmp_path))
+
+
+def test_sampler_returns_a_latent_of_the_source_shape_and_presets_fix_81_frames_at_16_fps(parts):
+    _, model, _, z, states = parts
+    with torch.no_grad():
+        out = flow.euler_sample(lambda *a: model(a[0], a[1], a[3], a[4], states=states), None, z, steps=3,
+                                generator=torch.Generator().manual_seed(0))
+    assert out.shape == z.shape and torch.isfinite(out).all()
+    for name in ("wan21-1.3b", "wan22-ti2v-5b", "wan21-14b"):
+        assert (PRESETS[name].frames, PRESETS[name].fps, PRESETS[name].lora_rank) == (81, 16.0, 64)
+    assert PRESETS["wan22-ti2v-5b"].latent_shape() == (48, 21, 44, 80)

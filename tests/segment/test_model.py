@@ -1,0 +1,58 @@
+"""The segmenter model and its inputs: shapes, parameters, save/load, streaming = in-memory inputs."""
+
+import numpy as np
+import torch
+
+from g2w.models.hud_segmenter import HudSegmenter, HudSegmenterConfig
+from g2w.segment.inputs import clip_inputs, model_size, stream_inputs, window_stats
+from g2w.segment.task import SegmenterTask
+from g2w.taxonomy import LABELS
+
+
+def test_shapes_for_odd_sizes_and_all_parameters_train():
+    config = HudSegmenterConfig.tiny()
+    model = HudSegmenter(config)
+    x = torch.rand(2, config.in_channels, 37, 53)  # not a multiple of the U-Net's stride
+    ui, labels = model(x)
+    assert ui.shape == (2, 1, 37, 53)
+    assert labels.shape == (2, len(LABELS), 19, 27)
+    task = SegmenterTask(data=[], val=[], cache_dir="", model=config.__dict__)
+    params = list(task.trainable_parameters(model).values())
+    assert sum(p.numel() for p in params) == sum(p.numel() for p in model.parameters()) > 0
+    (ui.mean() + labels.mean()).backward()
+    assert all(p.grad is not None for p in params)
+
+
+def test_save_and_load_give_the_same_outputs(tmp_path):
+    model = HudSegmenter(HudSegmenterConfig.tiny()).eval()
+    model.save_pretrained(str(tmp_path))
+    again = HudSegmenter.from_pretrained(str(tmp_path))
+    assert again.config == model.config
+    x = torch.rand(1, model.config.in_channels, 24, 40)
+    with torch.inference_mode():
+        assert torch.equal(model(x)[0], again(x)[0])
+
+
+def test_streamed_inputs_equal_in_memory_inputs():
+    config = HudSegmenterConfig.tiny()  # span 8, stack of 3 frames 2 apart
+    frames = np.random.default_rng(0).integers(0, 255, (21, 12, 16, 3), dtype=np.uint8)
+    in_memory = list(clip_inputs(frames, config))
+    streamed = list(stream_inputs(iter(frames), config))
+    assert len(in_memory) == len(streamed) == 21
+    assert all(np.array_equal(a, b) for a, b in zip(in_memory, streamed))
+    assert in_memory[0].shape == (config.in_channels, 12, 16)
+
+
+def test_static_pixels_have_no_spread_and_moving_ones_do():
+    frames = np.random.default_rng(1).integers(0, 255, (9, 4, 4, 3), dtype=np.uint8)
+    frames[:, 0, 0] = 200  # a static "widget" pixel
+    median, spread = window_stats(frames)
+    assert tuple(median[0, 0]) == (200, 200, 200) and spread[0, 0] == 0
+    assert spread[1:, 1:].mean() > 20
+
+
+def test_model_size_keeps_aspect_and_never_upscales():
+    assert model_size(1280, 720, 320) == (320, 180)
+    assert model_size(720, 1280, 320) == (180, 320)
+    assert model_size(200, 100, 320) == (200, 100)
+    assert model_size(1, 1, 320) == (8, 8)

@@ -1,0 +1,230 @@
+"""The removal service under real `serve.run` on the local Ray, over real HTTP on loopback.
+
+One application for the module. It starts with dispatching off, so queued jobs stay queued
+while the tests check admission (auth, 413/415/422/429, idempotency, cancel); then it is
+restarted, as a redeploy would, with one job left `running` in the store as a crash leaves it,
+and every accepted job must finish. The later tests run with dispatching on.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import requests
+from PIL import Image
+
+from g2w.evaluate.cases import Case
+from g2w.jobs.remove import remove_one
+from serve.local import Service
+from tests.conftest import numbered_frame
+from tests.serve.chromium import Browser, chromium_binary
+
+TOKEN = "test-token-0123456789"
+MAX_ACTIVE = 4
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory, make_video_module):
+    root = tmp_path_factory.mktemp("inputs")
+    return {"root": str(root), "clip": make_video_module(str(root / "clip.mp4"), frames=20),
+            "other": make_video_module(str(root / "other.mp4"), frames=12)}
+
+
+@pytest.fixture(scope="module")
+def make_video_module():
+    from g2w.video import VideoWriter
+
+    def make(path, frames, width=160, height=96):
+        with VideoWriter(path, width, height, 30) as writer:
+            for i in range(frames):
+                writer.write(numbered_frame(i, width, height))
+        return path
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def service(ray_local, inputs, tmp_path_factory):
+    data = tmp_path_factory.mktemp("serve_data")
+    svc = Service(TOKEN, {"data-dir": str(data), "allowed-roots": inputs["root"], "max-upload-mb": "0.05",
+                          "max-active-jobs": str(MAX_ACTIVE), "dispatch": "false"}).start()
+    yield svc
+    svc.stop()
+
+
+def _submit(svc, path=None, method="identity", headers=None, **data):
+    files = {"file": (os.path.basename(path), open(path, "rb").read())} if path else None
+    return requests.post(f"{svc.url}/v1/removals", files=files, data={"method": method, **data},
+                         headers={**svc.headers, **(headers or {})}, timeout=60)
+
+
+def _wait(svc, job_id, kind="removals", timeout_s=120):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        job = requests.get(f"{svc.url}/v1/{kind}/{job_id}", headers=svc.headers, timeout=30).json()
+        if job["state"] in ("succeeded", "failed", "canceled"):
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"{job_id} still {job['state']}")
+
+
+def test_every_route_but_healthz_needs_the_token(service, inputs):
+    assert requests.get(f"{service.url}/healthz", timeout=30).json()["ok"]
+    page = requests.get(service.url + "/", timeout=30)
+    assert page.status_code == 401 and "token" in page.text
+    for method, path in (("GET", "/v1/methods"), ("POST", "/v1/removals"), ("GET", "/v1/removals/job_" + "0" * 20),
+                         ("POST", "/v1/remove-frame"), ("GET", "/static/app.js"), ("POST", "/v1/batches")):
+        resp = requests.request(method, service.url + path, headers={"Authorization": "Bearer wrong"}, timeout=30)
+        assert resp.status_code == 401, path
+    assert requests.get(f"{service.url}/v1/methods", timeout=30).status_code == 401
+    listed = requests.get(f"{service.url}/v1/methods", headers=service.headers, timeout=30).json()["methods"]
+    assert {"identity", "telea-gt"} <= {m["name"] for m in listed}
+
+
+def test_bad_requests_are_refused_before_queuing(service, inputs, tmp_path):
+    big = tmp_path / "big.mp4"
+    big.write_bytes(os.urandom(80_000))  # over max-upload-mb 0.05
+    text = tmp_path / "notes.mp4"
+    text.write_text("not a video at all\n" * 20)
+    cases = [
+        (_submit(service, str(big)), 413, "too_large"),
+        (_submit(service, str(text)), 415, "not_video_not_media"),
+        (_submit(service, inputs["clip"], method="no-such-method"), 422, "unknown_method"),
+        (_submit(service, inputs["clip"], method="telea-gt"), 422, "method_needs_mask"),
+        (_submit(service, inputs["clip"], options='{"radius": 3}'), 422, "bad_options"),
+        (_submit(service, uri="/etc/passwd"), 403, "uri_not_allowed"),
+        (_submit(service, uri=os.path.join(inputs["root"], "..", "x.mp4")), 403, "uri_not_allowed"),
+    ]
+    for resp, status, reason in cases:
+        assert (resp.status_code, resp.json()["error"]) == (status, reason), resp.text
+    for path in ("/v1/removals/..%2F..%2Fetc", "/v1/removals/job_" + "0" * 20 + "/result/..%2Fjobs.sqlite"):
+        assert requests.get(service.url + path, headers=service.headers, timeout=30).status_code == 404
+    assert requests.get(f"{service.url}/healthz", timeout=30).json()["running"]["removal"] == 0  # nothing queued
+
+
+def test_idempotent_resubmit_full_queue_and_cancel(service, inputs):
+    first = _submit(service, inputs["clip"], headers={"Idempotency-Key": "k-1"})
+    again = _submit(service, inputs["clip"], headers={"Idempotency-Key": "k-1"})
+    assert first.status_code == again.status_code == 202
+    assert again.json()["id"] == first.json()["id"] and again.headers["Idempotent-Replayed"] == "true"
+    assert first.json()["state"] == "queued" and first.json()["progress"]["frames_total"] == 20
+    ids = [first.json()["id"]] + [_submit(service, uri=inputs["other"]).json()["id"] for _ in range(MAX_ACTIVE - 1)]
+    full = _submit(service, inputs["clip"])
+    assert full.status_code == 429 and int(full.headers["Retry-After"]) > 0
+    canceled = requests.delete(f"{service.url}/v1/removals/{ids[-1]}", headers=service.headers, timeout=30).json()
+    assert canceled["state"] == "canceled"
+    assert _submit(service, inputs["clip"]).status_code == 202  # room again
+    service.accepted = ids[:-1]
+    service.canceled = ids[-1]
+
+
+def test_restart_with_a_job_in_flight_loses_nothing(service):
+    # The app goes away while one job is `running`, as a crash mid-removal leaves it.
+    db = sqlite3.connect(os.path.join(service.args["data-dir"], "jobs.sqlite"))
+    db.execute("UPDATE jobs SET state = 'running', attempts = 1 WHERE id = ?", (service.accepted[0],))
+    db.commit()
+    db.close()
+    service.restart(dispatch="true")
+    assert requests.get(f"{service.url}/healthz", timeout=30).json()["recovered"]["requeued"] == 1
+    done = [_wait(service, job_id) for job_id in service.accepted]
+    assert [j["state"] for j in done] == ["succeeded"] * len(done)
+    assert done[0]["attempts"] == 2
+    assert _wait(service, service.canceled)["state"] == "canceled"
+
+
+def test_result_bytes_equal_the_remove_job(service, inputs, tmp_path):
+    job = _wait(service, _submit(service, inputs["clip"]).json()["id"])
+    assert job["state"] == "succeeded" and job["progress"]["frames_done"] == 20
+    served = requests.get(service.url + job["results"]["edited.mp4"], headers=service.headers, timeout=30)
+    case = Case(case_id="clip", split="wild", source=inputs["clip"], annotation="")
+    row = remove_one("identity", case, str(tmp_path))  # what `g2w remove --method identity` writes per case
+    assert served.status_code == 200 and served.content == open(row["path"], "rb").read()
+    missing = requests.get(f"{service.url}/v1/removals/{job['id']}/result/mask.mkv", headers=service.headers, timeout=30)
+    assert missing.status_code == 404
+
+
+def test_batch_and_single_frame(service, inputs):
+    lines = [json.dumps({"uri": inputs["other"], "method": "identity"}),
+             json.dumps({"uri": inputs["clip"], "method": "nope"}), "{broken"]
+    resp = requests.post(f"{service.url}/v1/batches", headers=service.headers, timeout=60,
+                         files={"file": ("items.jsonl", "\n".join(lines).encode())})
+    assert resp.status_code == 202, resp.text
+    batch = resp.json()
+    assert [i["state"] for i in batch["items"]] == ["queued", "rejected", "rejected"]
+    assert _wait(service, batch["items"][0]["job_id"])["state"] == "succeeded"
+    batch = requests.get(f"{service.url}/v1/batches/{batch['id']}", headers=service.headers, timeout=30).json()
+    assert batch["done"] and batch["counts"] == {"succeeded": 1, "rejected": 2}
+
+    image = numbered_frame(5, 64, 48)
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, format="PNG")
+    resp = requests.post(f"{service.url}/v1/remove-frame", headers=service.headers, data={"method": "identity"},
+                         files={"file": ("f.png", buf.getvalue())}, timeout=120)
+    assert resp.status_code == 200 and resp.headers["content-type"] == "image/png"
+    out = np.asarray(Image.open(io.BytesIO(resp.content)))
+    assert out.shape == image.shape and np.abs(out.astype(int) - image).mean() < 3  # crf 0, yuv420p chroma
+    bad = requests.post(f"{service.url}/v1/remove-frame", headers=service.headers, data={"method": "identity"},
+                        files={"file": ("f.png", b"GIF? no")}, timeout=30)
+    assert bad.status_code == 415
+
+
+def test_submit_removal_command_uploads_polls_and_downloads(service, inputs, tmp_path, capsys):
+    from g2w.cli import main
+
+    code = main(["submit-removal", inputs["clip"], "--url", service.url, "--token", TOKEN, "--method", "identity",
+                 "--output", str(tmp_path)])
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0 and line["state"] == "succeeded"
+    assert open(tmp_path / "clip" / "edited.mp4", "rb").read() == open(inputs["clip"], "rb").read()
+    assert main(["submit-removal", inputs["clip"], "--url", service.url, "--token", "wrong"]) == 1
+
+
+@pytest.mark.skipif(chromium_binary() is None, reason="Debian's chromium is not installed (scripts/system-deps.sh)")
+def test_page_in_headless_chromium(service, inputs):
+    """Sign in, upload a clip, watch it finish, and see source and edit side by side."""
+    artifacts = os.environ.get("G2W_TEST_ARTIFACTS", os.path.join(os.getcwd(), "test_artifacts"))
+    os.makedirs(artifacts, exist_ok=True)
+    browser = Browser(chromium_binary())
+    try:
+        browser.goto(service.url + "/")
+        browser.eval(f"document.getElementById('token').value = {json.dumps(TOKEN)}")
+        browser.eval("document.getElementById('login').requestSubmit()")
+        browser.wait_for("document.getElementById('method') && document.getElementById('method').options.length > 0")
+        assert "identity" in browser.eval("[...document.getElementById('method').options].map(o => o.value)")
+        browser.set_file("#file", inputs["clip"])
+        browser.eval("document.getElementById('method').value = 'identity'")
+        browser.eval("document.getElementById('submit').requestSubmit()")
+        browser.wait_for("document.querySelector('#jobs td.state')?.textContent === 'succeeded'")
+        browser.wait_for("!document.getElementById('viewer').hidden")
+        browser.wait_for("document.getElementById('edited').readyState >= 2 && "
+                         "document.getElementById('source').readyState >= 2")  # both videos decoded
+        assert browser.eval("document.querySelector('#jobs .frames').textContent") == "20/20"
+        links = browser.eval("[...document.querySelectorAll('#downloads a')].map(a => a.textContent.trim())")
+        assert links == ["Download edited.mp4"]
+        browser.screenshot(os.path.join(artifacts, "serve_page.png"))
+    finally:
+        browser.close()
+    with Image.open(os.path.join(artifacts, "serve_page.png")) as shot:
+        assert shot.size[0] >= 800
+
+
+def test_bounded_load_on_loopback_has_no_server_errors(service, inputs):
+    """200 requests, 16 at a time: submissions (some answered 429) and status reads."""
+    job_id = _submit(service, uri=inputs["other"]).json()["id"]
+
+    def one(i):
+        if i % 4 == 0:
+            return _submit(service, uri=inputs["other"]).status_code
+        return requests.get(f"{service.url}/v1/removals/{job_id}", headers=service.headers, timeout=60).status_code
+
+    with ThreadPoolExecutor(16) as pool:
+        codes = list(pool.map(one, range(200)))
+    assert not [c for c in codes if c >= 500]
+    assert set(codes) <= {200, 202, 429} and codes.count(200) == 150
