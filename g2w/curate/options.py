@@ -20,7 +20,7 @@ _HELP = {
     "clip_model": "open_clip architecture name, or a path to an open_clip model-config JSON",
     "clip_pretrained": "open_clip pretrained tag (local cache only) or a weights file; none = random init",
     "device": "auto | cpu | cuda, for CLIP and k-means (cuda on an autoscaling cluster asks for GPU nodes)",
-    "embed_workers": "most CLIP actors (set it to the GPU node count on an autoscaling cluster); 0 = what is up at the start",
+    "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (its declared node types, or G2W_MAX_GPUS)",
     "ui_detector": "UI-contamination screen to use",
     "preset": "libx264 preset for the standardized clips",
 }

@@ -36,6 +36,7 @@ from g2w.curate.standardize import StandardizeClips
 from g2w.curate.windows import plan_windows
 from g2w.models.clip_embedder import ClipSpec
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
+from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.tasks import call_remote, largest_node_cpus
 from g2w.sources import SOURCES_SCHEMA, ProbeSources
@@ -52,7 +53,7 @@ class NothingToDo(ValueError):
 def _device(cfg: CurateConfig, cluster: dict) -> str:
     if cfg.device != "auto":
         return cfg.device
-    return "cuda" if cluster.get("GPU", 0) > 0 else "cpu"
+    return "cuda" if gpus_possible(cluster) > 0 else "cpu"
 
 
 def _drain(ds) -> int:

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import ray
 from ray.data import ActorPoolStrategy, Dataset
 
+from g2w.runtime.capacity import cluster_capacity
 from g2w.runtime.step import Batch, Resources, Step
 
 
@@ -36,10 +37,11 @@ def _actor_class(step: Step) -> type:
 
 
 def _pool_size(res: Resources) -> int:
-    """Most actors the cluster can hold at once for a step with these needs."""
+    """Most actors the cluster can hold at once for a step with these needs: what it can grow
+    to (declared node types, G2W_MAX_GPUS), not only what is up now."""
     if res.max_workers is not None:
         return res.max_workers
-    cluster = ray.cluster_resources()
+    cluster = cluster_capacity()
     limits = []
     if res.num_gpus > 0:
         limits.append(cluster.get("GPU", 0) / res.num_gpus)

@@ -1,10 +1,13 @@
 """Autoscaling with fake nodes: a GPU-typed worker pool that starts at zero grows when a g2w
-task asks for a GPU and shrinks back to zero once idle.
+task asks for a GPU and shrinks back to zero once idle, and a job sees the GPUs the cluster can
+start before any is up (so it plans GPU pools instead of falling back to CPU).
 
 Ray's fake multi-node provider (what `ray.cluster_utils.AutoscalingCluster` drives) starts each
 "node" as a real raylet process on this machine; it is driven here through `ray start` on ports
 and a temp dir of the test's own, because `AutoscalingCluster.start()` runs `ray stop --force`,
-which would stop every other Ray instance on the machine.
+which would stop every other Ray instance on the machine. The autoscaler is v2, as `ray up`
+starts it since Ray 2.50: it publishes the node types in the GCS, where g2w.runtime.capacity
+reads them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import subprocess
 import sys
 
 import pytest
+from ray.autoscaler._private.fake_multi_node.node_provider import FAKE_HEAD_NODE_ID
 
 from tests.cluster.ray_processes import LocalCluster, free_ports
 
@@ -21,6 +25,7 @@ _CLIENT = """
 import json, time
 import ray
 from g2w.runtime.ray_init import init_ray
+from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.tasks import call_remote
 
 
@@ -33,14 +38,14 @@ def where():
 
 
 init_ray()
-before = gpus()
+before, possible = gpus(), gpus_possible()
 node, ids = call_remote(where, num_gpus=1)
 during = gpus()
 start = time.monotonic()
 while gpus() > 0 and time.monotonic() - start < 150:
     time.sleep(2)
 head = ray.get_runtime_context().get_node_id()
-print(json.dumps({"before": before, "during": during, "after": gpus(), "gpu_ids": ids, "ran_on_head": node == head}))
+print(json.dumps({"before": before, "possible": possible, "during": during, "after": gpus(), "gpu_ids": ids, "ran_on_head": node == head}))
 """
 
 
@@ -49,7 +54,8 @@ def _config(gcs: int) -> dict:
     return {
         "cluster_name": "g2w-fake", "max_workers": 4, "upscaling_speed": 1.0, "idle_timeout_minutes": 0.1,
         "provider": {"type": "fake_multinode", "use_node_id_as_ip": True, "disable_node_updaters": True,
-                     "disable_launch_config_check": True, "gcs_address": f"127.0.0.1:{gcs}"},
+                     "disable_launch_config_check": True, "gcs_address": f"127.0.0.1:{gcs}",
+                     "launch_multiple": True, "head_node_id": FAKE_HEAD_NODE_ID},
         "available_node_types": {
             "ray.head.default": {"resources": {"CPU": 1}, "node_config": {}, "max_workers": 0},
             "gpu_worker": {"resources": {"CPU": 1, "GPU": 1, "object_store_memory": 100 * mb}, "node_config": {},
@@ -64,7 +70,8 @@ def _config(gcs: int) -> dict:
 
 @pytest.mark.slow
 def test_a_gpu_pool_scales_from_zero_and_back(tmp_path):
-    fake = {"AUTOSCALER_UPDATE_INTERVAL_S": "1", "RAY_FAKE_CLUSTER": "1"}
+    fake = {"AUTOSCALER_UPDATE_INTERVAL_S": "1", "RAY_FAKE_CLUSTER": "1", "RAY_enable_autoscaler_v2": "1",
+            "RAY_CLOUD_INSTANCE_ID": FAKE_HEAD_NODE_ID, "RAY_OVERRIDE_NODE_ID_FOR_TESTING": FAKE_HEAD_NODE_ID}
     config = tmp_path / "fake_cluster.json"
     cluster_args = ["--num-cpus=1", "--num-gpus=0", f"--autoscaling-config={config}"]
     (gcs,) = free_ports(1)  # the provider's config names the GCS before the head starts
@@ -78,5 +85,6 @@ def test_a_gpu_pool_scales_from_zero_and_back(tmp_path):
         seen = json.loads(out.stdout.strip().splitlines()[-1])
     finally:
         cluster.stop()
-    assert seen["before"] == 0 and seen["during"] >= 1 and seen["after"] == 0
+    assert seen["before"] == 0 and seen["possible"] == 2  # 0 up, 2 declared (gpu_worker max_workers x 1 GPU)
+    assert seen["during"] >= 1 and seen["after"] == 0
     assert seen["gpu_ids"] and not seen["ran_on_head"]
