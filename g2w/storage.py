@@ -2,12 +2,20 @@
 
 Inputs may live on a laptop disk or in a bucket; pyarrow's filesystems give both the same
 seekable file objects, which PyAV opens directly, so sources are streamed rather than copied.
+Outputs are written the same way (the second half of this file). An S3 endpoint other than
+AWS (MinIO, a test server) and credentials come from the usual AWS environment variables
+(`AWS_ENDPOINT_URL`, `AWS_ACCESS_KEY_ID`, ...), which pyarrow reads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import json
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from typing import BinaryIO
 
 import pyarrow.fs as pafs
@@ -111,3 +119,142 @@ def expand_inputs(specs: list[str]) -> list[str]:
         else:
             found.append(spec)
     return sorted(set(found))
+
+
+# --- writing ---------------------------------------------------------------------------------
+# Outputs go to a local folder or a bucket prefix through the same few calls. An object store
+# has no rename, but an object appears only when its upload completes, so "write to a temporary
+# file, then publish" gives every output the same guarantee on both: a reader (or a rerun that
+# skips finished items) sees a whole file or none. Workers call these themselves, so no output
+# passes through the driver's disk.
+
+
+def absolute(path: str) -> str:
+    """A local path made absolute (workers may run elsewhere); URIs unchanged."""
+    return path.rstrip("/") if is_uri(path) else os.path.abspath(path)
+
+
+def join(base: str, *parts: str) -> str:
+    """`base/part/...` for a local path or a URI (always `/`-separated)."""
+    return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)]) if is_uri(base) else os.path.join(base, *parts)
+
+
+def makedirs(path: str) -> None:
+    """Create a local folder; on an object store prefixes need no creating (a no-op there)."""
+    if not is_uri(path):
+        os.makedirs(path, exist_ok=True)
+
+
+def _hidden_partial(path: str) -> str:
+    """A hidden temporary name beside `path` that keeps its extension (encoders read it)."""
+    head, tail = os.path.split(path)
+    stem, ext = os.path.splitext(tail)
+    return os.path.join(head, f".{stem}.partial-{os.getpid()}{ext}")
+
+
+def publish_file(local_path: str, dest: str) -> None:
+    """Move a finished local file to `dest` (rename on a local disk, upload to a store)."""
+    if not is_uri(dest):
+        os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
+        os.replace(local_path, dest)
+        return
+    fs, inner = _fs(dest)
+    with open(local_path, "rb") as src, fs.open_output_stream(inner) as out:
+        shutil.copyfileobj(src, out, 8 << 20)
+    os.remove(local_path)
+
+
+@contextlib.contextmanager
+def staged_file(dest: str) -> Iterator[str]:
+    """Yields a local path to write `dest` to; on success it is published, on error dropped.
+
+    Local: a hidden file beside `dest`, renamed over it. Object store: a temporary file on this
+    machine (the worker that made it), uploaded as one object.
+    """
+    if is_uri(dest):
+        fd, tmp = tempfile.mkstemp(prefix="g2w-", suffix=os.path.splitext(dest)[1])
+        os.close(fd)
+    else:
+        os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
+        tmp = _hidden_partial(dest)
+    try:
+        yield tmp
+        publish_file(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    with staged_file(path) as tmp, open(tmp, "wb") as f:
+        f.write(data)
+
+
+def write_json(path: str, value) -> None:
+    write_bytes(path, json.dumps(value, indent=2).encode())
+
+
+def read_bytes(path: str) -> bytes:
+    with open_binary(path) as f:
+        return f.read()
+
+
+def upload_tree(local_dir: str, dest: str, last: tuple[str, ...] = ()) -> None:
+    """Copy every file below a local folder to `dest`, keeping relative paths. Files named in
+    `last` (relative paths) go after all others: a completion marker a rerun checks for."""
+    files = [os.path.relpath(os.path.join(root, n), local_dir) for root, _, names in os.walk(local_dir) for n in names]
+    for rel in sorted(files, key=lambda r: (r in last, r)):
+        with staged_file(join(dest, *rel.split(os.sep))) as tmp:
+            shutil.copyfile(os.path.join(local_dir, rel), tmp)
+
+
+@contextlib.contextmanager
+def staged_dir(dest: str) -> Iterator[str]:
+    """A local folder to write several files (a report and its PNGs) into, then `dest` holds
+    them: a local `dest` is used directly; for a URI a temporary folder is uploaded on success."""
+    if not is_uri(dest):
+        os.makedirs(dest, exist_ok=True)
+        yield dest
+        return
+    with tempfile.TemporaryDirectory(prefix="g2w-stage-") as local:
+        yield local
+        upload_tree(local, dest)
+
+
+@contextlib.contextmanager
+def local_copy(path: str) -> Iterator[str]:
+    """A local file with the content of `path`: the path itself, or a temporary download of a
+    URI (for readers such as decord that open local files only; meant for short clips)."""
+    if not is_uri(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="g2w-copy-") as folder:
+        local = os.path.join(folder, "copy" + os.path.splitext(path)[1])
+        with open_binary(path) as src, open(local, "wb") as out:
+            shutil.copyfileobj(src, out, 8 << 20)
+        yield local
+
+
+def list_files(folder: str, suffix: str = "") -> list[str]:
+    """Files directly inside `folder` whose names end with `suffix`, as full paths of the same
+    kind, sorted; hidden (temporary) names are left out. A missing folder lists as empty."""
+    if not is_uri(folder):
+        names = os.listdir(folder) if os.path.isdir(folder) else []
+        return sorted(os.path.join(folder, n) for n in names
+                      if n.endswith(suffix) and not n.startswith(".") and os.path.isfile(os.path.join(folder, n)))
+    fs, inner = _fs(folder)
+    scheme = folder.split("://", 1)[0]
+    infos = fs.get_file_info(pafs.FileSelector(inner, allow_not_found=True))
+    return sorted(f"{scheme}://{i.path}" for i in infos if i.type == pafs.FileType.File
+                  and i.base_name.endswith(suffix) and not i.base_name.startswith("."))
+
+
+def remove(path: str) -> None:
+    """Delete one file (missing is fine: removal is the goal)."""
+    if not is_uri(path):
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    fs, inner = _fs(path)
+    if fs.get_file_info(inner).type == pafs.FileType.File:
+        fs.delete_file(inner)

@@ -8,8 +8,8 @@ import pytest
 from g2w.video import VideoWriter
 
 # Evaluation fixtures (a tiny synthesis output folder, baseline edits, wild cases) are shared by
-# tests/evaluate, tests/remove and tests/jobs.
-pytest_plugins = ("tests.evaluate.fixtures",)
+# tests/evaluate, tests/remove and tests/jobs; the S3 server (moto) serves the object-storage tests.
+pytest_plugins = ("tests.evaluate.fixtures", "tests.s3_fixtures")
 
 
 def pytest_collection_modifyitems(config, items):

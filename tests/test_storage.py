@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -38,3 +40,57 @@ def test_file_uris_go_through_the_same_filesystem_layer(make_video, tmp_path):
     assert storage.read_range(uri, 4, 4) == b"ftyp"
     assert probe(uri).frame_count == 12  # PyAV reads through the pyarrow file object
     assert storage.expand_inputs(["file://" + str(tmp_path)]) == [uri]
+
+
+# --- the write side, on a real S3 API (moto) and on a local disk ------------------------------
+
+
+def test_writes_lists_and_removes_on_s3(s3_bucket, tmp_path):
+    base = storage.join(s3_bucket, "run", "clips")
+    assert storage.list_files(base) == []  # a prefix nobody wrote yet is an empty folder
+    storage.write_bytes(storage.join(base, "a.mp4"), b"aaaa")
+    storage.write_json(storage.join(s3_bucket, "run", "summary.json"), {"kept": 2})
+    local = tmp_path / "b.mp4"
+    local.write_bytes(b"bb")
+    storage.publish_file(str(local), storage.join(base, "b.mp4"))
+    assert not local.exists()  # published means moved: the worker's disk is not left holding it
+    assert storage.list_files(base, ".mp4") == [f"{base}/a.mp4", f"{base}/b.mp4"]
+    assert storage.read_bytes(f"{base}/b.mp4") == b"bb" and storage.size(f"{base}/a.mp4") == 4
+    assert storage.exists(f"{s3_bucket}/run/summary.json") and not storage.exists(f"{base}/c.mp4")
+    storage.remove(f"{base}/a.mp4")
+    storage.remove(f"{base}/a.mp4")  # already gone: still fine
+    assert storage.list_files(base) == [f"{base}/b.mp4"]
+
+
+def test_a_failed_write_publishes_nothing(s3_bucket, tmp_path):
+    for dest in (f"{s3_bucket}/out/clip.mp4", str(tmp_path / "out" / "clip.mp4")):
+        try:
+            with storage.staged_file(dest) as tmp:
+                assert tmp.endswith(".mp4")  # encoders pick the container from the extension
+                open(tmp, "wb").write(b"half a clip")
+                raise RuntimeError("encoder died")
+        except RuntimeError:
+            pass
+        assert not storage.exists(dest)
+        assert storage.list_files(storage.join(dest.rsplit("/", 1)[0])) == []  # no partial file either
+    assert not any(p.name.startswith(".") for p in (tmp_path / "out").iterdir())
+
+
+def test_staged_dir_uploads_a_report_folder(s3_bucket, tmp_path):
+    with storage.staged_dir(f"{s3_bucket}/run") as out:
+        staging = Path(out)
+        (staging / "report").mkdir()
+        (staging / "report" / "plot.png").write_bytes(b"png")
+        (staging / "report.html").write_text("<html>")
+    assert storage.list_files(f"{s3_bucket}/run") == [f"{s3_bucket}/run/report.html"]
+    assert storage.read_bytes(f"{s3_bucket}/run/report/plot.png") == b"png"
+    assert not staging.exists()  # the temporary folder is gone once uploaded
+    with storage.staged_dir(str(tmp_path / "local")) as out:  # a local folder is written in place
+        assert out == str(tmp_path / "local")
+
+
+def test_parquet_round_trip_through_a_staged_file(s3_bucket):
+    dest = f"{s3_bucket}/run/manifest.parquet"
+    with storage.staged_file(dest) as tmp:
+        pq.write_table(pa.table({"clip_id": ["a", "b"]}), tmp)
+    assert pq.read_table(dest).column("clip_id").to_pylist() == ["a", "b"]  # pyarrow reads the URI itself

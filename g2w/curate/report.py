@@ -22,7 +22,8 @@ import pyarrow.compute as pc  # noqa: E402
 
 from g2w.curate.config import CurateConfig  # noqa: E402
 from g2w.report import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
-from g2w.video.decode import FrameReader  # noqa: E402
+from g2w import storage  # noqa: E402
+from g2w.video.decode import FrameReader, iter_video_frames  # noqa: E402
 from g2w.video.errors import VideoError  # noqa: E402
 
 _SHEET_CLUSTERS, _PER_CLUSTER, _PER_REASON = 12, 6, 6
@@ -63,9 +64,12 @@ def _plot_measures(path: str, measured: pa.Table, cfg: CurateConfig) -> None:
 
 
 def _central_frame(path: str, t: float):
+    """The frame on screen at `t`; a clip in a bucket is streamed (decord reads local files only)."""
     try:
+        if storage.is_uri(path):
+            return next(iter_video_frames(path, t))[2].to_ndarray(format="rgb24")
         return FrameReader(path).read_at([t])[0]
-    except (VideoError, IndexError, RuntimeError):
+    except (VideoError, IndexError, RuntimeError, StopIteration):
         return None
 
 
@@ -86,9 +90,11 @@ def _counts(values: pa.ChunkedArray) -> dict:
     return {v["values"]: v["counts"] for v in pc.value_counts(values.combine_chunks()).to_pylist() if v["values"] is not None}
 
 
-def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig) -> str:
-    """Write report.html and its PNGs into `out`; returns the page's path. Reads the manifest
-    columnar: only the rows it shows (kept clips, examples, the first 500) become Python rows."""
+def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig, clip_root: str | None = None) -> str:
+    """Write report.html and its PNGs into the local folder `out`; returns the page's path. Reads
+    the manifest columnar: only the rows it shows (kept clips, examples, the first 500) become
+    Python rows. Clip paths are relative to `clip_root` (the run's output; `out` by default)."""
+    clip_root = clip_root or out
     windows = manifest.filter(pc.greater_equal(manifest.column("window_index"), 0))
     status = windows.column("status")
     figures = os.path.join(out, "report")
@@ -124,7 +130,7 @@ def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig)
     picks = []
     for cluster in sorted(by_cluster, key=lambda c: -len(by_cluster[c]))[:_SHEET_CLUSTERS]:
         for r in by_cluster[cluster][:_PER_CLUSTER]:
-            picks.append((os.path.join(out, r["clip_path"]), 2.5, f"c{cluster} {r['clip_id'][-12:]}"))
+            picks.append((storage.join(clip_root, r["clip_path"]), 2.5, f"c{cluster} {r['clip_id'][-12:]}"))
     kept_sheet = _sheet(figures, "kept_by_cluster.png", picks, _PER_CLUSTER)
     sections.append((f"Kept clips by {model['clusters'][:-1]} (centre frames)",
                      f"<img src='report/{kept_sheet}' style='max-width:100%'>" if kept_sheet else "<p>none kept</p>"))

@@ -1,17 +1,16 @@
 """Work shards: analysed and embedded window rows on disk, which is what makes reruns cheap.
 
 Each batch that leaves the embedding stage is written to `work/windows/` as one Parquet file
-named by the hash of its clip ids, under a temporary name first, so a killed job leaves only
-complete shards. A source counts as done when every one of its windows is in some shard; a
+named by the hash of its clip ids, by the worker that made it, and published only once complete
+(renamed on a disk, uploaded as one object to a bucket), so a killed job leaves only complete
+shards. A source counts as done when every one of its windows is in some shard; a
 rerun analyses only the others. Merging keeps one row per clip id and compacts all shards into
 one, so repeated partial runs never pile up duplicates.
 """
 
 from __future__ import annotations
 
-import glob
 import hashlib
-import os
 from collections import Counter
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from g2w import storage
 from g2w.curate.rows import WINDOW_SCHEMA
 from g2w.runtime.step import Batch, Resources, Step
 
@@ -57,14 +57,13 @@ class WriteShards(Step):
         table = batch_to_table(batch)
         ids = sorted(table.column("clip_id").to_pylist())
         name = hashlib.sha1("\n".join(ids).encode()).hexdigest()[:20]
-        path = os.path.join(self.shard_dir, f"part-{name}.parquet")
-        pq.write_table(table, path + ".partial")
-        os.replace(path + ".partial", path)
+        with storage.staged_file(storage.join(self.shard_dir, f"part-{name}.parquet")) as tmp:
+            pq.write_table(table, tmp)
         return {"source_id": np.asarray(batch["source_id"]), "status": np.asarray(batch["status"])}
 
 
 def shard_paths(shard_dir: str) -> list[str]:
-    return sorted(glob.glob(os.path.join(shard_dir, "*.parquet")))
+    return storage.list_files(shard_dir, ".parquet")
 
 
 def read_shards(shard_dir: str, columns: list[str] | None = None) -> pa.Table:
@@ -84,12 +83,13 @@ def compact(shard_dir: str, table: pa.Table) -> None:
     """Replace all shards by one holding `table` (written before the old ones are removed)."""
     old = shard_paths(shard_dir)
     ids = "\n".join(table.column("clip_id").to_pylist())
-    path = os.path.join(shard_dir, f"merged-{hashlib.sha1(ids.encode()).hexdigest()[:20]}.parquet")
-    pq.write_table(table, path + ".partial")
-    os.replace(path + ".partial", path)
+    path = storage.join(shard_dir, f"merged-{hashlib.sha1(ids.encode()).hexdigest()[:20]}.parquet")
+    if path not in old:
+        with storage.staged_file(path) as tmp:
+            pq.write_table(table, tmp)
     for p in old:
         if p != path:
-            os.remove(p)
+            storage.remove(p)
 
 
 def windows_written(table: pa.Table) -> Counter:

@@ -10,12 +10,12 @@ sources skip them by timestamp, never by index (variable frame rate stays correc
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from g2w import storage
 from g2w.curate.analyze import upright
 from g2w.runtime.step import Batch, Resources, Step
 from g2w.video.decode import iter_video_frames
@@ -97,11 +97,12 @@ class StandardizeClips(Step):
         out = {"clip_id": [], "clip_path": [], "std_status": [], "std_error": []}
         for i in range(len(batch["clip_id"])):
             row = {k: batch[k][i] for k in ("clip_id", "source", "start_s", "width", "height", "fps", "rotation")}
-            path = os.path.join(self.out_dir, f"{row['clip_id']}.mp4")
+            path = storage.join(self.out_dir, f"{row['clip_id']}.mp4")
             status, error = "ok", ""
-            if not os.path.exists(path):  # written atomically, so an existing file is complete
+            if not storage.exists(path):  # published only once complete, so an existing clip is whole
                 try:
-                    self.write_clip(row, path)
+                    with storage.staged_file(path) as local:  # encoded here, then renamed or uploaded
+                        self.write_clip(row, local)
                 except (VideoError, ValueError) as exc:
                     status, error = "error", str(exc)
             out["clip_id"].append(str(row["clip_id"]))

@@ -9,12 +9,13 @@ Stages, each a Ray Data pipeline or a driver step:
 4. standardize the kept windows (tasks) -> `clips/<clip_id>.mp4`;
 5. `manifest.parquet`, `summary.json`, `report.html`.
 Rerunning with the same output skips sources already in the shards and clips already written;
-selection is recomputed (it is deterministic and cheap next to decoding).
+selection is recomputed (it is deterministic and cheap next to decoding). The output may be a
+local folder or a bucket prefix (`s3://bucket/run`): workers publish their shards and clips
+there themselves, and the driver writes the tables and the report there too.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter
@@ -35,11 +36,12 @@ from g2w.curate.shards import WriteShards, compact, read_shards, windows_written
 from g2w.curate.standardize import StandardizeClips
 from g2w.curate.windows import plan_windows
 from g2w.models.clip_embedder import ClipSpec
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.capacity import gpus_possible
+from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.tasks import call_remote, largest_node_cpus
 from g2w.sources import SOURCES_SCHEMA, ProbeSources
+from g2w import storage
 from g2w.storage import expand_inputs
 
 
@@ -78,11 +80,11 @@ class _Run:
 
     @property
     def shard_dir(self) -> str:
-        return os.path.join(self.output, "work", "windows")
+        return storage.join(self.output, "work", "windows")
 
     @property
     def clip_dir(self) -> str:
-        return os.path.join(self.output, "clips")
+        return storage.join(self.output, "clips")
 
     def lap(self, name: str) -> None:
         """Record the time since the previous lap as stage `name`."""
@@ -93,9 +95,9 @@ class _Run:
 
 
 def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig()) -> dict:
-    run = _Run(os.path.abspath(output), cfg)
-    os.makedirs(run.shard_dir, exist_ok=True)
-    os.makedirs(run.clip_dir, exist_ok=True)
+    run = _Run(storage.absolute(output), cfg)
+    storage.makedirs(run.shard_dir)
+    storage.makedirs(run.clip_dir)
     paths = expand_inputs(inputs)
     if not paths:
         raise NothingToDo(f"no input files found in {inputs}")
@@ -119,7 +121,7 @@ def probe_stage(run: _Run, paths: list[str]) -> list[dict]:
     """Stage 1: every input probed (tasks) into `sources.parquet`; returns its rows."""
     print(f"[1/4] probing {len(paths)} inputs", flush=True)
     ds = apply_steps(dataset_from_rows([{"path": p} for p in paths]), [ProbeSources()])
-    table_path = os.path.join(run.output, "sources.parquet")
+    table_path = storage.join(run.output, "sources.parquet")
     write_parquet(ds, table_path, SOURCES_SCHEMA)
     run.lap("probe")
     return pq.read_table(table_path).to_pylist()
@@ -180,13 +182,14 @@ def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_
     no_windows = [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
     manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
     manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
-    pq.write_table(manifest, os.path.join(run.output, "manifest.parquet"), row_group_size=_ROW_GROUP)
+    with storage.staged_file(storage.join(run.output, "manifest.parquet")) as local:
+        pq.write_table(manifest, local, row_group_size=_ROW_GROUP)
     status = manifest.column("status").to_numpy(zero_copy_only=False)
     _remove_stale_clips(run.clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
     summary = _summary(sources, manifest, k, run, analysed_sources)
-    with open(os.path.join(run.output, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    write_report(run.output, manifest, summary, run.cfg)
+    storage.write_json(storage.join(run.output, "summary.json"), summary)
+    with storage.staged_dir(run.output) as local:
+        write_report(local, manifest, summary, run.cfg, clip_root=run.output)
     print(f"manifest: {run.output}/manifest.parquet\n"
           f"clips:    {run.clip_dir} ({summary['counts']['kept']})\n"
           f"summary:  {run.output}/summary.json\n"
@@ -243,7 +246,7 @@ def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: Curat
     for i, cid in zip(kept, manifest.column("clip_id").take(pa.array(kept)).to_pylist()):
         path, status, error = results.get(cid, ("", "error", "standardization did not run"))
         if status == "ok":
-            columns["clip_path"][i] = os.path.relpath(path, os.path.dirname(clip_dir))
+            columns["clip_path"][i] = "clips/" + path.rsplit("/", 1)[-1]  # relative to the output, which may be a URI
         else:
             columns["status"][i], columns["reason"][i], columns["error"][i] = "error", "standardize_failed", error
     for name, values in columns.items():
@@ -254,9 +257,13 @@ def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: Curat
 def _remove_stale_clips(clip_dir: str, kept_ids: set[str]) -> None:
     """Clips of windows that are no longer kept (a rerun with other inputs or settings) go, so
     the folder always matches the manifest; hidden partial files of killed writers go too."""
-    for name in os.listdir(clip_dir):
-        if name.startswith(".") or os.path.splitext(name)[0] not in kept_ids:
-            os.remove(os.path.join(clip_dir, name))
+    if not storage.is_uri(clip_dir):  # (a bucket never holds partial objects)
+        for name in os.listdir(clip_dir):
+            if name.startswith("."):
+                os.remove(os.path.join(clip_dir, name))
+    for path in storage.list_files(clip_dir):
+        if os.path.splitext(path.rsplit("/", 1)[-1])[0] not in kept_ids:
+            storage.remove(path)
 
 
 def _counts(values: pa.Array) -> dict:

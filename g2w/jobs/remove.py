@@ -4,12 +4,13 @@ Writes into OUT: `<case_id>.mp4` per case (what `g2w evaluate --edited OUT` read
 `method.json` (the method's name and traits for the results table), `manifest.parquet` (one
 row per case, errors included), `summary.json` and `report.html` (source and edit side by side
 for a few cases). Existing outputs are complete by construction (atomic writes), so a rerun
-skips them. Learned removers plug in as further methods of `g2w.remove`.
+skips them. OUT may be a bucket prefix (`s3://bucket/edits`): each worker encodes its edit to a
+local temporary file and uploads it, and the driver writes the tables and the report there.
+Learned removers plug in as further methods of `g2w.remove`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter
@@ -19,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from g2w import storage
 from g2w.evaluate.cases import Case, load_cases
 from g2w.remove import get_method, run_method
 from g2w.report import contact_sheet, key_values, save_png, table, write_html
@@ -41,11 +43,12 @@ def remove_one(method: str, case: Case, out_dir: str, options: dict | None = Non
     path = case.edited_path(out_dir)
     row = {"case_id": case.case_id, "split": case.split, "method": method, "status": "ok", "reason": "",
            "message": "", "path": path, "frames": 0, "seconds": 0.0, "skipped": False}
-    if os.path.exists(path):
+    if storage.exists(path):  # published only once complete
         return {**row, "skipped": True}
     start = time.perf_counter()
     try:
-        row["frames"] = run_method(method, case, path, **(options or {}))
+        with storage.staged_file(path) as local:
+            row["frames"] = run_method(method, case, local, **(options or {}))
     except VideoError as exc:
         row.update(status="error", reason=f"source_{exc.reason}", message=str(exc))
     except (OSError, ValueError) as exc:
@@ -73,14 +76,16 @@ class RemoveCases(Step):
         return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
 
 
-def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dict) -> str:
+def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dict) -> None:
+    """report.html and contact_sheet.png into the local folder `out_dir`."""
     images, labels = [], []
     for row in [r for r in rows if r["status"] == "ok"][:REPORT_CASES]:
         case = cases[row["case_id"]]
         try:
-            src, edt = FrameReader(case.source), FrameReader(row["path"])
-            mid = len(src) // 2
-            images += [src.read([mid])[0], edt.read([min(mid, len(edt) - 1)])[0]]
+            with storage.local_copy(row["path"]) as edited:
+                src, edt = FrameReader(case.source), FrameReader(edited)
+                mid = len(src) // 2
+                images += [src.read([mid])[0], edt.read([min(mid, len(edt) - 1)])[0]]
         except (VideoError, IndexError):
             continue
         labels += [f"{row['case_id']} source", f"{row['case_id']} {row['method']}"]
@@ -88,30 +93,27 @@ def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dic
     if images:
         save_png(os.path.join(out_dir, "contact_sheet.png"), contact_sheet(images, labels, 2, thumb_width=400))
         body = '<img src="contact_sheet.png" style="max-width:100%">'
-    path = os.path.join(out_dir, "report.html")
-    write_html(path, f"g2w remove: {summary['method']}", [
+    write_html(os.path.join(out_dir, "report.html"), f"g2w remove: {summary['method']}", [
         ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
         ("Middle frame of the source and of the edit", body or "<p>no finished edits</p>"),
         ("Cases (manifest.parquet)", table(rows, ["case_id", "split", "status", "reason", "frames", "seconds",
                                                   "skipped", "message"])),
     ])
-    return path
 
 
 def run_remove(method: str, cases: str, output: str, options: dict | None = None) -> dict:
     """Apply a removal method (with its `options`) to every case; returns the summary."""
     traits = get_method(method).traits()
     start = time.perf_counter()
-    output = os.path.abspath(output)
+    output = storage.absolute(output)
     case_list = load_cases(cases)
-    os.makedirs(output, exist_ok=True)
-    with open(os.path.join(output, "method.json"), "w") as f:
-        json.dump({"method": method, **traits, "options": options or {}}, f)
+    storage.makedirs(output)
+    storage.write_json(storage.join(output, "method.json"), {"method": method, **traits, "options": options or {}})
     print(f"remove: {method} on {len(case_list)} cases -> {output}", flush=True)
     use_gpu = get_method(method).gpu and gpus_possible(init_ray()) > 0
     step = RemoveCases(method, output, options or {}, use_gpu)
     ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [step])
-    manifest = os.path.join(output, "manifest.parquet")
+    manifest = storage.join(output, "manifest.parquet")
     write_parquet(ds, manifest, MANIFEST_SCHEMA)
     rows = sorted(pq.read_table(manifest).to_pylist(), key=lambda r: r["case_id"])
     for n, row in enumerate(rows, 1):
@@ -128,8 +130,9 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
         "frames_per_worker_s": round(sum(r["frames"] for r in made) / seconds, 2) if seconds else None,
         "seconds": round(time.perf_counter() - start, 2),
     }
-    with open(os.path.join(output, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    report = _report(output, rows, {c.case_id: c for c in case_list}, summary)
+    storage.write_json(storage.join(output, "summary.json"), summary)
+    with storage.staged_dir(output) as local:
+        _report(local, rows, {c.case_id: c for c in case_list}, summary)
+    report = storage.join(output, "report.html")
     print(f"edits:   {output}\nreport:  {report}", flush=True)
     return summary

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import ray
 from ray.data import ActorPoolStrategy, Dataset
 
+from g2w import storage
 from g2w.runtime.capacity import cluster_capacity
 from g2w.runtime.step import Batch, Resources, Step
 
@@ -96,15 +97,12 @@ def write_parquet(ds: Dataset, path: str | os.PathLike, schema: pa.Schema) -> in
     """Stream the dataset's rows into a single Parquet file at `path`; returns the row count.
 
     Rows arrive batch by batch, so the driver never holds the whole result. The file appears
-    under its final name only once complete.
+    under its final name only once complete (`path` may be a bucket URI).
     """
-    path = os.fspath(path)
-    tmp = path + ".partial"
     rows = 0
-    with pq.ParquetWriter(tmp, schema) as writer:
+    with storage.staged_file(os.fspath(path)) as tmp, pq.ParquetWriter(tmp, schema) as writer:
         for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
             table = pa.Table.from_pydict({k: list(batch[k]) for k in schema.names}, schema=schema)
             writer.write_table(table)
             rows += table.num_rows
-    os.replace(tmp, path)
     return rows
