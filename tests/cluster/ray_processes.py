@@ -82,7 +82,7 @@ class LocalCluster:
             os.killpg(p.pid, signal.SIGTERM)
         for p in reversed(self.procs):
             try:
-                p.wait(30)
+                p.wait(10)
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
         for pid in _pids_naming(self.temp):  # fake nodes started by this cluster's autoscaler
