@@ -452,6 +452,53 @@ def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) 
     p.add_argument("--duration-s", type=_positive(float), default=duration_s, help="length of each video")
 
 
+# --- scale-out: capacity planning from a measured run -------------------------------------------
+def _plan(args: argparse.Namespace) -> int:
+    from g2w.plan import NodeType, UnitCosts, plan, sweep, table, write_plan
+
+    with open(args.summary) as f:
+        summary = json.load(f)
+    try:
+        units = UnitCosts.from_summary(summary, args.measured_cpus)
+    except ValueError as exc:
+        print(f"g2w plan: {exc}", file=sys.stderr)
+        return 2
+    cpu, head = NodeType.parse(args.cpu_type, 0), NodeType.parse(args.head_type, 0)
+    gpu = dict(gpu=NodeType.parse(args.gpu_type, 1), gpu_nodes=args.gpu_nodes, gpu_windows_per_s=args.gpu_windows_per_s)
+    window_s = summary["config"]["window_s"]
+    result = plan(units, args.clips, window_s, cpu, args.cpu_nodes, head, args.select_s_per_million, **gpu)
+    points = sweep(units, args.clips, window_s, cpu, head, max(args.cpu_nodes * 4, 8), args.select_s_per_million, **gpu)
+    print(table(result), end="")
+    for kind, path in write_plan(args.output, result, points).items():
+        print(f"{kind}: {path}")
+    return 0
+
+
+# benchmarks/select_scale.py: 188.1 s for 100k windows on 2 shared cores with CPU k-means, scaled
+# linearly (an upper bound: k-means trains on at most 500k windows). GPU k-means is far faster.
+SELECT_S_PER_MILLION = 1881.0
+
+
+def _add_plan_command(sub) -> None:
+    p = sub.add_parser("plan", help="node counts, wall time, cost and bottleneck for a curation run at scale")
+    p.add_argument("--clips", type=_positive(int), required=True, help="clips to keep")
+    p.add_argument("--from", dest="summary", required=True, metavar="RUN/summary.json",
+                   help="summary.json of a curation run that analysed its sources")
+    p.add_argument("--cpu-type", default="c6i.8xlarge:32:1.36", help="CPU worker type as name:vcpus:usd_per_hour")
+    p.add_argument("--cpu-nodes", type=_positive(int), default=30, help="CPU workers (cluster.yaml's max)")
+    p.add_argument("--gpu-type", default="g5.4xlarge:16:1.624", help="GPU worker type (one GPU) as name:vcpus:usd_per_hour")
+    p.add_argument("--gpu-nodes", type=int, default=0, help="GPU workers for CLIP (needs --gpu-windows-per-s)")
+    p.add_argument("--gpu-windows-per-s", type=_positive(float), default=None,
+                   help="CLIP windows per second per GPU, measured on that GPU (none measured here)")
+    p.add_argument("--head-type", default="m6i.2xlarge:8:0.384", help="head node as name:vcpus:usd_per_hour")
+    p.add_argument("--select-s-per-million", type=_positive(float), default=SELECT_S_PER_MILLION,
+                   help="selection wall seconds per million windows (default: benchmarks/select_scale.py, CPU)")
+    p.add_argument("--measured-cpus", type=_positive(float), default=None,
+                   help="CPUs of the measured run, when its summary does not record them")
+    p.add_argument("--output", default="plan", help="folder for plan.json, plan.md and plan.png")
+    p.set_defaults(run=_plan)
+
+
 def _segmenter_train(args: argparse.Namespace) -> int:
     from g2w.jobs.train_segmenter import run_train_segmenter
 
@@ -536,6 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_capture_commands(sub)
     _add_segmenter_commands(sub)
     _add_gamecleaner_commands(sub)
+    _add_plan_command(sub)
     return parser
 
 

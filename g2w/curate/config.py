@@ -48,6 +48,7 @@ class CurateConfig:
     clip_pretrained: str | None = None  # an open_clip tag from the local cache, or a weights file
     device: str = "auto"  # auto | cpu | cuda
     embed_batch_size: int = 32
+    embed_workers: int = 0  # most CLIP actors; 0 = as many as the cluster can grow to
     analysis_fps: float = 8.0  # sampled frames per second for cuts, quality and UI
     analysis_short_side: int = 540  # HUD strokes of 2 px at 1080p must survive the downscale
     ui_detector: str = "static-edges"

@@ -19,7 +19,8 @@ _HELP = {
     "embedder": "auto (CLIP with --clip-pretrained, else the appearance descriptor) | clip | appearance",
     "clip_model": "open_clip architecture name, or a path to an open_clip model-config JSON",
     "clip_pretrained": "open_clip pretrained tag (local cache only) or a weights file; none = random init",
-    "device": "auto | cpu | cuda, for CLIP and k-means",
+    "device": "auto | cpu | cuda, for CLIP and k-means (cuda on an autoscaling cluster asks for GPU nodes)",
+    "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (its declared node types, or G2W_MAX_GPUS)",
     "ui_detector": "UI-contamination screen: static-edges (heuristic) | segmenter (the shipped HUD segmenter)",
     "preset": "libx264 preset for the standardized clips",
 }

@@ -87,25 +87,23 @@ def shake_score(shifts: np.ndarray) -> float:
     return float(reversed_.any(axis=1).mean())
 
 
+def quality_failures(m, t: QualityThresholds, short_side, fps) -> list[tuple[str, np.ndarray]]:
+    """(check name, failed) for every check, in a fixed order. Works on scalars (one window) and
+    on equal-length numpy columns (a million windows at once), so selection never builds rows."""
+    dark = np.asarray(m["dark_fraction"]) > t.max_dark_fraction
+    return [
+        ("low_resolution", np.asarray(short_side) < t.min_short_side),
+        ("fps_out_of_range", (np.asarray(fps) < t.min_fps) | (np.asarray(fps) > t.max_fps)),
+        ("too_dark", dark),
+        ("too_bright", np.asarray(m["bright_fraction"]) > t.max_bright_fraction),
+        ("frozen", np.asarray(m["frozen_fraction"]) > t.max_frozen_fraction),
+        ("blurry", (np.asarray(m["sharpness"]) < t.min_sharpness) & ~dark),  # dark frames are flat for another reason
+        ("shaky", np.asarray(m["shake"]) > t.max_shake),
+        ("border", np.asarray(m["border_fraction"]) > t.max_border_fraction),
+        ("ui_overlay", np.asarray(m["ui_coverage"]) > t.max_ui_coverage),
+    ]
+
+
 def quality_reasons(m: dict, t: QualityThresholds, short_side: int, fps: float) -> list[str]:
-    """Every failed check, in a fixed order; the first is the row's reason."""
-    reasons = []
-    if short_side < t.min_short_side:
-        reasons.append("low_resolution")
-    if not t.min_fps <= fps <= t.max_fps:
-        reasons.append("fps_out_of_range")
-    if m["dark_fraction"] > t.max_dark_fraction:
-        reasons.append("too_dark")
-    if m["bright_fraction"] > t.max_bright_fraction:
-        reasons.append("too_bright")
-    if m["frozen_fraction"] > t.max_frozen_fraction:
-        reasons.append("frozen")
-    if m["sharpness"] < t.min_sharpness and m["dark_fraction"] <= t.max_dark_fraction:
-        reasons.append("blurry")  # a dark frame is flat for another reason, said above
-    if m["shake"] > t.max_shake:
-        reasons.append("shaky")
-    if m["border_fraction"] > t.max_border_fraction:
-        reasons.append("border")
-    if m["ui_coverage"] > t.max_ui_coverage:
-        reasons.append("ui_overlay")
-    return reasons
+    """Every failed check of one window, in a fixed order; the first is the row's reason."""
+    return [name for name, failed in quality_failures(m, t, short_side, fps) if bool(failed)]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import html
 import os
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import numpy as np  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
 
 from g2w.curate.config import CurateConfig  # noqa: E402
 from g2w.report import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
@@ -38,7 +40,7 @@ def _plot_counts(path: str, counts: dict, title: str) -> None:
     plt.close(fig)
 
 
-def _plot_measures(path: str, rows: list[dict], cfg: CurateConfig) -> None:
+def _plot_measures(path: str, measured: pa.Table, cfg: CurateConfig) -> None:
     q = cfg.quality
     panels = [("luma_mean", (q.dark_luma, q.bright_luma)), ("sharpness", (q.min_sharpness,)),
               ("frozen_fraction", (q.max_frozen_fraction,)), ("shake", (q.max_shake,)),
@@ -46,7 +48,7 @@ def _plot_measures(path: str, rows: list[dict], cfg: CurateConfig) -> None:
               ("motion", ()), ("cut_score", (1.0,))]
     fig, axes = plt.subplots(2, 4, figsize=(13, 5))
     for ax, (name, lines) in zip(axes.ravel(), panels):
-        values = np.array([r[name] for r in rows if r["status"] != "error" and r["window_index"] >= 0], float)
+        values = measured.column(name).to_numpy(zero_copy_only=False).astype(float)
         if name == "sharpness":
             values = np.log10(values + 1)
             lines = tuple(np.log10(v + 1) for v in lines)
@@ -84,11 +86,17 @@ def _sheet(out: str, name: str, picks: list[tuple[str, float, str]], columns: in
     return name
 
 
-def write_report(out: str, rows: list[dict], summary: dict, cfg: CurateConfig, clip_root: str | None = None) -> str:
-    """Write report.html and its PNGs into the local folder `out`; returns the page's path.
-    Clip paths in `rows` are relative to `clip_root` (the run's output; `out` by default)."""
+def _counts(values: pa.ChunkedArray) -> dict:
+    return {v["values"]: v["counts"] for v in pc.value_counts(values.combine_chunks()).to_pylist() if v["values"] is not None}
+
+
+def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig, clip_root: str | None = None) -> str:
+    """Write report.html and its PNGs into the local folder `out`; returns the page's path. Reads
+    the manifest columnar: only the rows it shows (kept clips, examples, the first 500) become
+    Python rows. Clip paths are relative to `clip_root` (the run's output; `out` by default)."""
     clip_root = clip_root or out
-    windows = [r for r in rows if r["window_index"] >= 0]
+    windows = manifest.filter(pc.greater_equal(manifest.column("window_index"), 0))
+    status = windows.column("status")
     figures = os.path.join(out, "report")
     os.makedirs(figures, exist_ok=True)
     sections = []
@@ -105,21 +113,20 @@ def write_report(out: str, rows: list[dict], summary: dict, cfg: CurateConfig, c
         "timings (s)": summary["timings_s"], "throughput": summary["throughput"],
     })))
 
-    clusters = Counter(r["cluster"] for r in windows if r.get("cluster") is not None)
+    clusters = _counts(windows.column("cluster"))
     if clusters:
         _plot_counts(os.path.join(figures, "clusters.png"), {str(k): v for k, v in clusters.items()}, f"windows per {model['clusters'][:-1]}")
-    reasons = Counter(r["reason"] for r in windows if r["status"] != "kept")
+    reasons = _counts(windows.filter(pc.not_equal(status, "kept")).column("reason"))
     if reasons:
         _plot_counts(os.path.join(figures, "reasons.png"), dict(reasons), "rejections and errors by reason")
-    _plot_measures(os.path.join(figures, "measures.png"), windows, cfg)
+    _plot_measures(os.path.join(figures, "measures.png"), windows.filter(pc.not_equal(status, "error")), cfg)
     images = "".join(f"<img src='report/{n}'>" for n in ("clusters.png", "reasons.png", "measures.png")
                      if os.path.exists(os.path.join(figures, n)))
     sections.append(("Plots", images))
 
-    by_cluster = defaultdict(list)
-    for r in windows:
-        if r["status"] == "kept":
-            by_cluster[r["cluster"]].append(r)
+    by_cluster = defaultdict(list)  # kept rows are at most the candidate cap
+    for r in windows.filter(pc.equal(status, "kept")).select(["clip_id", "cluster", "clip_path"]).to_pylist():
+        by_cluster[r["cluster"]].append(r)
     picks = []
     for cluster in sorted(by_cluster, key=lambda c: -len(by_cluster[c]))[:_SHEET_CLUSTERS]:
         for r in by_cluster[cluster][:_PER_CLUSTER]:
@@ -129,8 +136,9 @@ def write_report(out: str, rows: list[dict], summary: dict, cfg: CurateConfig, c
                      f"<img src='report/{kept_sheet}' style='max-width:100%'>" if kept_sheet else "<p>none kept</p>"))
 
     examples = []
+    rejected = windows.filter(pc.equal(status, "rejected"))
     for reason in sorted(reasons):
-        chosen = [r for r in windows if r["reason"] == reason and r["status"] == "rejected"][:_PER_REASON]
+        chosen = rejected.filter(pc.equal(rejected.column("reason"), reason)).slice(0, _PER_REASON).to_pylist()
         examples += [(r["source"], (r["start_s"] + r["end_s"]) / 2,
                       f"{reason} {os.path.splitext(os.path.basename(r['source']))[0][-6:]}@{r['start_s']:.0f}s")
                      for r in chosen]
@@ -141,8 +149,9 @@ def write_report(out: str, rows: list[dict], summary: dict, cfg: CurateConfig, c
 
     columns = ["clip_id", "status", "reason", "luma_mean", "sharpness", "motion", "frozen_fraction", "shake",
                "border_fraction", "ui_coverage", "cut_count", "cluster", "dup_of"]
-    shown = [{c: (round(r[c], 3) if isinstance(r.get(c), float) else r.get(c)) for c in columns} for r in windows[:500]]
-    sections.append((f"Windows (first {len(shown)} of {len(windows)}; all in manifest.parquet)", table(shown, columns)))
+    shown = [{c: (round(r[c], 3) if isinstance(r[c], float) else r[c]) for c in columns}
+             for r in windows.slice(0, 500).select(columns).to_pylist()]
+    sections.append((f"Windows (first {len(shown)} of {windows.num_rows}; all in manifest.parquet)", table(shown, columns)))
     path = os.path.join(out, "report.html")
     write_html(path, "g2w curation report", sections)
     return path

@@ -24,17 +24,21 @@ from g2w.curate.rows import WINDOW_SCHEMA
 from g2w.runtime.step import Batch, Resources, Step
 
 
+def embedding_column(matrix: np.ndarray, present: np.ndarray) -> pa.ListArray:
+    """(n, d) float16 rows -> a list<float16> column, null where `present` is False."""
+    matrix = np.asarray(matrix, np.float16).reshape(len(present), -1)
+    offsets = pa.array(np.arange(len(matrix) + 1, dtype=np.int32) * matrix.shape[1])
+    return pa.ListArray.from_arrays(offsets, pa.array(matrix.reshape(-1), pa.float16()),
+                                    mask=pa.array(~np.asarray(present, bool)))
+
+
 def batch_to_table(batch: Batch) -> pa.Table:
     """A numpy batch from the embedding stage -> a table in WINDOW_SCHEMA (embedding null where
     there is none)."""
     columns = {}
     for field in WINDOW_SCHEMA:
         if field.name == "embedding":
-            emb = np.asarray(batch["embedding"], np.float16)
-            flat = pa.array(emb.reshape(-1), pa.float16())
-            offsets = pa.array(np.arange(0, emb.size + 1, max(emb.shape[1], 1), dtype=np.int32)[: len(emb) + 1])
-            lists = pa.ListArray.from_arrays(offsets, flat, mask=pa.array(~np.asarray(batch["has_embedding"], bool)))
-            columns[field.name] = lists
+            columns[field.name] = embedding_column(batch["embedding"], batch["has_embedding"])
         elif field.name == "cut_times":
             columns[field.name] = pa.array([list(v) for v in batch[field.name]], field.type)
         else:
@@ -62,12 +66,14 @@ def shard_paths(shard_dir: str) -> list[str]:
     return storage.list_files(shard_dir, ".parquet")
 
 
-def read_shards(shard_dir: str) -> pa.Table:
-    """All shard rows, one per clip id (the first in file-name order), sorted by clip id."""
+def read_shards(shard_dir: str, columns: list[str] | None = None) -> pa.Table:
+    """All shard rows, one per clip id (the first in file-name order), sorted by clip id;
+    `columns` (which must include clip_id) reads only those."""
     paths = shard_paths(shard_dir)
+    schema = WINDOW_SCHEMA if columns is None else pa.schema([WINDOW_SCHEMA.field(c) for c in columns])
     if not paths:
-        return WINDOW_SCHEMA.empty_table()
-    table = pa.concat_tables([pq.read_table(p, schema=WINDOW_SCHEMA) for p in paths])
+        return schema.empty_table()
+    table = pa.concat_tables([pq.read_table(p, schema=WINDOW_SCHEMA, columns=columns) for p in paths])
     ids = table.column("clip_id").to_numpy(zero_copy_only=False)
     _, first = np.unique(ids, return_index=True)  # np.unique sorts, so rows come out by clip id
     return table.take(pa.array(first))

@@ -89,6 +89,10 @@ class StandardizeClips(Step):
     def resources(self) -> Resources:
         return Resources(num_cpus=1, batch_size=1)
 
+    def _threads(self) -> int:
+        """Decode and encode threads: the task's CPUs, so N tasks on an N-core node use N cores."""
+        return max(1, int(self.resources().num_cpus))
+
     def __call__(self, batch: Batch) -> Batch:
         out = {"clip_id": [], "clip_path": [], "std_status": [], "std_error": []}
         for i in range(len(batch["clip_id"])):
@@ -116,9 +120,11 @@ class StandardizeClips(Step):
         place = fit(int(row["width"]), int(row["height"]), rotation, self.width, self.height, sar)
         scaled = (place.height, place.width) if rotation % 180 else (place.width, place.height)
         canvas = np.zeros((self.height, self.width, 3), np.uint8)
-        stream = ((t, f) for _, t, f in iter_video_frames(str(row["source"]), max(0.0, start - 1.0), wanted[-1] + 1.0))
+        stream = ((t, f) for _, t, f in iter_video_frames(str(row["source"]), max(0.0, start - 1.0), wanted[-1] + 1.0,
+                                                           threads=self._threads()))
         hd = self.height >= 720  # HD output: BT.709, converted and tagged
-        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset, bt709=hd) as writer:
+        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset, bt709=hd,
+                         threads=self._threads()) as writer:
             for frame in on_screen(stream, wanted, 1.0 / max(float(row["fps"]), 1.0)):
                 picture = frame.to_ndarray(format="rgb24", width=scaled[0], height=scaled[1], interpolation="AREA")
                 canvas[place.y : place.y + place.height, place.x : place.x + place.width] = upright(picture, rotation)

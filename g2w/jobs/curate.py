@@ -4,7 +4,8 @@ Stages, each a Ray Data pipeline or a driver step:
 1. probe every input (tasks) -> `sources.parquet`;
 2. analyse each pending source in one streaming decode (tasks), embed the window centre crops
    (actor pool, GPU when the cluster has one), write work shards;
-3. merge the shards, then cluster, sample, dedup (driver, torch on GPU if the driver has one);
+3. merge the shards, then cluster, sample, dedup: columnar on the driver, k-means as one Ray
+   task (a GPU node when CLIP runs on GPUs, else every core of the largest node);
 4. standardize the kept windows (tasks) -> `clips/<clip_id>.mp4`;
 5. `manifest.parquet`, `summary.json`, `report.html`.
 Rerunning with the same output skips sources already in the shards and clips already written;
@@ -22,23 +23,29 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import CurateConfig
 from g2w.curate.embed import EmbedCentralFrames
 from g2w.curate.report import write_report
-from g2w.curate.rows import MANIFEST_SCHEMA, SELECTION_FIELDS, source_error_row
-from g2w.curate.select import select
+from g2w.curate.rows import MANIFEST_SCHEMA, source_error_row
+from g2w.curate.select import Kmeans, local_kmeans, select_table
 from g2w.curate.shards import WriteShards, compact, read_shards, windows_written
 from g2w.curate.standardize import StandardizeClips
 from g2w.curate.windows import plan_windows
 from g2w.models.clip_embedder import ClipSpec
+from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
+from g2w.runtime.tasks import call_remote, largest_node_cpus
 from g2w.sources import SOURCES_SCHEMA, ProbeSources
 from g2w import storage
 from g2w.storage import expand_inputs
+
+
+_ROW_GROUP = 65_536  # manifest rows per Parquet row group: readers stream it in bounded pieces
 
 
 class NothingToDo(ValueError):
@@ -48,7 +55,7 @@ class NothingToDo(ValueError):
 def _device(cfg: CurateConfig, cluster: dict) -> str:
     if cfg.device != "auto":
         return cfg.device
-    return "cuda" if cluster.get("GPU", 0) > 0 else "cpu"
+    return "cuda" if gpus_possible(cluster) > 0 else "cpu"
 
 
 def _drain(ds) -> int:
@@ -67,6 +74,7 @@ class _Run:
     output: str
     cfg: CurateConfig
     device: str = "cpu"
+    cluster: dict = field(default_factory=dict)  # the resources up at the start
     timings: dict = field(default_factory=dict)
     clock: float = field(default_factory=time.perf_counter)
 
@@ -93,15 +101,17 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
     paths = expand_inputs(inputs)
     if not paths:
         raise NothingToDo(f"no input files found in {inputs}")
-    run.device = _device(cfg, init_ray())
+    run.cluster = init_ray()
+    run.device = _device(cfg, run.cluster)
     run.clock = time.perf_counter()
 
     sources = probe_stage(run, paths)
     expected = windows_expected(sources, cfg.window_s)
     windows, analysed_sources = analyse_stage(run, sources, expected)
-    rows, k = select_stage(run, windows)
-    standardize_stage(run, [r for r in rows if r["status"] == "kept"])
-    summary = write_outputs(run, sources, expected, rows, k, analysed_sources)
+    manifest, k = select_stage(run, windows)
+    del windows
+    manifest = standardize_stage(run, manifest)
+    summary = write_outputs(run, sources, expected, manifest, k, analysed_sources)
     if not expected:
         raise NothingToDo("no input could be read as a video; see sources.parquet for why")
     return summary
@@ -125,7 +135,7 @@ def windows_expected(sources: list[dict], window_s: float) -> dict[str, int]:
 def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> tuple[pa.Table, int]:
     """Stage 2: sources not yet in the work shards are analysed and embedded (tasks, then an
     actor pool); returns every window of the current inputs and how many sources ran now."""
-    done = windows_written(read_shards(run.shard_dir))
+    done = windows_written(read_shards(run.shard_dir, columns=["clip_id", "source_id"]))
     pending = [s for s in sources if s["status"] == "ok" and expected[s["source_id"]] > done.get(s["source_id"], 0)]
     print(f"[2/4] analysing and embedding {len(pending)} sources ({len(expected) - len(pending)} already done), "
           f"{'CLIP' if run.cfg.uses_clip else 'appearance descriptor'} on {run.device}", flush=True)
@@ -133,67 +143,53 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
         cfg = run.cfg
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
-            EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size),
+            EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size, cfg.embed_workers),
             WriteShards(run.shard_dir),
         ]
         _drain(apply_steps(dataset_from_rows(pending), steps))
     windows = read_shards(run.shard_dir)
-    current = pa.array([sid in expected for sid in windows.column("source_id").to_pylist()], pa.bool_())
-    windows = windows.filter(current)
+    windows = windows.filter(pc.is_in(windows.column("source_id"), value_set=pa.array(list(expected), pa.string())))
     compact(run.shard_dir, windows)
     run.lap("analyse_embed")
     return windows, len(pending)
 
 
-def select_stage(run: _Run, windows: pa.Table) -> tuple[list[dict], int]:
-    """Stage 3: checks, clusters, sampling and dedup over every analysed window (driver);
-    returns the window rows with their verdicts and the cluster count."""
+def select_stage(run: _Run, windows: pa.Table) -> tuple[pa.Table, int]:
+    """Stage 3: checks, clusters, sampling and dedup over every analysed window, columnar on the
+    driver with k-means as a Ray task; returns the window table with its verdicts and the
+    cluster count."""
     print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
-    rows = windows.to_pylist()
-    analysed = [i for i, r in enumerate(rows) if r["status"] == "ok"]
-    if analysed:
-        emb = np.array([rows[i]["embedding"] for i in analysed], np.float32).reshape(len(analysed), -1)
-    else:
-        emb = np.zeros((0, 1), np.float32)
-    device = run.device if _driver_has(run.device) else "cpu"
-    verdicts = select([rows[i] for i in analysed], emb, run.cfg, device)
-    for name, _ in SELECTION_FIELDS:
-        for r in rows:
-            r.setdefault(name, [] if name == "checks_failed" else None)
-    for j, i in enumerate(analysed):
-        for key in ("status", "reason", "checks_failed", "dup_of"):
-            rows[i][key] = verdicts[key][j]
-        rows[i]["cluster"] = int(verdicts["cluster"][j])
-        rows[i]["sampled"] = bool(verdicts["sampled"][j])
-        sim = verdicts["dup_similarity"][j]
-        rows[i]["dup_similarity"] = None if np.isnan(sim) else float(sim)
+    manifest, k = select_table(windows, run.cfg, _kmeans_task(run.cfg, run.device))
     run.lap("select")
-    return rows, verdicts.get("k", 0)
+    return manifest, k
 
 
-def standardize_stage(run: _Run, kept: list[dict]) -> None:
-    """Stage 4: kept windows re-encoded (tasks) to `clips/<clip_id>.mp4`; a failure turns the
-    row into an error with its reason."""
+def standardize_stage(run: _Run, manifest: pa.Table) -> pa.Table:
+    """Stage 4: kept windows re-encoded (tasks) to `clips/<clip_id>.mp4`; returns the manifest
+    with their clip paths, a failure turning the row into an error with its reason."""
     cfg = run.cfg
+    kept = np.flatnonzero(manifest.column("status").to_numpy(zero_copy_only=False) == "kept")
     print(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps",
           flush=True)
-    _standardize(kept, run.clip_dir, cfg)
+    manifest = _standardize(manifest, kept, run.clip_dir, cfg)
     run.lap("standardize")
+    return manifest
 
 
-def write_outputs(run: _Run, sources, expected, rows, k, analysed_sources) -> dict:
-    """Stage 5: `manifest.parquet` (every input accounted for), `summary.json`, `report.html`;
-    clips no longer kept are removed. Returns the summary."""
-    rows += [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
-    rows.sort(key=lambda r: (r["source"], r["window_index"]))
-    table = pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA)
+def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_sources) -> dict:
+    """Stage 5: `manifest.parquet` (every input accounted for, in bounded row groups),
+    `summary.json`, `report.html`; clips no longer kept are removed. Returns the summary."""
+    no_windows = [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
+    manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
+    manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
     with storage.staged_file(storage.join(run.output, "manifest.parquet")) as local:
-        pq.write_table(table, local)
-    _remove_stale_clips(run.clip_dir, {r["clip_id"] for r in rows if r["status"] == "kept"})
-    summary = _summary(sources, rows, k, run.cfg, run.device, run.timings, analysed_sources)
+        pq.write_table(manifest, local, row_group_size=_ROW_GROUP)
+    status = manifest.column("status").to_numpy(zero_copy_only=False)
+    _remove_stale_clips(run.clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
+    summary = _summary(sources, manifest, k, run, analysed_sources)
     storage.write_json(storage.join(run.output, "summary.json"), summary)
     with storage.staged_dir(run.output) as local:
-        write_report(local, rows, summary, run.cfg, clip_root=run.output)
+        write_report(local, manifest, summary, run.cfg, clip_root=run.output)
     print(f"manifest: {run.output}/manifest.parquet\n"
           f"clips:    {run.clip_dir} ({summary['counts']['kept']})\n"
           f"summary:  {run.output}/summary.json\n"
@@ -216,6 +212,7 @@ def _embedder_record(cfg: CurateConfig, device: str) -> dict:
             "warning": "no CLIP weights (--clip-pretrained): near-duplicates and clusters use a deterministic "
                        "appearance descriptor; clusters group look-alike frames, not semantic content",
         }
+    random_model = not cfg.clip_pretrained
     return {
         "embedder": "clip", "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
         "randomly_initialized": random_model, "dedup_threshold": cfg.dedup_threshold,
@@ -225,30 +222,36 @@ def _embedder_record(cfg: CurateConfig, device: str) -> dict:
     }
 
 
-def _driver_has(device: str) -> bool:
-    if device != "cuda":
-        return True
-    import torch
+def _kmeans_task(cfg: CurateConfig, device: str) -> Kmeans:
+    """k-means as one Ray task: on a GPU node when CLIP runs on GPUs (the autoscaler starts one
+    if none is up), else on the CPUs of the largest node, with every one of its BLAS threads."""
+    gpu = device == "cuda"
+    labels = local_kmeans(cfg, "cuda" if gpu else "cpu")
+    return lambda x: call_remote(labels, x, num_cpus=1 if gpu else min(8, largest_node_cpus()), num_gpus=int(gpu))
 
-    return torch.cuda.is_available()
 
-
-def _standardize(kept: list[dict], clip_dir: str, cfg: CurateConfig) -> None:
-    if not kept:
-        return
+def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: CurateConfig) -> pa.Table:
+    """Encode the kept windows (rows `kept`); returns the manifest with their clip paths, and
+    with `standardize_failed` errors where encoding failed."""
+    if not len(kept):
+        return manifest
     step = StandardizeClips(clip_dir, cfg.out_width, cfg.out_height, cfg.out_fps, cfg.window_s, cfg.crf, cfg.preset)
-    fields = ("clip_id", "source", "start_s", "width", "height", "fps", "rotation")
-    ds = apply_steps(dataset_from_rows([{k: r[k] for k in fields} for r in kept]), [step])
+    fields = ["clip_id", "source", "start_s", "width", "height", "fps", "rotation"]
+    ds = apply_steps(dataset_from_rows(manifest.select(fields).take(pa.array(kept)).to_pylist()), [step])
     results = {}
     for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
         for cid, path, status, error in zip(batch["clip_id"], batch["clip_path"], batch["std_status"], batch["std_error"]):
             results[str(cid)] = (str(path), str(status), str(error))
-    for r in kept:
-        path, status, error = results.get(r["clip_id"], ("", "error", "standardization did not run"))
+    columns = {c: manifest.column(c).to_numpy(zero_copy_only=False).astype(object) for c in ("status", "reason", "error", "clip_path")}
+    for i, cid in zip(kept, manifest.column("clip_id").take(pa.array(kept)).to_pylist()):
+        path, status, error = results.get(cid, ("", "error", "standardization did not run"))
         if status == "ok":
-            r["clip_path"] = "clips/" + path.rsplit("/", 1)[-1]  # relative to the output, which may be a URI
+            columns["clip_path"][i] = "clips/" + path.rsplit("/", 1)[-1]  # relative to the output, which may be a URI
         else:
-            r.update(status="error", reason="standardize_failed", error=error)
+            columns["status"][i], columns["reason"][i], columns["error"][i] = "error", "standardize_failed", error
+    for name, values in columns.items():
+        manifest = manifest.set_column(manifest.schema.get_field_index(name), name, pa.array(values, pa.string()))
+    return manifest
 
 
 def _remove_stale_clips(clip_dir: str, kept_ids: set[str]) -> None:
@@ -263,29 +266,37 @@ def _remove_stale_clips(clip_dir: str, kept_ids: set[str]) -> None:
             storage.remove(path)
 
 
-def _summary(sources, rows, k, cfg, device, timings, analysed_sources) -> dict:
-    windows = [r for r in rows if r["window_index"] >= 0]
-    counts = Counter(r["status"] for r in windows)
+def _counts(values: pa.Array) -> dict:
+    return {str(v["values"]): int(v["counts"]) for v in pc.value_counts(values).to_pylist() if v["values"] is not None}
+
+
+def _summary(sources, manifest: pa.Table, k, run: _Run, analysed_sources) -> dict:
+    windows = manifest.filter(pc.greater_equal(manifest.column("window_index"), 0))
+    status = windows.column("status")
+    counts = _counts(status.combine_chunks())
+    rejected, errors = (windows.filter(pc.equal(status, s)).column("reason") for s in ("rejected", "error"))
     video_s = sum(s["duration_s"] for s in sources if s["status"] == "ok")
     frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
+    timings = run.timings
     analyse_s = timings.get("analyse_embed") or 1e-9
     return {
         "sources": {"total": len(sources), **Counter(s["status"] for s in sources),
                     "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok"))},
-        "counts": {"windows": len(windows), "kept": counts.get("kept", 0), "rejected": counts.get("rejected", 0),
-                   "error": counts.get("error", 0), "sampled": sum(bool(r.get("sampled")) for r in windows)},
-        "rejected_by_reason": dict(Counter(r["reason"] for r in windows if r["status"] == "rejected")),
-        "errors_by_reason": dict(Counter(r["reason"] for r in windows if r["status"] == "error")),
-        "checks_failed": dict(Counter(c for r in windows for c in (r.get("checks_failed") or []))),
+        "counts": {"windows": windows.num_rows, "kept": counts.get("kept", 0), "rejected": counts.get("rejected", 0),
+                   "error": counts.get("error", 0), "sampled": int(pc.sum(windows.column("sampled")).as_py() or 0)},
+        "rejected_by_reason": _counts(rejected.combine_chunks()),
+        "errors_by_reason": _counts(errors.combine_chunks()),
+        "checks_failed": _counts(pc.list_flatten(windows.column("checks_failed").combine_chunks())),
         "k": k,
-        "embedding_model": _embedder_record(cfg, device),
+        "embedding_model": _embedder_record(run.cfg, run.device),
         "timings_s": timings,
+        "cluster": {"CPU": run.cluster.get("CPU", 0), "GPU": run.cluster.get("GPU", 0)},  # what the timings ran on
         "throughput": {
             "sources_analysed": analysed_sources,
             "source_seconds_per_s": round(video_s / analyse_s, 2) if analysed_sources else None,
             "source_frames_per_s": round(frames / analyse_s, 1) if analysed_sources else None,
-            "windows_per_s_select": round(len(windows) / (timings.get("select") or 1e-9), 1),
+            "windows_per_s_select": round(windows.num_rows / (timings.get("select") or 1e-9), 1),
             "clips_per_s_standardize": round(counts.get("kept", 0) / (timings.get("standardize") or 1e-9), 2),
         },
-        "config": asdict(cfg),
+        "config": asdict(run.cfg),
     }

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import torch
 from safetensors.torch import save_file
 
+from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.step import Batch, Resources, Step
@@ -123,7 +124,7 @@ def run_precache(synth_dirs: list[str], output: str, preset: str = "tiny", check
     os.makedirs(os.path.join(output, "shards"), exist_ok=True)
     pairs = list_pairs(synth_dirs)
     resources = init_ray()
-    use_gpu = resources.get("GPU", 0) > 0
+    use_gpu = gpus_possible(resources) > 0
     print(f"precache: {len(pairs)} pairs, preset {preset}, condition as {cache_kind(checkpoint)}"
           f"{' on GPU' if use_gpu else ''} -> {output}", flush=True)
     step = PrecachePairs(preset, output, checkpoint, base_dir, mllm_dir, seed, use_gpu)

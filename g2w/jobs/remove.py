@@ -24,6 +24,7 @@ from g2w import storage
 from g2w.evaluate.cases import Case, load_cases
 from g2w.remove import PROGRESS, get_method, run_method
 from g2w.report import contact_sheet, key_values, save_png, table, write_html
+from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.step import Batch, Resources, Step
@@ -112,7 +113,7 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     storage.makedirs(output)
     storage.write_json(storage.join(output, "method.json"), {"method": method, **traits, "options": options or {}})
     print(f"remove: {method} on {len(case_list)} cases -> {output}", flush=True)
-    use_gpu = get_method(method).gpu and init_ray().get("GPU", 0) > 0
+    use_gpu = get_method(method).gpu and gpus_possible(init_ray()) > 0
     step = RemoveCases(method, output, options or {}, use_gpu)
     ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [step])
     manifest = storage.join(output, "manifest.parquet")

@@ -16,6 +16,7 @@ import ray
 from ray.data import ActorPoolStrategy, Dataset
 
 from g2w import storage
+from g2w.runtime.capacity import cluster_capacity
 from g2w.runtime.step import Batch, Resources, Step
 
 
@@ -37,10 +38,11 @@ def _actor_class(step: Step) -> type:
 
 
 def _pool_size(res: Resources) -> int:
-    """Most actors the cluster can hold at once for a step with these needs."""
+    """Most actors the cluster can hold at once for a step with these needs: what it can grow
+    to (declared node types, G2W_MAX_GPUS), not only what is up now."""
     if res.max_workers is not None:
         return res.max_workers
-    cluster = ray.cluster_resources()
+    cluster = cluster_capacity()
     limits = []
     if res.num_gpus > 0:
         limits.append(cluster.get("GPU", 0) / res.num_gpus)
@@ -59,9 +61,17 @@ def _as_task(step: Step):
     return run
 
 
+MAX_BLOCKS = 10_000  # a million sources as a million blocks would swamp the driver and object store
+
+
+def block_count(rows: int, rows_per_block: int = 1) -> int:
+    """Blocks for a dataset of small rows: fine enough to spread work, never more than MAX_BLOCKS."""
+    return max(1, min(rows, math.ceil(rows / rows_per_block), MAX_BLOCKS))
+
+
 def dataset_from_rows(rows: Sequence[dict], rows_per_block: int = 1) -> Dataset:
     """A dataset over small rows (paths, ids), split finely so work spreads across workers."""
-    blocks = max(1, min(len(rows), math.ceil(len(rows) / rows_per_block)))
+    blocks = block_count(len(rows), rows_per_block)
     return ray.data.from_items(list(rows), override_num_blocks=blocks)
 
 

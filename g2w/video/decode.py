@@ -135,16 +135,16 @@ def iter_video_frames(
     Yields (index, time_s, frame): `index` counts frames from the stream start by timestamp, so
     it is right after a seek too. Callers that look at only some frames convert only those,
     which is what keeps a full analysis pass close to raw decode speed. `threads=0` lets FFmpeg
-    pick frame threads (fastest alone); a worker that owns one CPU passes 1, which spends less
-    CPU per frame.
+    pick frame threads (fastest alone); a worker that owns N CPUs passes N (1 spends the least
+    CPU per frame).
     """
     with open_media(path) as container:
         if not container.streams.video:
             raise NoVideoStreamError(f"{path}: no video stream")
         stream = container.streams.video[0]
-        if threads == 1:
-            stream.codec_context.thread_count = 1
-        else:
+        if threads:  # a cap: a task that owns N CPUs decodes on N threads
+            stream.codec_context.thread_count = threads
+        if threads != 1:
             stream.thread_type = "AUTO"
         rate = stream.average_rate or stream.guessed_rate
         fps = float(rate) if rate else 0.0

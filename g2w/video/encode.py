@@ -147,6 +147,8 @@ class VideoWriter(StreamFile):
 
     crf is libx264's constant rate factor (NVENC's constant quality `cq` takes the same value);
     `gop` is the keyframe interval in frames (default: 2 s), which bounds seek cost for readers.
+    `threads` caps the encoder's threads (0: one per core of the machine, x264's default, which
+    oversubscribes a node where many one-CPU tasks encode at once).
     `bt709` converts with the BT.709 matrix and tags the stream so (primaries, transfer, matrix,
     limited range), as HD video is expected to be; otherwise BT.601, untagged, which decoders
     assume for untagged video.
@@ -162,6 +164,7 @@ class VideoWriter(StreamFile):
         preset: str = "medium",
         encoder: str = "libx264",
         gop: int | None = None,
+        threads: int = 0,
         bt709: bool = False,
     ):
         if width % 2 or height % 2:
@@ -171,6 +174,8 @@ class VideoWriter(StreamFile):
         super().__init__(path, self.codec, rate, width, height, "yuv420p")
         ctx = self._stream.codec_context
         ctx.gop_size = gop or max(1, round(2 * float(rate)))
+        if threads:
+            ctx.thread_count = threads
         if self.codec == "libx264":
             # PyAV asks for slice threads by default, which x264 runs far slower than the frame
             # threads the ffmpeg command line uses; AUTO gives x264 its frame threads

@@ -47,3 +47,10 @@ def test_steps_are_plain_callables():
     step.setup()
     assert step(Double(3)({"x": np.array([1, 2])}))["x"].tolist() == [3, 6]
     assert step.name == "Loaded"
+
+
+def test_block_counts_follow_rows_up_to_a_bound():
+    from g2w.runtime.pipeline import MAX_BLOCKS, block_count
+
+    assert block_count(0) == 1 and block_count(7) == 7 and block_count(100, rows_per_block=8) == 13
+    assert block_count(1_000_000) == MAX_BLOCKS

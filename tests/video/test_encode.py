@@ -78,6 +78,21 @@ def test_nvenc_writes_exact_frames_when_present(tmp_path):
     assert probe(path).frame_count == 30
 
 
+def test_threads_cap_the_encoder_and_the_decoder(tmp_path):
+    import av
+
+    from g2w.video.decode import iter_video_frames
+
+    path = tmp_path / "capped.mp4"
+    with VideoWriter(path, 64, 48, 10, threads=1) as writer:
+        assert writer._stream.codec_context.thread_count == 1
+        for i in range(12):
+            writer.write(np.full((48, 64, 3), i * 10, np.uint8))
+    with av.open(str(path)) as c:
+        assert c.streams.video[0].frames == 12
+    assert len(list(iter_video_frames(path, threads=2))) == 12
+
+
 def test_bt709_output_is_converted_and_tagged_so(tmp_path):
     rgb = np.zeros((720, 1280, 3), np.uint8)
     rgb[:, :400], rgb[:, 400:800], rgb[:, 800:] = (230, 30, 20), (20, 200, 60), (40, 50, 220)
