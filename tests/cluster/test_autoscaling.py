@@ -79,7 +79,8 @@ def test_a_gpu_pool_scales_from_zero_and_back(tmp_path):
         out = subprocess.run([sys.executable, "-c", _CLIENT], env={**cluster.env, "RAY_ADDRESS": cluster.address, "G2W_MAX_GPUS": "2"},
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr[-3000:]
-        seen = json.loads(out.stdout.strip().splitlines()[-1])
+        # the autoscaler's event lines ("(autoscaler +Ns) ...") reach the driver's stdout too, in any order
+            seen = json.loads(next(line for line in reversed(out.stdout.splitlines()) if line.startswith('{"before"')))
     finally:
         cluster.stop()
     assert seen["before"] == 0 and seen["possible"] == 2  # none up, 2 possible: GPU pools are planned
