@@ -80,7 +80,7 @@ def test_a_gpu_pool_scales_from_zero_and_back(tmp_path):
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr[-3000:]
         # the autoscaler's event lines ("(autoscaler +Ns) ...") reach the driver's stdout too, in any order
-            seen = json.loads(next(line for line in reversed(out.stdout.splitlines()) if line.startswith('{"before"')))
+        seen = json.loads(next(line for line in reversed(out.stdout.splitlines()) if line.startswith('{"before"')))
     finally:
         cluster.stop()
     assert seen["before"] == 0 and seen["possible"] == 2  # none up, 2 possible: GPU pools are planned
