@@ -34,14 +34,14 @@ import time
 from g2w.hud.annotate import Annotator
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.bootstrap import bootstrap_library
-from g2w.hud.composite import Compositor
+from g2w.hud.composite_yuv import YuvCompositor
 from g2w.hud.layers import LayerSource
 from g2w.hud.profile import SynthProfile
 from g2w.hud.record import read_json
 from g2w.hud.render import EncodeSettings, render_sample
 from g2w.hud.seeds import SeedStreams
 from g2w.sample_data import VideoSpec, write_sample
-from g2w.video import MaskWriter, VideoWriter, iter_frames
+from g2w.video import MaskWriter, VideoWriter, iter_video_frames
 
 
 def cpu_children() -> float:
@@ -63,13 +63,14 @@ def cpu_seconds(fn) -> float:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def breakdown(clip: str, sample_dir: str, library: AssetLibrary, crf: int, preset: str, workdir: str) -> None:
+def breakdown(clip: str, sample_dir: str, library: AssetLibrary, crf: int, preset: str, workdir: str,
+              threads: int) -> None:
     """Each part of one sample alone, in CPU seconds."""
     record = read_json(os.path.join(sample_dir, "record.json"))
     w, h = record["video"]["width"], record["video"]["height"]
     frames: list = []
-    decode = cpu_seconds(lambda: frames.extend(f.rgb for f in iter_frames(clip)))
-    source, compositor = LayerSource(record, library.image), Compositor("cpu")
+    decode = cpu_seconds(lambda: frames.extend(f.to_ndarray() for _, _, f in iter_video_frames(clip, threads=1)))
+    source, compositor = LayerSource(record, library.image), YuvCompositor()
     annotator, rendered = Annotator(source), []
 
     def render() -> None:
@@ -78,16 +79,17 @@ def breakdown(clip: str, sample_dir: str, library: AssetLibrary, crf: int, prese
             rendered.append(compositor(frame, layers))
             annotator.add(i, layers)
 
-    def encode(writer, items) -> None:
+    def encode(writer, write, items) -> None:
         with writer as out:
             for item in items:
-                out.write(item)
+                write(out, item)
 
     composite = cpu_seconds(render)
-    x264 = cpu_seconds(lambda: encode(VideoWriter(os.path.join(workdir, "alone.mp4"), w, h, 30, crf, preset),
-                                      (hud for hud, _ in rendered)))
-    ffv1 = cpu_seconds(lambda: encode(MaskWriter(os.path.join(workdir, "alone.mkv"), w, h, 30), (m for _, m in rendered)))
-    print(f"breakdown (CPU s, each alone): decode to RGB {decode:.2f}, layers + composite + annotation "
+    x264 = cpu_seconds(lambda: encode(VideoWriter(os.path.join(workdir, "alone.mp4"), w, h, 30, crf, preset,
+                                                  threads=threads), VideoWriter.write_i420, (hud for hud, _ in rendered)))
+    ffv1 = cpu_seconds(lambda: encode(MaskWriter(os.path.join(workdir, "alone.mkv"), w, h, 30), MaskWriter.write,
+                                      (m for _, m in rendered)))
+    print(f"breakdown (CPU s, each alone): decode to I420 {decode:.2f}, layers + composite + annotation "
           f"{composite:.2f}, one x264 encode {x264:.2f} (ours runs two), FFV1 mask {ffv1:.2f}; "
           f"sum {decode + composite + 2 * x264 + ffv1:.2f}")
 
@@ -98,6 +100,7 @@ def main() -> None:
     parser.add_argument("--preset", default="veryfast")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--workdir", default="/tmp/g2w_bench_synth")
+    parser.add_argument("--threads", type=int, default=0, help="x264 threads per output (0: x264's default)")
     parser.add_argument("--breakdown", action="store_true", help="also time each part of ours alone (CPU s)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
@@ -112,13 +115,13 @@ def main() -> None:
     warm_up = os.path.join(args.workdir, "warm_up")
     shutil.rmtree(warm_up, ignore_errors=True)
     render_sample(warm_clip, warm_up, sample_id="warm", clip_id="warm", streams=SeedStreams(args.seed),
-                  profile=SynthProfile.tiny(), library=library, encode=EncodeSettings(args.crf, args.preset))
+                  profile=SynthProfile.tiny(), library=library, encode=EncodeSettings(args.crf, args.preset, threads=args.threads))
 
     out = os.path.join(args.workdir, "sample")
     shutil.rmtree(out, ignore_errors=True)
     start, start_cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     info = render_sample(clip, out, sample_id="bench", clip_id="bench", streams=SeedStreams(args.seed),
-                         profile=SynthProfile(), library=library, encode=EncodeSettings(args.crf, args.preset))
+                         profile=SynthProfile(), library=library, encode=EncodeSettings(args.crf, args.preset, threads=args.threads))
     ours = time.perf_counter() - start
     end_cpu = resource.getrusage(resource.RUSAGE_SELF)
     ours_cpu = end_cpu.ru_utime - start_cpu.ru_utime + end_cpu.ru_stime - start_cpu.ru_stime
@@ -131,7 +134,7 @@ def main() -> None:
                      "-map", "[b]", *enc, os.path.join(args.workdir, "peer_clean.mp4")])
     peer_b_cpu = cpu_children() - peer_cpu
     if args.breakdown:
-        breakdown(clip, out, library, args.crf, args.preset, args.workdir)
+        breakdown(clip, out, library, args.crf, args.preset, args.workdir, args.threads)
         print(f"CPU time: ours {ours_cpu:.2f} s, peer B {peer_b_cpu:.2f} s (ratio {ours_cpu / peer_b_cpu:.2f})")
     print(f"clip: 1280x720 30 fps 150 frames; libx264 crf {args.crf} preset {args.preset}; {os.cpu_count()} cores")
     print(f"ours: {ours:.2f} s for hud.mp4 + clean.mp4 + mask.mkv + annotation ({info['persistent']} widgets, "

@@ -18,12 +18,18 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass
+from itertools import chain
+
+import numpy as np
 
 from g2w.hud.aesthetic import NeuralDescriptor, VideoAppearance, probe_indices
 from g2w.hud.annotate import Annotator
 from g2w.hud.assets import AssetLibrary
-from g2w.hud.composite import Compositor
+from g2w.hud.composite import resolve_device
+from g2w.hud.composite_yuv import YuvCompositor
 from g2w.hud.layers import LayerSource
 from g2w.hud.plan import plan_sample, rendered_events, rendered_widgets
 from g2w.hud.preview import preview
@@ -31,9 +37,10 @@ from g2w.hud.profile import SynthProfile
 from g2w.hud.record import write_json
 from g2w.hud.seeds import SeedStreams
 from g2w.report import save_png
-from g2w.video import FrameReader, MaskWriter, VideoWriter, iter_frames, probe
+from g2w.video import FrameReader, MaskWriter, VideoWriter, iter_video_frames, probe
 from g2w.video.errors import CorruptVideoError, NoVideoStreamError, VideoError
 from g2w.video.overlap import BackgroundWriter, prefetch
+from g2w.video.yuv import frame_i420, i420_to_rgb, passthrough_matrix
 
 MIN_FRAMES = 2
 OUTPUTS = {"clean": "clean.mp4", "hud": "hud.mp4", "mask": "mask.mkv", "annotation": "annotation.json",
@@ -45,6 +52,7 @@ class EncodeSettings:
     crf: int = 18
     preset: str = "veryfast"
     encoder: str = "libx264"
+    threads: int = 0  # x264 threads per output (0: x264's own choice, 1.5 per core)
 
 
 class ClipTooShortError(VideoError):
@@ -73,11 +81,25 @@ def _appearance(path: str, profile: SynthProfile, neural: NeuralDescriptor | Non
     return VideoAppearance.from_frames(frames, list(indices), profile.keyframes, neural)
 
 
+def _i420_frames(path: str, width: int, height: int) -> Iterator[tuple[np.ndarray, str]]:
+    """(I420 frame, matrix) of the clip in order, cropped to width x height: the decoder's own
+    planes when it gives limited-range yuv420p of that size, else converted with the matrix the
+    first frame decided. One decoder thread: decoding runs beside the renderer and the encoders."""
+    matrix = None
+    for _, _, frame in iter_video_frames(path, threads=1):
+        matrix = matrix or passthrough_matrix(frame) or "bt601"
+        yield frame_i420(frame, width, height, matrix), matrix
+
+
 def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: str, streams: SeedStreams,
                   profile: SynthProfile, library: AssetLibrary, encode: EncodeSettings = EncodeSettings(),
                   device: str = "auto", neural: NeuralDescriptor | None = None) -> dict:
     """Render one sample into `sample_dir`; returns a summary of it. Raises VideoError for bad clips."""
     start = time.perf_counter()
+    if device not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
+    if device == "cuda":
+        resolve_device(device)  # asked for explicitly: say so when there is none
     prof = clip_profile(clip_path, profile)
     appearance = _appearance(clip_path, prof, neural) if prof.aesthetic else None
     record = plan_sample(streams, prof, library, sample_id=sample_id, clip_id=clip_id, appearance=appearance,
@@ -92,18 +114,26 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
     os.makedirs(tmp)
     source = LayerSource(record, library.image)
     annotator = Annotator(source)
-    compositor = Compositor(device)
     w, h, n = prof.width, prof.height, prof.frame_count
     instances = source.instances()
     try:
-        with (BackgroundWriter(VideoWriter(os.path.join(tmp, OUTPUTS["clean"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder)) as clean_out,
-              BackgroundWriter(VideoWriter(os.path.join(tmp, OUTPUTS["hud"]), w, h, prof.fps, encode.crf, encode.preset, encode.encoder)) as hud_out,
-              BackgroundWriter(MaskWriter(os.path.join(tmp, OUTPUTS["mask"]), w, h, prof.fps)) as mask_out):
+        with ExitStack() as stack:
+            frames = stack.enter_context(closing(prefetch(_i420_frames(clip_path, w, h), depth=4)))
+            first = next(frames, None)
+            matrix = first[1] if first is not None else "bt601"
+            compositor = YuvCompositor(matrix)
+
+            def video(name: str) -> BackgroundWriter:  # tagged BT.709 when the clip is, as its planes are
+                writer = VideoWriter(os.path.join(tmp, OUTPUTS[name]), w, h, prof.fps, encode.crf, encode.preset,
+                                     encode.encoder, threads=encode.threads, bt709=matrix == "bt709")
+                return stack.enter_context(BackgroundWriter(writer, write=writer.write_i420))
+
+            clean_out, hud_out = video("clean"), video("hud")
+            mask_out = stack.enter_context(BackgroundWriter(MaskWriter(os.path.join(tmp, OUTPUTS["mask"]), w, h, prof.fps)))
             index = 0
-            for decoded in prefetch(iter_frames(clip_path)):
+            for clean, _ in chain([first] if first is not None else [], frames):
                 if index == n:
                     break
-                clean = decoded.rgb[:h, :w]
                 layers = source.frame(index)
                 hud, mask = compositor(clean, layers)
                 annotator.add(index, layers)
@@ -112,7 +142,8 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
                 mask_out.submit(mask)
                 if index == n // 2:
                     save_png(os.path.join(tmp, OUTPUTS["preview"]),
-                             preview(clean, hud, mask, annotator.frames[-1]["objects"], instances))
+                             preview(i420_to_rgb(clean, matrix), i420_to_rgb(hud, matrix), mask,
+                                     annotator.frames[-1]["objects"], instances))
                 index += 1
             if index < n:
                 raise CorruptVideoError(f"{clip_path}: decoded {index} frames, expected {n}")

@@ -199,3 +199,12 @@ class VideoWriter(StreamFile):
         # OpenCV's BT.601 limited-range I420 conversion matches swscale's default to within
         # rounding and runs several times faster, which matters at 720p and up.
         self._write_array(cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420), "yuv420p")
+
+    def write_i420(self, i420: np.ndarray) -> None:
+        """Encode a (3h/2, w) I420 frame (`g2w.video.yuv`) as it is, with no colour conversion:
+        its matrix must be the one the stream is tagged with (BT.709 when `bt709`, else BT.601)."""
+        if i420.shape != (self.height * 3 // 2, self.width) or i420.dtype != np.uint8:
+            raise ValueError(
+                f"expected uint8 I420 frame of shape {(self.height * 3 // 2, self.width)}, got {i420.dtype} {i420.shape}"
+            )
+        self._write_array(i420, "yuv420p")
