@@ -3,7 +3,11 @@
 `render_sample` probes the clip, plans the sample (its record), then streams the clip once:
 each decoded frame is composited with the record's layers, measured for the annotation, and
 written to `clean.mp4`, `hud.mp4` (same encoder settings, so codec noise is alike) and
-`mask.mkv` (FFV1, lossless). Decoding runs ahead in a background thread and each output is
+`mask.mkv` (FFV1, lossless). Frames stay in the decoder's own I420 planes throughout: clean.mp4
+is encoded from them as decoded, and the HUD is blended into a copy of them inside its boxes
+only (`composite_yuv.py`), so no frame is converted to RGB and back; both outputs carry the
+clip's matrix (BT.709 tagged when the clip is). Clips in other formats (full range, 4:4:4,
+10-bit, odd sizes) are converted to I420 once, on decode. Decoding runs ahead in a background thread and each output is
 encoded in its own (`g2w.video.overlap`, a few frames of queue each), so x264 never waits for
 the renderer and the renderer never waits for x264. Everything is written into a hidden folder that is renamed to
 `samples/<sample_id>/` only when complete, with `record.json` written last, so an existing

@@ -152,7 +152,6 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
                    encode: EncodeSettings = EncodeSettings(), device: str = "auto",
                    neural_weights: str | None = None) -> dict:
     """Render `count` samples from CLIPS with the library at `assets` into `output`; returns the summary."""
-    from g2w.runtime.capacity import gpus_possible
     from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
     from g2w.runtime.ray_init import init_ray
 
@@ -161,8 +160,8 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
     os.makedirs(os.path.join(output, "samples"), exist_ok=True)
     AssetLibrary.open(assets)  # fail fast, before Ray starts, when the library is missing
     rows = plan_rows(list_clips(clips), count, seed)
-    resources = init_ray()
-    gpus = 0.25 if device != "cpu" and gpus_possible(resources) > 0 else 0.0  # light GPU work: share a device
+    init_ray()
+    gpus = 0.0  # the renderer composites in the clip's YUV on the CPU (g2w.hud.render): no GPU to ask for
     step = SynthesizeSamples(os.path.abspath(assets), output, profile.to_dict(), dict(encode.__dict__), device, gpus,
                              neural_weights)
     start = time.perf_counter()
