@@ -1,7 +1,6 @@
 """The front end: one streaming decode per source, turned into one measured row per window.
 
-Every frame is decoded once, in order (H.264 needs its references anyway), in a thread of its
-own that runs a few frames ahead (`g2w.video.overlap.prefetch`). Every frame feeds the
+Every frame is decoded once, in order (H.264 needs its references anyway). Every frame feeds the
 cut and shake cues through a tiny thumbnail read from its planes (decided per window at the
 source's end, since a cut is judged against the frames after it too); only sampled frames are
 converted in full: `analysis_fps` per second at a fixed short side for quality and the UI screen,
@@ -28,10 +27,8 @@ from g2w.curate.windows import Window, plan_windows
 from g2w.runtime.step import Batch, Resources, Step
 from g2w.video.decode import iter_video_frames, luma
 from g2w.video.errors import VideoError
-from g2w.video.overlap import prefetch
 
 _EPS = 1e-3
-
 
 def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
     """(w, h) with the given short side (never above the source's), aspect kept, both even."""
@@ -64,14 +61,6 @@ def cut_and_shake(times: np.ndarray, scores: np.ndarray, shifts: np.ndarray, sta
     return {"cut_count": len(cuts), "cut_times": [round(float(times[i]), 3) for i in cuts],
             "cut_score": float(scores[inside].max()) if len(inside) else 0.0,
             "shake": shake_score(shifts[frames])}
-
-
-def _decoded(path: str):
-    """(time, frame, its cut thumbnail) for every frame, in order. Run ahead in its own thread
-    (`prefetch`): decoding and the per-frame thumbnail stay on one core with their caches warm,
-    while the checks on sampled frames run on the caller's."""
-    for _, t, frame in iter_video_frames(path, threads=1):
-        yield t, frame, luma_thumb(frame)
 
 
 @dataclass
@@ -116,22 +105,19 @@ class AnalyzeWindows(Step):
         state = self._open(windows[0], ui) if windows else None
         prev = None  # (t, frame) of the last decoded frame
         failure = None
-        decoded = prefetch(_decoded(str(src["path"])), depth=8)
         try:
-            for t, frame, thumb in decoded:
+            for _, t, frame in iter_video_frames(str(src["path"]), threads=1):
                 while state is not None and t + _EPS >= state.window.end_s:
                     rows.append(self._row(src, state))
                     state = self._next(state, windows)
                 if state is None:
                     break
-                signals.add(t, thumb)
+                signals.add(t, luma_thumb(frame))
                 if t + _EPS >= state.window.start_s:
                     self._see(src, state, frame, prev, size, t)
                 prev = (t, frame)
         except VideoError as exc:
             failure = (exc.reason, str(exc))
-        finally:
-            decoded.close()  # stops the decoder thread when the windows end before the stream
         if failure is None and state is not None and prev is not None and prev[0] + frame_gap >= state.window.end_s:
             rows.append(self._row(src, state))  # the normal end of the stream
         for row, coverage in zip(rows, ui.coverages()):  # needs the whole source, so last
