@@ -69,6 +69,21 @@ def spherical_kmeans(
     k = num_clusters(n, k_max)
     if k == 0:
         return np.zeros((0, x.shape[1] if x.ndim == 2 else 0), np.float32), np.zeros(0, np.int64)
+    if device == "cpu":
+        # faiss's search runs on its own OpenMP threads; torch's few cheap ops between searches
+        # run on one, so the two thread pools do not wait on each other for the same cores
+        # (measured 5.0 against 6.5 s for 50k x 512, 5 iterations, on the 2-core machine)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return _iterate(x, k, iters, init_cap, seed, device, torch)
+        finally:
+            torch.set_num_threads(threads)
+    return _iterate(x, k, iters, init_cap, seed, device, torch)
+
+
+def _iterate(x: np.ndarray, k: int, iters: int, init_cap: int, seed: int, device: str, torch):
+    n = len(x)
     gen = torch.Generator().manual_seed(seed)
     data = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
     train_idx = torch.randperm(n, generator=gen)[: min(n, init_cap)]
