@@ -210,8 +210,10 @@ def _gather(colors: list[np.ndarray], traced: tuple, sel: np.ndarray) -> np.ndar
     """(len(sel), 3) float32 colours of the traced pixels `sel`, read from their source frames."""
     src, sx, sy = traced[0][sel], traced[1][sel], traced[2][sel]
     out = np.zeros((len(src), 3), np.float32)
-    for k in np.unique(src):
-        pick = src == k
+    order = np.argsort(src, kind="stable")  # one group per source frame, found in one pass
+    frames, starts = np.unique(src[order], return_index=True)
+    for k, a, b in zip(frames, starts, [*starts[1:], len(order)]):
+        pick = order[a:b]
         out[pick] = _sample(colors[int(k)], sx[pick], sy[pick])
     return out
 
