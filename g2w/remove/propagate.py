@@ -8,9 +8,7 @@ visible a few frames earlier or later. Per chunk of frames:
    UI does not move), so it is completed from the flow around it (an affine motion fitted to a
    ring around the hole);
 2. a forward pass carries known pixels from frame t-1 into frame t's hole along the flow, and a
-   backward pass does the same from t+1; each filled pixel remembers how many steps it travelled.
-   Only hole pixels are traced (their positions are chained through the flow, sampled at the
-   hole pixels alone), so the cost follows the UI's area, not the crop's;
+   backward pass does the same from t+1; each filled pixel remembers how many steps it travelled;
 3. where both passes reach a pixel they are blended with weights 1/steps (the nearer frame in
    time counts more); pixels neither pass reaches (never visible in the chunk) are filled
    spatially with Telea.
@@ -35,7 +33,7 @@ FAR = np.float32(1e9)  # "never reached" distance
 
 def _flow_engine() -> cv2.DISOpticalFlow:
     dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
-    dis.setFinestScale(0)  # patches at the (already reduced) crop's own scale: chained errors add up
+    dis.setFinestScale(0)  # full-resolution patches: chained flow errors add up
     return dis
 
 
@@ -87,6 +85,8 @@ class _Crop:
         self.scale = min(1.0, flow_long_side / max(ch, cw))
         self.small = (max(8, round(cw * self.scale)), max(8, round(ch * self.scale)))
         self.size = (cw, ch)
+        gx, gy = np.meshgrid(np.arange(cw, dtype=np.float32), np.arange(ch, dtype=np.float32))
+        self.grid = np.dstack([gx, gy])
 
     def cut(self, image: np.ndarray) -> np.ndarray:
         return image[self.y0:self.y1, self.x0:self.x1]
@@ -94,27 +94,57 @@ class _Crop:
     def shrink(self, image: np.ndarray, nearest: bool = False) -> np.ndarray:
         return cv2.resize(image, self.small, interpolation=cv2.INTER_NEAREST if nearest else cv2.INTER_AREA)
 
+    def grow_flow(self, flow: np.ndarray) -> np.ndarray:
+        """Small-crop flow -> crop-size sampling map (absolute source coordinates)."""
+        big = cv2.resize(flow, self.size, interpolation=cv2.INTER_LINEAR) * np.float32(1 / self.scale)
+        return self.grid + big
 
-class _Hole:
-    """The hole pixels of one frame inside a crop: row-major linear indices and coordinates."""
 
-    def __init__(self, hole: np.ndarray):
-        self.mask = hole  # (h, w) bool
-        self.width = hole.shape[1]
-        self.index = np.flatnonzero(hole)  # sorted
-        self.y, self.x = np.divmod(self.index, self.width)
-        self.xf, self.yf = self.x.astype(np.float32), self.y.astype(np.float32)
+def _flows(crop: _Crop, frames: list[np.ndarray], holes: list[np.ndarray], step: int) -> list[np.ndarray | None]:
+    """maps[t]: where each pixel of frame t lies in frame t+step (None where there is no such frame)."""
+    dis = _flow_engine()
+    small_holes = [cv2.dilate(crop.shrink(crop.cut(h), nearest=True), np.ones((5, 5), np.uint8)) for h in holes]
+    # the UI is pre-filled in the flow images: a static widget would otherwise pin the flow
+    # around it to zero
+    gray = [crop.shrink(cv2.cvtColor(crop.cut(f), cv2.COLOR_RGB2GRAY)) for f in frames]
+    gray = [cv2.inpaint(g, hole, 3, cv2.INPAINT_TELEA) if hole.any() else g for g, hole in zip(gray, small_holes)]
+    maps = []
+    for t in range(len(frames)):
+        s = t + step
+        if not 0 <= s < len(frames) or not crop.cut(holes[t]).any():  # no hole in frame t: nothing to trace
+            maps.append(None)
+            continue
+        flow = dis.calc(gray[t], gray[s], None)
+        maps.append(crop.grow_flow(_complete(flow, small_holes[t])))
+    return maps
 
-    def __len__(self) -> int:
-        return len(self.index)
 
-    def find(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Position in this hole of each integer pixel (x, y), or -1 where it is not a hole pixel."""
-        lin = y.astype(np.int64) * self.width + x
-        pos = np.searchsorted(self.index, lin)
-        pos = np.minimum(pos, max(len(self.index) - 1, 0))
-        hit = (self.index[pos] == lin) if len(self.index) else np.zeros(len(lin), bool)
-        return np.where(hit, pos, -1)
+def _sweep(crop: _Crop, holes: list[np.ndarray], maps: list, order: range) -> list[tuple]:
+    """One propagation pass in `order`. Per frame: (source frame, source x, source y, steps) for
+    every crop pixel; source frame -1 where the pass never reached it.
+
+    Coordinates are chained through the flow and colours are read once, from the frame where the
+    pixel was visible, so a long trip does not blur the fill by resampling it at every step.
+    """
+    out = [None] * len(holes)
+    prev = None
+    for t in order:
+        hole = holes[t] > 0
+        src = np.where(hole, -1, t).astype(np.float32)
+        sx, sy = crop.grid[..., 0].copy(), crop.grid[..., 1].copy()
+        dist = np.where(hole, FAR, 0).astype(np.float32)
+        if prev is not None and hole.any():
+            mx, my = maps[t][..., 0], maps[t][..., 1]
+            p_src, p_x, p_y, p_dist = prev
+            known = cv2.remap((p_src >= 0).astype(np.float32), mx, my, cv2.INTER_LINEAR, borderValue=0)
+            n_src = cv2.remap(p_src, mx, my, cv2.INTER_NEAREST, borderValue=-1)
+            n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            n_dist = cv2.remap(p_dist, mx, my, cv2.INTER_NEAREST, borderValue=float(FAR))
+            ok = hole & (known > 0.99) & (n_src >= 0)
+            src[ok], sx[ok], sy[ok], dist[ok] = n_src[ok], n_x[ok], n_y[ok], n_dist[ok] + 1
+        out[t] = prev = (src, sx, sy, dist)
+    return out
 
 
 def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -130,85 +160,9 @@ def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out.reshape(rows * row, -1)[:n].astype(np.float32)
 
 
-def _destinations(crop: _Crop, hole: _Hole, small_flow: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each hole pixel lies in the other frame: the completed small-crop flow sampled
-    bilinearly at the pixel, scaled back to crop pixels."""
-    fx, fy = float(crop.small[0] / crop.size[0]), float(crop.small[1] / crop.size[1])
-    d = _sample(small_flow, (hole.xf + 0.5) * fx - 0.5, (hole.yf + 0.5) * fy - 0.5)
-    return (hole.xf + d[:, 0] / fx).astype(np.float32), (hole.yf + d[:, 1] / fy).astype(np.float32)
-
-
-def _flows(crop: _Crop, frames: list[np.ndarray], holes: list[_Hole], small_holes: list[np.ndarray],
-           gray: list[np.ndarray], step: int) -> list[tuple | None]:
-    """dest[t]: (x, y) in frame t+step of each hole pixel of frame t (None where there is no
-    such frame or no hole)."""
-    dis = _flow_engine()
-    out = []
-    for t in range(len(frames)):
-        s = t + step
-        if not 0 <= s < len(frames) or not len(holes[t]):
-            out.append(None)
-            continue
-        flow = dis.calc(gray[t], gray[s], None)
-        out.append(_destinations(crop, holes[t], _complete(flow, small_holes[t])))
-    return out
-
-
-def _sweep(crop: _Crop, holes: list[_Hole], dest: list, order: range, step: int) -> list[tuple | None]:
-    """One propagation pass in `order`. Per frame, for each hole pixel: (source frame, source x,
-    source y, steps); source frame -1 where the pass never reached it.
-
-    Only hole pixels are traced: a pixel's destination in the previous frame of the pass is
-    either outside that frame's hole (visible there: read it from that frame) or inside it
-    (take over that pixel's own trace, offset by the sub-pixel remainder). Coordinates are
-    chained and colours read once, from the frame where the pixel was visible, so a long trip
-    does not blur the fill by resampling it at every step.
-    """
-    out: list[tuple | None] = [None] * len(holes)
-    w, h = crop.size
-    for t in order:
-        hole = holes[t]
-        if not len(hole):
-            continue
-        p = t + step  # the frame this pass comes from
-        n = len(hole)
-        src = np.full(n, -1, np.int32)
-        sx, sy, dist = np.zeros(n, np.float32), np.zeros(n, np.float32), np.full(n, FAR, np.float32)
-        if dest[t] is not None:
-            x, y = dest[t]
-            ix, iy = np.rint(x).astype(np.int64), np.rint(y).astype(np.int64)
-            inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-            ix, iy = np.clip(ix, 0, w - 1), np.clip(iy, 0, h - 1)
-            mask = holes[p].mask
-            in_hole = mask[iy, ix]
-            visible = inside & ~in_hole  # outside the previous frame's hole: seen there
-            # a bilinear read next to that hole would blend UI in: read the nearest pixel there
-            x0 = np.clip(np.floor(x).astype(np.int64), 0, max(w - 2, 0))
-            y0 = np.clip(np.floor(y).astype(np.int64), 0, max(h - 2, 0))
-            x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-            rim = visible & (mask[y0, x0] | mask[y0, x1] | mask[y1, x0] | mask[y1, x1])
-            x, y = np.where(rim, ix, x).astype(np.float32), np.where(rim, iy, y).astype(np.float32)
-            src[visible], sx[visible], sy[visible], dist[visible] = p, x[visible], y[visible], 1
-            k = np.full(n, -1, np.int64)
-            chained = inside & in_hole
-            k[chained] = holes[p].find(ix[chained], iy[chained])
-            if chained.any() and out[p] is not None:
-                p_src, p_x, p_y, p_dist = out[p]
-                kk = k[chained]
-                ok = p_src[kk] >= 0
-                sel = np.flatnonzero(chained)[ok]
-                kk = kk[ok]
-                src[sel] = p_src[kk]
-                sx[sel] = p_x[kk] + (x[sel] - ix[sel])
-                sy[sel] = p_y[kk] + (y[sel] - iy[sel])
-                dist[sel] = p_dist[kk] + 1
-        out[t] = (src, sx, sy, dist)
-    return out
-
-
-def _gather(colors: list[np.ndarray], traced: tuple, sel: np.ndarray) -> np.ndarray:
-    """(len(sel), 3) float32 colours of the traced pixels `sel`, read from their source frames."""
-    src, sx, sy = traced[0][sel], traced[1][sel], traced[2][sel]
+def _gather(colors: list[np.ndarray], where: np.ndarray, traced: tuple) -> np.ndarray:
+    """(n, 3) float32 colours of the `where` pixels, read from their source frames."""
+    src, sx, sy, _ = (a[where] for a in traced)
     out = np.zeros((len(src), 3), np.float32)
     order = np.argsort(src, kind="stable")  # one group per source frame, found in one pass
     frames, starts = np.unique(src[order], return_index=True)
@@ -242,46 +196,40 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
                  radius: int) -> None:
     """Fill the hole pixels inside one crop of every frame, writing into `out`."""
     colors = [crop.cut(f) for f in frames]
-    cut_holes = [crop.cut(h) > 0 for h in holes]
-    traced_holes = [_Hole(h) for h in cut_holes]
+    cut_holes = [crop.cut(h) for h in holes]
     n = len(frames)
-    small_holes = [cv2.dilate(crop.shrink(h.view(np.uint8), nearest=True), np.ones((5, 5), np.uint8))
-                   for h in cut_holes]
-    # the UI is pre-filled in the flow images: a static widget would otherwise pin the flow
-    # around it to zero
-    gray = [crop.shrink(cv2.cvtColor(c, cv2.COLOR_RGB2GRAY)) for c in colors]
-    gray = [cv2.inpaint(g, sh, 3, cv2.INPAINT_TELEA) if sh.any() else g for g, sh in zip(gray, small_holes)]
-    forward = _sweep(crop, traced_holes, _flows(crop, frames, traced_holes, small_holes, gray, -1), range(n), -1)
-    backward = _sweep(crop, traced_holes, _flows(crop, frames, traced_holes, small_holes, gray, +1),
-                      range(n - 1, -1, -1), +1)
+    forward = _sweep(crop, cut_holes, _flows(crop, frames, holes, -1), range(n))
+    backward = _sweep(crop, cut_holes, _flows(crop, frames, holes, +1), range(n - 1, -1, -1))
     for t in range(n):
-        hole = traced_holes[t]
-        if not len(hole):
+        hole = cut_holes[t] > 0
+        if not hole.any():
             continue
-        color, weight = np.zeros((len(hole), 3), np.float32), np.zeros(len(hole), np.float32)
+        filled = colors[t].copy()
+        color, weight = np.zeros((int(hole.sum()), 3), np.float32), np.zeros(int(hole.sum()), np.float32)
         for traced in (forward[t], backward[t]):
-            sel = np.flatnonzero(traced[0] >= 0)
-            if len(sel):
-                wt = 1 / np.maximum(traced[3][sel], 1)
-                color[sel] += _gather(colors, traced, sel) * wt[:, None]
-                weight[sel] += wt
+            reached = traced[0][hole] >= 0
+            if reached.any():
+                w = 1 / np.maximum(traced[3][hole][reached], 1)
+                where = hole.copy()
+                where[hole] = reached
+                color[reached] += _gather(colors, where, traced) * w[:, None]
+                weight[reached] += w
         got = weight > 0
-        values = np.zeros((len(hole), 3), np.uint8)
+        values = filled[hole]
         values[got] = np.clip(color[got] / weight[got, None] + 0.5, 0, 255).astype(np.uint8)
-        if not got.all():  # never visible in the chunk: Telea, on the unreached pixels' box only
-            ys, xs = hole.y[~got], hole.x[~got]
+        filled[hole] = values
+        reached = hole.copy()
+        reached[hole] = got
+        unreached = (hole & ~reached).astype(np.uint8) * 255
+        if unreached.any():  # Telea on the unreached pixels' box only (its cost follows the image size)
+            ys, xs = np.nonzero(unreached)
             pad = 2 * radius + 2
-            y0, y1 = max(0, ys.min() - pad), min(crop.size[1], ys.max() + pad + 1)
-            x0, x1 = max(0, xs.min() - pad), min(crop.size[0], xs.max() + pad + 1)
-            box = colors[t][y0:y1, x0:x1].copy()
-            inbox = (hole.y >= y0) & (hole.y < y1) & (hole.x >= x0) & (hole.x < x1) & got
-            box[hole.y[inbox] - y0, hole.x[inbox] - x0] = values[inbox]
-            unreached = np.zeros(box.shape[:2], np.uint8)
-            unreached[ys - y0, xs - x0] = 255
-            box = cv2.inpaint(box, unreached, radius, cv2.INPAINT_TELEA)
-            values[~got] = box[ys - y0, xs - x0]
+            y0, y1 = max(0, ys.min() - pad), min(hole.shape[0], ys.max() + pad + 1)
+            x0, x1 = max(0, xs.min() - pad), min(hole.shape[1], xs.max() + pad + 1)
+            filled[y0:y1, x0:x1] = cv2.inpaint(filled[y0:y1, x0:x1], unreached[y0:y1, x0:x1], radius,
+                                               cv2.INPAINT_TELEA)
         region = crop.cut(out[t])  # a view into the output frame
-        region[hole.y, hole.x] = values
+        region[hole] = filled[hole]
 
 
 def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 4, chunk_frames: int = 90,
