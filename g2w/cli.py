@@ -35,7 +35,8 @@ def _sample_videos(args: argparse.Namespace) -> int:
     def progress(i: int, n: int, path: str) -> None:
         print(f"[{i}/{n}] {path}", file=sys.stderr, flush=True)
 
-    for path in generate_samples(args.out, args.count, args.seed, args.duration_s, progress=progress):
+    for path in generate_samples(args.out, args.count, args.seed, args.duration_s, progress=progress,
+                                 baked_hud=not args.no_baked_hud):
         print(path)
     return 0
 
@@ -504,7 +505,8 @@ def _segmenter_train(args: argparse.Namespace) -> int:
 
     try:
         run_train_segmenter(args.data, args.val, args.output, steps=args.steps, seed=args.seed,
-                            batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every)
+                            batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every,
+                            lr_schedule=args.lr_schedule)
     except ValueError as exc:
         print(f"g2w hud-segmenter train: {exc}", file=sys.stderr)
         return 2
@@ -537,6 +539,8 @@ def _add_segmenter_commands(sub) -> None:
     q.add_argument("--batch-size", type=_positive(int), default=16)
     q.add_argument("--crop", type=_positive(int), default=160, help="training crop, pixels at model resolution")
     q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--lr-schedule", choices=("cosine", "constant"), default="cosine",
+                   help="after the warm-up: cosine decay to a tenth of the rate, or constant")
     q.set_defaults(run=_segmenter_train)
 
     p = sub.add_parser("detect", help="find the UI in videos: mask.mkv, annotation.json, preview.png per video")
@@ -558,6 +562,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sample-videos", help="write procedural gameplay videos with ground-truth sidecars")
     p.add_argument("out", metavar="OUT")
     _add_sample_args(p, duration_s=30.0, count=5)
+    p.add_argument("--no-baked-hud", action="store_true",
+                   help="leave the baked HUD off every video (clean clips of every size, rate and game)")
     p.set_defaults(run=_sample_videos)
 
     p = sub.add_parser("curate", help="curate raw gameplay videos into clean standardized 5 s clips (Ray)")

@@ -1,7 +1,7 @@
 """The learned UI screen ("segmenter"): per-window UI coverage from the shipped HUD segmenter.
 
 It follows `UiScreen` like the static-edge heuristic, but looks at colour: each sampled frame of a
-window is kept at the segmenter's resolution (a 5 s window at 8 samples/s and 320 px is ~7 MB),
+window is kept at the segmenter's resolution (a 5 s window at 8 samples/s and 256 px is ~4.4 MB),
 and when the window ends the network sees each of `FRAMES_PER_WINDOW` evenly spaced samples with
 its neighbours as the short stack and the whole window's median and spread as the temporal
 statistics. The samples are further apart in time than the frames the segmenter was trained on

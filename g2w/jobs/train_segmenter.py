@@ -29,7 +29,8 @@ LOG_EVERY = 25
 
 def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int = 2000, seed: int = 0,
                         batch_size: int = 16, crop: int = 160, eval_every: int = 250,
-                        model: HudSegmenterConfig | None = None, workers: int = 1) -> dict:
+                        model: HudSegmenterConfig | None = None, workers: int = 1,
+                        lr_schedule: str = "cosine") -> dict:
     """`eval_every`: checkpoint cadence (steps); held-out validation runs once, at the end."""
     from g2w.train import FitConfig, fit
 
@@ -47,6 +48,7 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     start = time.perf_counter()
     cfg = FitConfig(output=output, steps=steps, global_batch=batch_size, micro_batch=batch_size // workers,
                     lr=task.lr, weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, steps), grad_clip=0.0,
+                    lr_schedule=lr_schedule,
                     num_workers=workers, checkpoint_every=min(eval_every, steps), log_every=LOG_EVERY, seed=seed)
     summary = fit(task, cfg)
     seconds = time.perf_counter() - start
@@ -60,7 +62,7 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
         validation = json.load(f)
     shutil.copy(os.path.join(output, "validation", "overlays.png"), os.path.join(output, "overlays.png"))
     metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": steps,
-               "seed": seed, "batch_size": batch_size, "crop": crop, "train_seconds": round(seconds, 1),
+               "seed": seed, "batch_size": batch_size, "crop": crop, "lr_schedule": lr_schedule, "train_seconds": round(seconds, 1),
                "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
                "model": task.model, "parameters": sum(p.numel() for p in net.parameters())}
     write_metrics(output, metrics)

@@ -4,8 +4,9 @@ Screen-space UI stays put while the camera moves, so the world behind a widget i
 visible a few frames earlier or later. Per chunk of frames:
 
 1. optical flow between neighbouring frames (OpenCV DIS) on a crop around the union of the
-   holes, at reduced resolution; inside each hole the flow is unknown (the UI does not move),
-   so it is completed from the flow around it (Telea on each flow component);
+   holes, scaled to at most 160 px on its long side; inside each hole the flow is unknown (the
+   UI does not move), so it is completed from the flow around it (an affine motion fitted to a
+   ring around the hole);
 2. a forward pass carries known pixels from frame t-1 into frame t's hole along the flow, and a
    backward pass does the same from t+1; each filled pixel remembers how many steps it travelled;
 3. where both passes reach a pixel they are blended with weights 1/steps (the nearer frame in
@@ -36,7 +37,7 @@ def _flow_engine() -> cv2.DISOpticalFlow:
     return dis
 
 
-def _complete(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6) -> np.ndarray:
+def _complete(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6, max_points: int = 256) -> np.ndarray:
     """Flow (h, w, 2) with values inside `hole` (uint8 0/255) replaced from the flow around it.
 
     Per connected hole, an affine motion is fitted robustly (RANSAC) to the flow on a ring just
@@ -55,8 +56,12 @@ def _complete(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6) -> np.ndarra
         ys, xs = np.nonzero(cv2.dilate(inside, kernel) & (hole == 0))
         model = None
         if len(xs) >= 12:
+            if len(xs) > max_points:  # an evenly spread subset of the ring fits as well, much faster
+                keep = np.linspace(0, len(xs) - 1, max_points).astype(int)
+                ys, xs = ys[keep], xs[keep]
             points = np.stack([xs, ys], 1).astype(np.float32)
-            model, _ = cv2.estimateAffine2D(points, points + flow[ys, xs], ransacReprojThreshold=1.0)
+            model, _ = cv2.estimateAffine2D(points, points + flow[ys, xs], ransacReprojThreshold=1.0,
+                                            maxIters=200)
         if model is None:
             leftover |= inside * 255
             continue
@@ -106,7 +111,7 @@ def _flows(crop: _Crop, frames: list[np.ndarray], holes: list[np.ndarray], step:
     maps = []
     for t in range(len(frames)):
         s = t + step
-        if not 0 <= s < len(frames):
+        if not 0 <= s < len(frames) or not crop.cut(holes[t]).any():  # no hole in frame t: nothing to trace
             maps.append(None)
             continue
         flow = dis.calc(gray[t], gray[s], None)
@@ -142,19 +147,32 @@ def _sweep(crop: _Crop, holes: list[np.ndarray], maps: list, order: range) -> li
     return out
 
 
+def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Bilinear samples of `image` (h, w, c) at float32 points (x, y): (n, c) float32 (edges replicated).
+
+    The points are laid out as rows of 1024 for `cv2.remap` (its maps must be under 32767 rows)."""
+    n, row = len(x), 1024
+    rows = -(-n // row)
+    mx, my = np.zeros(rows * row, np.float32), np.zeros(rows * row, np.float32)
+    mx[:n], my[:n] = x, y
+    out = cv2.remap(image, mx.reshape(rows, row), my.reshape(rows, row), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(rows * row, -1)[:n].astype(np.float32)
+
+
 def _gather(colors: list[np.ndarray], where: np.ndarray, traced: tuple) -> np.ndarray:
     """(n, 3) float32 colours of the `where` pixels, read from their source frames."""
     src, sx, sy, _ = (a[where] for a in traced)
     out = np.zeros((len(src), 3), np.float32)
-    for k in np.unique(src).astype(int):
-        sel = src == k
-        px = cv2.remap(colors[k], sx[sel].reshape(-1, 1), sy[sel].reshape(-1, 1), cv2.INTER_LINEAR,
-                       borderMode=cv2.BORDER_REPLICATE)
-        out[sel] = px.reshape(-1, 3)
+    order = np.argsort(src, kind="stable")  # one group per source frame, found in one pass
+    frames, starts = np.unique(src[order], return_index=True)
+    for k, a, b in zip(frames, starts, [*starts[1:], len(order)]):
+        pick = order[a:b]
+        out[pick] = _sample(colors[int(k)], sx[pick], sy[pick])
     return out
 
 
-def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 320,
+def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 160,
                radius: int = 3) -> list[np.ndarray]:
     """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
 
@@ -203,8 +221,13 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
         reached = hole.copy()
         reached[hole] = got
         unreached = (hole & ~reached).astype(np.uint8) * 255
-        if unreached.any():
-            filled = cv2.inpaint(filled, unreached, radius, cv2.INPAINT_TELEA)
+        if unreached.any():  # Telea on the unreached pixels' box only (its cost follows the image size)
+            ys, xs = np.nonzero(unreached)
+            pad = 2 * radius + 2
+            y0, y1 = max(0, ys.min() - pad), min(hole.shape[0], ys.max() + pad + 1)
+            x0, x1 = max(0, xs.min() - pad), min(hole.shape[1], xs.max() + pad + 1)
+            filled[y0:y1, x0:x1] = cv2.inpaint(filled[y0:y1, x0:x1], unreached[y0:y1, x0:x1], radius,
+                                               cv2.INPAINT_TELEA)
         region = crop.cut(out[t])  # a view into the output frame
         region[hole] = filled[hole]
 

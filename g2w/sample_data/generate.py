@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import cv2
 import numpy as np
@@ -166,11 +166,17 @@ def write_sample(spec: VideoSpec, out_dir: str | os.PathLike, crf: int = 20, pre
 
 
 def generate_samples(out_dir: str | os.PathLike, count: int, seed: int = 0, duration_s: float = 30.0,
-                     progress=None) -> list[str]:
-    """`count` varied sample videos with sidecars in `out_dir`; returns their paths."""
+                     progress=None, baked_hud: bool = True) -> list[str]:
+    """`count` varied sample videos with sidecars in `out_dir`; returns their paths.
+
+    `baked_hud=False` leaves the baked HUD off every video (it is otherwise on every third one,
+    which are also the 24 fps ones), so a batch gives clean clips of every size, rate and game."""
     paths = []
     for index in range(count):
-        paths.append(write_sample(spec_for(seed, index, duration_s), out_dir))
+        spec = spec_for(seed, index, duration_s)
+        if not baked_hud:
+            spec = replace(spec, hud=False)
+        paths.append(write_sample(spec, out_dir))
         if progress:
             progress(index + 1, count, paths[-1])
     return paths

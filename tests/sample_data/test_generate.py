@@ -164,3 +164,13 @@ def test_write_sample_skips_an_identical_finished_video(tmp_path):
     stamp = (tmp_path / f"{spec.name}.mp4").stat().st_mtime_ns
     assert write_sample(spec, tmp_path) == path
     assert (tmp_path / f"{spec.name}.mp4").stat().st_mtime_ns == stamp
+
+
+def test_batches_without_baked_hud_give_clean_24_fps_clips(tmp_path):
+    assert spec_for(0, 1, 1.0).hud and spec_for(0, 1, 1.0).fps == 24  # the 24 fps videos carry the HUD
+    from g2w.sample_data import generate_samples
+
+    paths = generate_samples(tmp_path, 2, seed=0, duration_s=0.25, baked_hud=False)
+    sidecars = [json.loads((tmp_path / f"sample_0_{i:03d}.json").read_text()) for i in range(2)]
+    assert [s["fps"] for s in sidecars] == [30, 24]
+    assert not any(s["hud"]["present"] for s in sidecars) and len(paths) == 2

@@ -72,3 +72,26 @@ def test_inference_copy_folds_batchnorm_and_keeps_the_outputs():
         (ui, labels), (ui2, labels2) = model(x), fast(x.contiguous(memory_format=torch.channels_last))
     assert torch.allclose(ui, ui2, atol=1e-4) and torch.allclose(labels, labels2, atol=1e-4)
     assert any(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules())  # the original is untouched
+
+
+def test_temporal_median_is_numpys_median_for_any_count():
+    from g2w.segment.inputs import temporal_median
+
+    rng = np.random.default_rng(2)
+    for n in (1, 2, 3, 7, 8, 17, 32, 33):
+        frames = rng.integers(0, 256, (n, 5, 6, 3), dtype=np.uint8)
+        assert np.array_equal(temporal_median(frames), np.median(frames, axis=0).astype(np.uint8)), n
+
+
+def test_full_mask_thresholds_the_upsampled_probability():
+    from g2w.segment.predict import FramePrediction, full_mask
+
+    prob = np.random.default_rng(3).random((18, 32)).astype(np.float32)
+    pred = FramePrediction(0, prob, np.zeros((len(LABELS), 9, 16), np.float32))
+    got = full_mask(pred, 128, 72)
+    import cv2
+
+    want = cv2.resize(prob, (128, 72), interpolation=cv2.INTER_LINEAR) >= 0.5
+    assert set(np.unique(got)) <= {0, 255}
+    assert np.mean((got > 0) != want) < 0.01  # only pixels within 1/255 of the threshold may differ
+    assert np.array_equal(full_mask(pred, 32, 18) > 0, prob >= 0.5)

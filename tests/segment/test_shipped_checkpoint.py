@@ -7,10 +7,11 @@ from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import DEFAULT_CHECKPOINT, Segmenter, full_mask
 from g2w.video import iter_masks
 
-# Set from the checkpoint's measurements: IoU 0.378 on this fixture (320x180 clips, a size absent
-# from its training data; held-out validation 0.70, model card). The previous
-# checkpoint scored 0.46 here. The floor leaves room for codec and platform differences, not for
-# a broken model.
+# Set from the checkpoint's measurements: IoU 0.360 on this fixture (320x180 clips, a size absent
+# from its training data, where thin widgets shrink below the 256 px input's resolution; held-out
+# validation 0.72 on synthesized pairs and 0.52 on the unseen FreeDM game, model card). The
+# previous checkpoint scored 0.378 here. The floor leaves room for codec and platform
+# differences, not for a broken model.
 IOU_FLOOR = 0.3
 
 
@@ -23,4 +24,5 @@ def test_shipped_checkpoint_is_small_and_finds_the_ui(synth_out):
     for case in load_cases(synth_out):  # drawn widgets the segmenter never saw, on fresh clips
         for pred, truth in zip(segmenter.frames(case.source), iter_masks(case.mask), strict=True):
             score.add_pixels(full_mask(pred, case.width, case.height) > 0, truth >= 128)
+    print("shipped checkpoint mask IoU on the fixture:", score.result()["mask_iou"])
     assert score.result()["mask_iou"] > IOU_FLOOR, score.result()
