@@ -36,6 +36,7 @@ import json
 import os
 import pickle
 import time
+import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
@@ -146,20 +147,22 @@ def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
     videos = []
     for game, clips in games.items():
         for i, clip in enumerate(clips):
+            clip_id = os.path.splitext(os.path.basename(clip))[0]  # file names stay when clips are added
             videos.append({"path": clip, "game": game, "kind": "continuous", "cuts": [], "shaky_from": None})
             if len(clips) >= 2:  # with two, the third part is the first clip again: a jump back
                 first, second = _PART_S[i % len(_PART_S)]
                 parts = [(clip, first), (clips[(i + 1) % len(clips)], second), (clips[(i + 2) % len(clips)], 99.0)]
-                out = os.path.join(workdir, f"{game}_concat_{i:03d}.mp4")
+                out = os.path.join(workdir, f"{game}_concat_{clip_id}.mp4")
                 cuts_file = out[:-4] + ".json"
-                if not os.path.exists(cuts_file):
-                    json.dump(write_concat(parts, out), open(cuts_file, "w"))
-                videos.append({"path": out, "game": game, "kind": "concatenated", "cuts": json.load(open(cuts_file)),
-                               "shaky_from": None})
+                known = json.load(open(cuts_file)) if os.path.exists(cuts_file) else {}
+                if known.get("parts") != [list(p) for p in parts]:  # new: or its neighbours changed
+                    json.dump({"parts": parts, "cuts": write_concat(parts, out)}, open(cuts_file, "w"))
+                videos.append({"path": out, "game": game, "kind": "concatenated",
+                               "cuts": json.load(open(cuts_file))["cuts"], "shaky_from": None})
             if i % 2 == 0:
-                out = os.path.join(workdir, f"{game}_jitter_{i:03d}.mp4")
+                out = os.path.join(workdir, f"{game}_jitter_{clip_id}.mp4")
                 if not os.path.exists(out):
-                    write_jitter(clip, out, i)
+                    write_jitter(clip, out, zlib.crc32(clip_id.encode()))
                 videos.append({"path": out, "game": game, "kind": "jittered", "cuts": [], "shaky_from": 0.0})
     return videos
 
