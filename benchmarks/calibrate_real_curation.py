@@ -142,7 +142,8 @@ _PART_S = ((2.5, 4.0), (5.0, 3.3), (3.7, 5.0), (1.6, 5.0))
 
 
 def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
-    """Built videos with their truth: {path, game, kind, cuts (s), shaky_from (s or None)}."""
+    """The videos to measure with their truth: {path, game, kind, cuts (s), shaky_from (s or
+    None), recipe}; `make` writes the built ones (in the worker pool, so they build in parallel)."""
     os.makedirs(workdir, exist_ok=True)
     videos = []
     for game, clips in games.items():
@@ -151,25 +152,40 @@ def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
             videos.append({"path": clip, "game": game, "kind": "continuous", "cuts": [], "shaky_from": None})
             if len(clips) >= 2:  # with two, the third part is the first clip again: a jump back
                 first, second = _PART_S[i % len(_PART_S)]
-                parts = [(clip, first), (clips[(i + 1) % len(clips)], second), (clips[(i + 2) % len(clips)], 99.0)]
-                out = os.path.join(workdir, f"{game}_concat_{clip_id}.mp4")
-                cuts_file = out[:-4] + ".json"
-                known = json.load(open(cuts_file)) if os.path.exists(cuts_file) else {}
-                if known.get("parts") != [list(p) for p in parts]:  # new: or its neighbours changed
-                    json.dump({"parts": parts, "cuts": write_concat(parts, out)}, open(cuts_file, "w"))
-                videos.append({"path": out, "game": game, "kind": "concatenated",
-                               "cuts": json.load(open(cuts_file))["cuts"], "shaky_from": None})
+                parts = [[clip, first], [clips[(i + 1) % len(clips)], second], [clips[(i + 2) % len(clips)], 99.0]]
+                videos.append({"path": os.path.join(workdir, f"{game}_concat_{clip_id}.mp4"), "game": game,
+                               "kind": "concatenated", "cuts": None, "shaky_from": None, "recipe": parts})
             if i % 2 == 0:
-                out = os.path.join(workdir, f"{game}_jitter_{clip_id}.mp4")
-                if not os.path.exists(out):
-                    write_jitter(clip, out, zlib.crc32(clip_id.encode()))
-                videos.append({"path": out, "game": game, "kind": "jittered", "cuts": [], "shaky_from": 0.0})
+                videos.append({"path": os.path.join(workdir, f"{game}_jitter_{clip_id}.mp4"), "game": game,
+                               "kind": "jittered", "cuts": [], "shaky_from": 0.0,
+                               "recipe": [clip, zlib.crc32(clip_id.encode())]})
     return videos
+
+
+def make(video: dict) -> dict:
+    """Write a built video unless it is there already (written under a temporary name, then
+    renamed, so a killed run leaves no half video); returns it with its cuts known."""
+    video = dict(video)
+    recipe, out = video.pop("recipe", None), video["path"]
+    part = out[:-4] + ".partial.mp4"
+    if video["kind"] == "concatenated":
+        cuts_file = out[:-4] + ".json"
+        known = json.load(open(cuts_file)) if os.path.exists(cuts_file) else {}
+        if known.get("parts") != recipe or not os.path.exists(out):  # new, or its neighbours changed
+            known = {"parts": recipe, "cuts": write_concat([tuple(p) for p in recipe], part)}
+            os.replace(part, out)
+            json.dump(known, open(cuts_file, "w"))
+        video["cuts"] = known["cuts"]
+    elif video["kind"] == "jittered" and not os.path.exists(out):
+        write_jitter(recipe[0], part, recipe[1])
+        os.replace(part, out)
+    return video
 
 
 def signals_of(video: dict, workdir: str) -> dict:
     """Per-frame cues of one built video (the curation job's own code), the sampled-frame
     quality measures of its windows, and PySceneDetect's cuts on the same file; cached."""
+    video = make(video)
     cache = os.path.join(workdir, "signals", os.path.basename(os.path.dirname(video["path"])) + "_"
                          + os.path.basename(video["path"]) + ".pkl")
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(video["path"]):
