@@ -182,7 +182,7 @@ def make(video: dict) -> dict:
     return video
 
 
-def signals_of(video: dict, workdir: str) -> dict:
+def signals_of(video: dict, workdir: str, peers: bool = True) -> dict:
     """Per-frame cues of one built video (the curation job's own code), the sampled-frame
     quality measures of its windows, and PySceneDetect's cuts on the same file; cached."""
     video = make(video)
@@ -190,36 +190,40 @@ def signals_of(video: dict, workdir: str) -> dict:
                          + os.path.basename(video["path"]) + ".pkl")
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(video["path"]):
         return {**pickle.load(open(cache, "rb")), **video}
-    measured = _measure(video)
+    measured = _measure(video, peers)
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     pickle.dump(measured, open(cache, "wb"))
     return measured
 
 
-def _measure(video: dict) -> dict:
+def _measure(video: dict, peers: bool = True) -> dict:
+    """Only what the figures read: cut and shake cues for every built video, the peers where
+    cuts are judged (continuous and concatenated), the job's window analysis (quality, UI
+    screen) for the clips as captured, with or without their HUD."""
     from scenedetect import AdaptiveDetector, ContentDetector, detect
 
-    s = FrameSignals()
-    kept = []
-    start = time.perf_counter()
-    for k, (_, t, frame) in enumerate(iter_video_frames(video["path"], threads=1)):
-        thumb = luma_thumb(frame)
-        s.add(t, thumb)
-        if k % UNRELATED_EVERY == 0:
-            kept.append(thumb.pixels)
-    ours_s = time.perf_counter() - start
-    rows = AnalyzeWindows().analyze_source(probe_row(video["path"]))
-    peers = {}
-    for name, detector in (("scenedetect-adaptive", AdaptiveDetector), ("scenedetect-content", ContentDetector)):
+    out = {**video, "ours_s": 0.0, "peers": {}, "thumbs": [], "windows": []}
+    if video["kind"] != "hud":
+        s = FrameSignals()
         start = time.perf_counter()
-        scenes = detect(video["path"], detector())
-        peers[name] = ([sc[0].seconds for sc in scenes[1:]], time.perf_counter() - start)
-    return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
-            "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
-            "shift": np.array(s.shift).reshape(-1, 2), "ours_s": ours_s, "peers": peers, "thumbs": kept,
-            "windows": [{k: r[k] for k in ("start_s", "end_s", "status", "luma_mean", "dark_fraction",
-                                           "bright_fraction", "sharpness", "frozen_fraction", "border_fraction",
-                                           "ui_coverage", "width", "height", "fps")} for r in rows]}
+        for k, (_, t, frame) in enumerate(iter_video_frames(video["path"], threads=1)):
+            thumb = luma_thumb(frame)
+            s.add(t, thumb)
+            if k % UNRELATED_EVERY == 0:
+                out["thumbs"].append(thumb.pixels)
+        out.update(ours_s=time.perf_counter() - start, times=np.array(s.times), difference=np.array(s.difference),
+                   histogram=np.array(s.histogram), flat=np.array(s.flat, bool), shift=np.array(s.shift).reshape(-1, 2))
+    if peers and video["kind"] in ("continuous", "concatenated"):
+        for name, detector in (("scenedetect-adaptive", AdaptiveDetector), ("scenedetect-content", ContentDetector)):
+            start = time.perf_counter()
+            scenes = detect(video["path"], detector())
+            out["peers"][name] = ([sc[0].seconds for sc in scenes[1:]], time.perf_counter() - start)
+    if video["kind"] in ("continuous", "hud"):
+        rows = AnalyzeWindows().analyze_source(probe_row(video["path"]))
+        out["windows"] = [{k: r[k] for k in ("start_s", "end_s", "status", "luma_mean", "dark_fraction",
+                                             "bright_fraction", "sharpness", "frozen_fraction", "border_fraction",
+                                             "ui_coverage", "width", "height", "fps")} for r in rows]
+    return out
 
 
 def duration_of(v: dict) -> float:
@@ -261,6 +265,8 @@ def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict
 def peer_scores(videos: list[dict], name: str) -> dict:
     found = inserted = detected = true_detected = clean = clean_kept = 0
     for v in videos:
+        if name not in v["peers"]:  # jittered: no cut is judged there
+            continue
         hits = v["peers"][name][0]
         detected += len(hits)
         true_detected += sum(any(abs(h - c) <= MATCH_S for c in v["cuts"]) for h in hits)
@@ -386,6 +392,7 @@ def main() -> None:
     parser.add_argument("--workdir", default="/tmp/g2w_real_cal")
     parser.add_argument("--choose", action="append", default=None, metavar="GROUP",
                         help="choose the thresholds on this group only (repeatable); default: each group in turn")
+    parser.add_argument("--no-peers", action="store_true", help="skip PySceneDetect (two more decodes per video)")
     parser.add_argument("--reverse", action="store_true", help=argparse.SUPPRESS)  # every direction runs now
     args = parser.parse_args()
     games = clean_clips(args.corpus)
@@ -401,7 +408,8 @@ def main() -> None:
         hud.append({"path": path, "game": clip_group.get(clean, "unpaired"), "kind": "hud", "cuts": [],
                     "shaky_from": None})
     with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
-        measured = list(pool.map(signals_of, built + hud, itertools.repeat(args.workdir)))
+        measured = list(pool.map(signals_of, built + hud, itertools.repeat(args.workdir),
+                                 itertools.repeat(not args.no_peers)))
     videos, hud = measured[: len(built)], measured[len(built):]
     names = sorted(groups)
     print(f"split {split}: groups {names}")
@@ -426,7 +434,8 @@ def main() -> None:
         results["configured"][g] = r
         print(_row(f"{g}: g2w configured", r))
         for name in ("scenedetect-adaptive", "scenedetect-content"):
-            print(_row(f"{g}: {name} (defaults)", peer_scores(mine, name)))
+            if any(name in v["peers"] for v in mine):
+                print(_row(f"{g}: {name} (defaults)", peer_scores(mine, name)))
     print("\n| group | UI screen: real HUD windows flagged | clean windows flagged | continuous clean windows kept "
           "by every quality check |")
     print("| --- | --- | --- | --- |")
@@ -438,8 +447,8 @@ def main() -> None:
                             "clean_windows": clean_n, "all_checks_kept": kept, "all_checks_windows": kept_n}
         hud_txt = f"{flagged}/{hud_n} ({flagged / hud_n:.0%})" if hud_n else "– (no HUD footage: unpaired game)"
         print(f"| {g} | {hud_txt} | {false}/{clean_n} | {kept}/{kept_n} ({kept / max(kept_n, 1):.0%}) |")
-    ours = sum(v["ours_s"] for v in videos)
-    peer = sum(v["peers"]["scenedetect-adaptive"][1] for v in videos)
+    peer = sum(v["peers"]["scenedetect-adaptive"][1] for v in videos if "scenedetect-adaptive" in v["peers"])
+    ours = sum(v["ours_s"] for v in videos if "scenedetect-adaptive" in v["peers"])  # the same files
     print(f"\ntime: g2w cues {ours:.1f} s (thumbnails from the Y plane) vs scenedetect-adaptive {peer:.1f} s "
           f"(its own decode and HSV conversion of full frames): not like-for-like, one thread each")
     print(json.dumps(results, default=float))
