@@ -182,12 +182,16 @@ def make(video: dict) -> dict:
     return video
 
 
+def cache_path(video: dict, workdir: str) -> str:
+    return os.path.join(workdir, "signals", os.path.basename(os.path.dirname(video["path"])) + "_"
+                        + os.path.basename(video["path"]) + ".pkl")
+
+
 def signals_of(video: dict, workdir: str, peers: bool = True) -> dict:
     """Per-frame cues of one built video (the curation job's own code), the sampled-frame
     quality measures of its windows, and PySceneDetect's cuts on the same file; cached."""
     video = make(video)
-    cache = os.path.join(workdir, "signals", os.path.basename(os.path.dirname(video["path"])) + "_"
-                         + os.path.basename(video["path"]) + ".pkl")
+    cache = cache_path(video, workdir)
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(video["path"]):
         return {**pickle.load(open(cache, "rb")), **video}
     measured = _measure(video, peers)
@@ -393,6 +397,8 @@ def main() -> None:
     parser.add_argument("--choose", action="append", default=None, metavar="GROUP",
                         help="choose the thresholds on this group only (repeatable); default: each group in turn")
     parser.add_argument("--no-peers", action="store_true", help="skip PySceneDetect (two more decodes per video)")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="report on the videos already measured in the workdir only (counts say how many)")
     parser.add_argument("--reverse", action="store_true", help=argparse.SUPPRESS)  # every direction runs now
     args = parser.parse_args()
     games = clean_clips(args.corpus)
@@ -407,11 +413,14 @@ def main() -> None:
                              os.path.basename(os.path.dirname(path)) + ".mp4")
         hud.append({"path": path, "game": clip_group.get(clean, "unpaired"), "kind": "hud", "cuts": [],
                     "shaky_from": None})
+    if args.cached_only:
+        done = [v for v in built + hud if os.path.exists(cache_path(v, args.workdir))]
+        built, hud = [v for v in done if v["kind"] != "hud"], [v for v in done if v["kind"] == "hud"]
     with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
         measured = list(pool.map(signals_of, built + hud, itertools.repeat(args.workdir),
                                  itertools.repeat(not args.no_peers)))
     videos, hud = measured[: len(built)], measured[len(built):]
-    names = sorted(groups)
+    names = sorted({v["game"] for v in videos})  # with --cached-only, the groups measured so far
     print(f"split {split}: groups {names}")
     for g in names:
         mine = [v for v in videos if v["game"] == g]
