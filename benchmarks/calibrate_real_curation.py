@@ -445,6 +445,17 @@ def main() -> None:
         for name in ("scenedetect-adaptive", "scenedetect-content"):
             if any(name in v["peers"] for v in mine):
                 print(_row(f"{g}: {name} (defaults)", peer_scores(mine, name)))
+    print("\ncontinuous clips (as captured) that the configured thresholds reject, to look at by eye:")
+    for v in videos:
+        if v["kind"] != "continuous":
+            continue
+        scores = cut_scores(v["difference"], v["histogram"], v["flat"], CutThresholds())
+        for w in plan_windows(duration_of(v), WINDOW_S):
+            m = cut_and_shake(v["times"], scores, v["shift"], w.start_s, w.end_s)
+            if m["cut_count"] or m["shake"] > QualityThresholds().max_shake:
+                frames = [int(np.argmin(np.abs(v["times"] - t))) for t in m["cut_times"]]
+                print(f"  {os.path.basename(v['path'])} [{w.start_s:g}, {w.end_s:g}) s: cuts at frames {frames}, "
+                      f"shake {m['shake']:.2f}")
     print("\n| group | UI screen: real HUD windows flagged | clean windows flagged | continuous clean windows kept "
           "by every quality check |")
     print("| --- | --- | --- | --- |")
