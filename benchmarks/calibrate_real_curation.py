@@ -416,10 +416,10 @@ def main() -> None:
     if args.cached_only:
         done = [v for v in built + hud if os.path.exists(cache_path(v, args.workdir))]
         built, hud = [v for v in done if v["kind"] != "hud"], [v for v in done if v["kind"] == "hud"]
-    with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
-        measured = list(pool.map(signals_of, built + hud, itertools.repeat(args.workdir),
+    with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:  # HUD first: a partial run has both screens
+        measured = list(pool.map(signals_of, hud + built, itertools.repeat(args.workdir),
                                  itertools.repeat(not args.no_peers)))
-    videos, hud = measured[: len(built)], measured[len(built):]
+    hud, videos = measured[: len(hud)], measured[len(hud):]
     names = sorted({v["game"] for v in videos})  # with --cached-only, the groups measured so far
     print(f"split {split}: groups {names}")
     for g in names:
