@@ -169,24 +169,27 @@ class StaticEdgeScreen:
 
     def evidence_maps(self) -> list[np.ndarray | None]:
         """Per window, the filled overlay regions (uint8 0/255), or None for too few samples."""
+        return list(self._maps())
+
+    def _maps(self):
+        """`evidence_maps` one at a time: an hour of 540p windows would hold 370 MB of maps at once."""
         if self._source is None:
-            return [None] * len(self._windows)
+            yield from [None] * len(self._windows)
+            return
         size = int(np.prod(self._shape))
         std, mean = self._source.std(), self._source.mean()
         lasting = (std < LASTING_STD) & _moving_around(std)  # never changed, while around it did
-        out = []
         for packed_regions, packed_static, _, _ in self._windows:
             if packed_regions is None:
-                out.append(None)
+                yield None
                 continue
             regions = np.unpackbits(packed_regions, count=size).reshape(self._shape).astype(bool)
             static_edges = np.unpackbits(packed_static, count=size).reshape(self._shape).astype(bool)
             regions |= grow_regions(static_edges & lasting, mean, std) > 0
-            out.append(fill_holes(regions.astype(np.uint8) * 255))
-        return out
+            yield fill_holes(regions.astype(np.uint8) * 255)
 
     def coverages(self) -> list[float]:
-        return [0.0 if m is None else float((m > 0).mean()) for m in self.evidence_maps()]
+        return [0.0 if m is None else float((m > 0).mean()) for m in self._maps()]
 
 
 def _segmenter_screen() -> UiScreen:
