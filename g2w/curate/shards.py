@@ -4,8 +4,9 @@ Each batch that leaves the embedding stage is written to `work/windows/` as one 
 named by the hash of its clip ids, by the worker that made it, and published only once complete
 (renamed on a disk, uploaded as one object to a bucket), so a killed job leaves only complete
 shards. A source counts as done when every one of its windows is in some shard; a
-rerun analyses only the others. Merging keeps one row per clip id and compacts all shards into
-one, so repeated partial runs never pile up duplicates.
+rerun analyses only the others. Merging keeps one row per clip id and compacts the shards into
+per-source-bucket files (`g2w.curate.sharded`), rewriting only buckets that changed, so
+repeated partial runs never pile up duplicates nor rewrite the whole cache.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pyarrow.parquet as pq
 
 from g2w import storage
 from g2w.curate.rows import WINDOW_SCHEMA
+from g2w.curate.sharded import write_sharded
 from g2w.runtime.step import Batch, Resources, Step
 
 
@@ -79,17 +81,11 @@ def read_shards(shard_dir: str, columns: list[str] | None = None) -> pa.Table:
     return table.take(pa.array(first))
 
 
-def compact(shard_dir: str, table: pa.Table) -> None:
-    """Replace all shards by one holding `table` (written before the old ones are removed)."""
-    old = shard_paths(shard_dir)
-    ids = "\n".join(table.column("clip_id").to_pylist())
-    path = storage.join(shard_dir, f"merged-{hashlib.sha1(ids.encode()).hexdigest()[:20]}.parquet")
-    if path not in old:
-        with storage.staged_file(path) as tmp:
-            pq.write_table(table, tmp)
-    for p in old:
-        if p != path:
-            storage.remove(p)
+def compact(shard_dir: str, table: pa.Table) -> dict:
+    """Replace the shards by `table` in per-source-bucket `merged-xx.parquet` files; a bucket
+    whose rows did not change keeps its file, so a rerun that adds sources rewrites only the
+    buckets they fall in. Small per-batch parts are removed once merged."""
+    return write_sharded(table, shard_dir, prefix="merged-")
 
 
 def windows_written(table: pa.Table) -> Counter:
