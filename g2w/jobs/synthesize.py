@@ -1,7 +1,8 @@
 """The synthesize job: clean clips + asset library -> paired clean/HUD samples on Ray Data.
 
 CLIPS is a curation output folder (`manifest.parquet` whose `kept` rows name
-`clips/<clip_id>.mp4`) or any folder of `.mp4` files (clip id = file stem). Sample k of a run
+`clips/<clip_id>.mp4`) or any folder of `.mp4` files (clip id = file stem), on a disk or in a
+bucket (`s3://...`: each worker fetches the clip it renders to a local temporary file). Sample k of a run
 uses clip k mod n with seed `sample_seed(seed, k)`, and is named `<clip_id>_s<seed>_<k:05d>`.
 Samples render in a Ray Data actor pool (the library loads once per actor; compositing runs on
 the GPU where one is present, encoding on CPUs). Each finished sample folder is complete by
@@ -23,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from g2w import storage
 from g2w.hud.aesthetic import NeuralDescriptor
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.profile import SynthProfile
@@ -59,8 +61,16 @@ MANIFEST_SCHEMA = pa.schema([
 
 def list_clips(clips: str) -> list[dict]:
     """[{clip_id, path}] from a curation output folder or a plain folder of mp4 files."""
-    manifest = os.path.join(clips, "manifest.parquet")
-    if os.path.exists(manifest):
+    clips = storage.absolute(clips)
+    manifest = storage.join(clips, "manifest.parquet")
+    if storage.is_uri(clips):  # a curation output in a bucket: its manifest, or the mp4s under it
+        if storage.is_dir(manifest) or storage.exists(manifest):
+            table = pq.read_table(manifest, columns=["clip_id", "status"]).to_pylist()
+            out = [{"clip_id": r["clip_id"], "path": storage.join(clips, "clips", f"{r['clip_id']}.mp4")}
+                   for r in table if r["status"] == "kept"]
+        else:
+            out = [{"clip_id": p.rsplit("/", 1)[-1][:-4], "path": p} for p in storage.list_files(clips, ".mp4")]
+    elif os.path.exists(manifest):  # a file, or the folder of shards curation now writes
         table = pq.read_table(manifest, columns=["clip_id", "status"]).to_pylist()
         out = [{"clip_id": r["clip_id"], "path": os.path.join(clips, "clips", f"{r['clip_id']}.mp4")}
                for r in table if r["status"] == "kept"]
@@ -77,7 +87,7 @@ def plan_rows(clips: list[dict], count: int, seed: int) -> list[dict]:
     for k in range(count):
         clip = clips[k % len(clips)]
         rows.append({"sample_id": f"{clip['clip_id']}_s{seed}_{k:05d}", "clip_id": clip["clip_id"],
-                     "clip_path": os.path.abspath(clip["path"]), "seed": sample_seed(seed, k)})
+                     "clip_path": storage.absolute(clip["path"]), "seed": sample_seed(seed, k)})
     return rows
 
 
@@ -125,16 +135,20 @@ class SynthesizeSamples(Step):
                 record = read_json(os.path.join(sample_dir, "record.json"))
                 info = summarize(record, read_json(os.path.join(sample_dir, "annotation.json")))
                 return _row(base, **_geometry(record), **info, reused=True, sample_dir=sample_dir)
-            info = render_sample(base["clip_path"], sample_dir, sample_id=base["sample_id"], clip_id=base["clip_id"],
-                                 streams=SeedStreams(int(base["seed"])), profile=SynthProfile.from_dict(self.profile),
-                                 library=self._library, encode=EncodeSettings(**self.encode), device=self.device,
-                                 neural=self._neural)
+            with storage.local_copy(base["clip_path"]) as clip:  # a clip in a bucket: fetched by this worker
+                info = self._render(base, clip, sample_dir)
             geometry = _geometry(read_json(os.path.join(sample_dir, "record.json")))
             return _row(base, **geometry, **info, sample_dir=sample_dir)
         except VideoError as exc:
             return _row(base, status="error", reason=exc.reason, error=str(exc))
         except Exception as exc:  # one broken sample must not stop the others; the row says why
             return _row(base, status="error", reason="render_failed", error=f"{type(exc).__name__}: {exc}")
+
+    def _render(self, base: dict, clip: str, sample_dir: str) -> dict:
+        return render_sample(clip, sample_dir, sample_id=base["sample_id"], clip_id=base["clip_id"],
+                             streams=SeedStreams(int(base["seed"])), profile=SynthProfile.from_dict(self.profile),
+                             library=self._library, encode=EncodeSettings(**self.encode), device=self.device,
+                             neural=self._neural, clip_uri=base["clip_path"])
 
     def __call__(self, batch: Batch) -> Batch:
         bases = [{"sample_id": str(s), "clip_id": str(c), "clip_path": str(p), "seed": int(e)}
