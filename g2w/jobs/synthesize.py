@@ -60,7 +60,7 @@ MANIFEST_SCHEMA = pa.schema([
 
 
 def list_clips(clips: str) -> list[dict]:
-    """[{clip_id, path}] from a curation output folder or a plain folder of mp4 files."""
+    """[{clip_id, path}] from a curation output folder or a plain folder of mp4 files, by clip id."""
     clips = storage.absolute(clips)
     manifest = storage.join(clips, "manifest.parquet")
     if storage.is_uri(clips):  # a curation output in a bucket: its manifest, or the mp4s under it
@@ -79,7 +79,7 @@ def list_clips(clips: str) -> list[dict]:
                for p in sorted(glob.glob(os.path.join(clips, "*.mp4")))]
     if not out:
         raise ValueError(f"{clips}: no kept clips in manifest.parquet and no .mp4 files")
-    return out
+    return sorted(out, key=lambda c: c["clip_id"])  # a sharded manifest reads in shard order
 
 
 def plan_rows(clips: list[dict], count: int, seed: int) -> list[dict]:
