@@ -3,10 +3,11 @@ and 1M windows with 512-d embeddings, against the row-based selection it replace
 
 Synthetic work shards (what the analysis stage writes: WINDOW_SCHEMA, 100k rows per file,
 720 windows per source = 1-hour sources, embeddings drawn around 3,000 directions so k-means has
-structure) are written once per size. Each measurement runs in a fresh process, which prints its
-own peak RSS (`ru_maxrss`) and its RSS after imports, so the number is the selection's, not the
-benchmark's. The selection is what `g2w curate` runs: `read_shards` then `select_table` with the
-full protocol (K_max 2048, 15 iterations, 500k training cap), k-means here in-process on CPU
+structure) are written once per size. Each measurement runs in a fresh process, which imports
+what selection needs (numpy, pyarrow, torch, faiss), notes its RSS, resets its peak-RSS mark
+(`/proc/self/clear_refs`) and prints the peak (`VmHWM`) at the end: the whole selection
+process's peak, and how much of it the selection itself added. The selection is what
+`g2w curate` runs: `read_shards` then `select_table` with the full protocol (K_max 2048, 15 iterations, 500k training cap), k-means here in-process on CPU
 (numpy BLAS on every core; in the job the same function runs as one Ray task).
 
 Peer: the previous selection began by turning the window table into Python rows
@@ -37,14 +38,19 @@ _PER_SOURCE = 720
 _DIM = 512
 
 _CHILD = """
-import resource, sys, time, json
+import sys, time, json
 import numpy as np
 from g2w.curate.config import CurateConfig
 from g2w.curate.select import local_kmeans, select_table
 from g2w.curate.shards import read_shards
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-import torch  # what k-means imports, loaded before the clock starts in both modes
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import faiss, torch  # what k-means imports, loaded before the clock starts in both modes
+
+def status(key):
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith(key))
+
+base = status("VmRSS:")
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # the peak (VmHWM) restarts here: not the imports', nor the parent's from before exec
 mode, shard_dir, iters = sys.argv[1], sys.argv[2], int(sys.argv[3])
 cfg = CurateConfig(kmeans_iters=iters)
 t0 = time.perf_counter()
@@ -65,7 +71,7 @@ else:
     emb = np.array([r["embedding"] for r in rows], np.float32)
     n = len(rows)
 wall = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = status("VmHWM:")
 print(json.dumps({"rows": n, "wall_s": wall, "kmeans_s": kmeans_s, "peak_mb": peak / 1024, "base_mb": base / 1024}))
 """
 

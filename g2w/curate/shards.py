@@ -78,7 +78,10 @@ def read_shards(shard_dir: str, columns: list[str] | None = None) -> pa.Table:
     table = pa.concat_tables([pq.read_table(p, schema=WINDOW_SCHEMA, columns=columns) for p in paths])
     ids = table.column("clip_id").to_numpy(zero_copy_only=False)
     _, first = np.unique(ids, return_index=True)  # np.unique sorts, so rows come out by clip id
-    return table.take(pa.array(first))
+    del ids
+    table = table.take(pa.array(first))
+    pa.default_memory_pool().release_unused()  # the shards' buffers, freed, go back to the OS
+    return table
 
 
 def compact(shard_dir: str, table: pa.Table) -> dict:
