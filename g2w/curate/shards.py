@@ -12,12 +12,10 @@ repeated partial runs never pile up duplicates nor rewrite the whole cache.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from g2w import storage
@@ -89,8 +87,3 @@ def compact(shard_dir: str, table: pa.Table) -> dict:
     whose rows did not change keeps its file, so a rerun that adds sources rewrites only the
     buckets they fall in. Small per-batch parts are removed once merged."""
     return write_sharded(table, shard_dir, prefix="merged-")
-
-
-def windows_written(table: pa.Table) -> Counter:
-    """How many window rows each source has in the shards."""
-    return Counter(pc.cast(table.column("source_id"), pa.string()).to_pylist())
