@@ -5,10 +5,14 @@ CLIPS is a curation output folder (`manifest.parquet` whose `kept` rows name
 bucket (`s3://...`: each worker fetches the clip it renders to a local temporary file). Sample k of a run
 uses clip k mod n with seed `sample_seed(seed, k)`, and is named `<clip_id>_s<seed>_<k:05d>`.
 Samples render in a Ray Data actor pool (the library loads once per actor; compositing runs on
-the GPU where one is present, encoding on CPUs). Each finished sample folder is complete by
-construction (renamed into place, record last), so a rerun reuses it and only renders what is
-missing; a bad clip becomes an error row. Outputs: `OUT/samples/<sample_id>/`,
-`OUT/manifest.parquet` (one row per sample), `OUT/summary.json` and `OUT/report.html`.
+the GPU where one is present, encoding on CPUs). A sample counts as finished when its
+`record.json` exists, and that file is always written last: on a disk the folder is renamed
+into place whole; for an `s3://` OUT the worker renders into a local temporary folder and
+uploads it itself to `OUT/samples/<sample_id>/`, record last. A rerun therefore reuses finished
+samples and renders (overwriting the same keys, never adding copies) only what is missing; a
+bad clip becomes an error row. Outputs: `OUT/samples/<sample_id>/`, `OUT/manifest.parquet`
+(one row per sample), `OUT/summary.json` and `OUT/report.html`, written by the driver through
+`g2w.storage` (no step reads a worker's disk).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,8 +33,7 @@ from g2w import storage
 from g2w.hud.aesthetic import NeuralDescriptor
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.profile import SynthProfile
-from g2w.hud.record import read_json
-from g2w.hud.render import EncodeSettings, render_sample, sample_complete, summarize
+from g2w.hud.render import OUTPUTS, EncodeSettings, render_sample, summarize
 from g2w.hud.seeds import SeedStreams, sample_seed
 from g2w.jobs.synthesize_report import write_report
 from g2w.runtime.step import Batch, Resources, Step
@@ -128,17 +132,23 @@ class SynthesizeSamples(Step):
         self._neural = NeuralDescriptor(self.neural_weights) if self.neural_weights else None
 
     def _one(self, base: dict) -> dict:
-        sample_dir = os.path.join(self.output, "samples", base["sample_id"])
-        geometry = {}
+        sample_dir = storage.join(self.output, "samples", base["sample_id"])
         try:
             if sample_complete(sample_dir):
-                record = read_json(os.path.join(sample_dir, "record.json"))
-                info = summarize(record, read_json(os.path.join(sample_dir, "annotation.json")))
+                record = _read_json(storage.join(sample_dir, OUTPUTS["record"]))
+                info = summarize(record, _read_json(storage.join(sample_dir, OUTPUTS["annotation"])))
                 return _row(base, **_geometry(record), **info, reused=True, sample_dir=sample_dir)
             with storage.local_copy(base["clip_path"]) as clip:  # a clip in a bucket: fetched by this worker
-                info = self._render(base, clip, sample_dir)
-            geometry = _geometry(read_json(os.path.join(sample_dir, "record.json")))
-            return _row(base, **geometry, **info, sample_dir=sample_dir)
+                if storage.is_uri(sample_dir):  # render here, then publish: every file, record.json last
+                    with tempfile.TemporaryDirectory(prefix="g2w-sample-") as local:
+                        folder = os.path.join(local, base["sample_id"])
+                        info = self._render(base, clip, folder)
+                        record = _read_json(os.path.join(folder, OUTPUTS["record"]))
+                        storage.upload_tree(folder, sample_dir, last=(OUTPUTS["record"],))
+                else:
+                    info = self._render(base, clip, sample_dir)
+                    record = _read_json(os.path.join(sample_dir, OUTPUTS["record"]))
+            return _row(base, **_geometry(record), **info, sample_dir=sample_dir)
         except VideoError as exc:
             return _row(base, status="error", reason=exc.reason, error=str(exc))
         except Exception as exc:  # one broken sample must not stop the others; the row says why
@@ -157,6 +167,15 @@ class SynthesizeSamples(Step):
         return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
 
 
+def sample_complete(sample_dir: str) -> bool:
+    """A sample folder (local or in a bucket) is finished once its record, written last, exists."""
+    return storage.exists(storage.join(sample_dir, OUTPUTS["record"]))
+
+
+def _read_json(path: str) -> dict:
+    return json.loads(storage.read_bytes(path))
+
+
 def _geometry(record: dict) -> dict:
     v = record["video"]
     return {"width": v["width"], "height": v["height"], "fps": v["fps"], "frame_count": v["frame_count"]}
@@ -171,8 +190,8 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
     from g2w.runtime.ray_init import init_ray
 
     profile = profile or SynthProfile()
-    output = os.path.abspath(output)
-    os.makedirs(os.path.join(output, "samples"), exist_ok=True)
+    output = storage.absolute(output)
+    storage.makedirs(storage.join(output, "samples"))
     AssetLibrary.open(assets)  # fail fast, before Ray starts, when the library is missing
     rows = plan_rows(list_clips(clips), count, seed)
     resources = init_ray()
@@ -181,15 +200,23 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
                              neural_weights)
     start = time.perf_counter()
     print(f"synthesize: {count} samples from {clips} -> {output} (GPUs per worker {gpus})", flush=True)
-    manifest = os.path.join(output, "manifest.parquet")
-    write_parquet(apply_steps(dataset_from_rows(rows), [step]), manifest, MANIFEST_SCHEMA)
-    seconds = time.perf_counter() - start
-    table = pq.read_table(manifest).to_pylist()
+    write_parquet(apply_steps(dataset_from_rows(rows), [step]), storage.join(output, "manifest.parquet"), MANIFEST_SCHEMA)
+    return finish(output, time.perf_counter() - start, count, seed, clips, assets, profile, encode)
+
+
+def finish(output: str, seconds: float, count: int, seed: int, clips: str, assets: str, profile: SynthProfile,
+           encode: EncodeSettings) -> dict:
+    """After the samples and OUT/manifest.parquet exist: OUT/summary.json and the report, written
+    through `g2w.storage` (so OUT may be a bucket prefix); returns the summary."""
+    manifest = storage.join(output, "manifest.parquet")
+    with storage.open_binary(manifest) as f:
+        table = pq.read_table(f).to_pylist()
     summary = _summary(table, seconds, count, seed, clips, assets, profile, encode)
-    with open(os.path.join(output, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    report = write_report(output, table, summary)
-    print(f"manifest: {manifest}\nsummary:  {os.path.join(output, 'summary.json')}\nreport:   {report}", flush=True)
+    storage.write_json(storage.join(output, "summary.json"), summary)
+    with storage.staged_dir(output) as local:
+        write_report(local, table, summary)
+    print(f"manifest: {manifest}\nsummary:  {storage.join(output, 'summary.json')}\n"
+          f"report:   {storage.join(output, 'report.html')}", flush=True)
     return summary
 
 
