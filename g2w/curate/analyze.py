@@ -7,6 +7,11 @@ converted in full: `analysis_fps` per second at a fixed short side for quality a
 and the frame on screen at each window's centre, scaled and centre-cropped for CLIP. Memory holds one
 window's accumulators, never the video, so an hour-long source costs what a minute does.
 
+A task analyses one segment of a source (`CurateConfig.segment_windows` windows, 5 minutes by
+default; `g2w.curate.windows.segments`), not the whole source: a 10-hour stream becomes 120
+tasks spread over the cluster, a retry re-decodes one segment, and the rows (with their crops)
+leave the worker at the end of each segment instead of the end of the source.
+
 The 224x224 centre crop (150 kB) travels to the embedding actors with the row; that replaces
 a second, seeking decode of every central frame.
 """
@@ -92,39 +97,55 @@ class AnalyzeWindows(Step):
         for i in range(len(batch["path"])):
             source = {k: batch[k][i] for k in batch}
             if source["status"] == "ok":
-                rows += self.analyze_source(source)
+                first = int(source.get("first_window", 0))
+                end = int(source["end_window"]) if "end_window" in source else None
+                rows += self.analyze_source(source, first, end)
         return to_columns(rows)
 
-    def analyze_source(self, src: dict) -> list[dict]:
-        windows = plan_windows(float(src["duration_s"]), self.window_s)
+    def analyze_source(self, src: dict, first_window: int = 0, end_window: int | None = None) -> list[dict]:
+        """Rows for windows [first_window, end_window) of a source (all of them by default).
+
+        A segment decodes from a few frames before its first window (seeking to the keyframe
+        before that) to a few frames after its last, so the cut cues at its edges see the same
+        neighbours as in a whole-source pass; the UI screen's evidence is the segment's own."""
+        every = plan_windows(float(src["duration_s"]), self.window_s)
+        windows = every[first_window:end_window]
+        if not windows:
+            return []
         size = analysis_size(int(src["width"]), int(src["height"]), self.analysis_short_side)
-        frame_gap = 1.5 / max(float(src["fps"]), 1.0)
+        fps = max(float(src["fps"]), 1.0)
+        frame_gap = 1.5 / fps
+        context = (self.cut_thresholds.neighbours + 2) / fps  # frames each cut score looks at, and some
+        start_s = max(0.0, windows[0].start_s - context) if first_window > 0 else 0.0
+        tail_s = windows[-1].end_s + context if windows[-1].index + 1 < len(every) else None
         signals = FrameSignals()
         ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []
-        state = self._open(windows[0], ui) if windows else None
+        position = 0
+        state = self._open(windows[0], ui)
         prev = None  # (t, frame) of the last decoded frame
         failure = None
         try:
-            for _, t, frame in iter_video_frames(str(src["path"]), threads=1):
+            for _, t, frame in iter_video_frames(str(src["path"]), start_s=start_s, threads=1):
                 while state is not None and t + _EPS >= state.window.end_s:
                     rows.append(self._row(src, state))
-                    state = self._next(state, windows)
-                if state is None:
+                    position += 1
+                    state = self._open(windows[position], ui) if position < len(windows) else None
+                if state is None and (tail_s is None or t + _EPS >= tail_s):
                     break
                 signals.add(t, luma_thumb(frame))
-                if t + _EPS >= state.window.start_s:
+                if state is not None and t + _EPS >= state.window.start_s:
                     self._see(src, state, frame, prev, size, t)
                 prev = (t, frame)
         except VideoError as exc:
             failure = (exc.reason, str(exc))
         if failure is None and state is not None and prev is not None and prev[0] + frame_gap >= state.window.end_s:
             rows.append(self._row(src, state))  # the normal end of the stream
-        for row, coverage in zip(rows, ui.coverages()):  # needs the whole source, so last
+        for row, coverage in zip(rows, ui.coverages()):  # needs the whole segment, so last
             row["ui_coverage"] = coverage
         self._cuts_and_shake(rows, signals)
         done = len(rows)
-        ended = f"{prev[0]:.2f} s" if prev else "its start"
+        ended = f"{prev[0]:.2f} s" if prev else f"{start_s:.2f} s (no frame decoded from there)"
         reason, message = failure or ("truncated", f"{src['path']}: stream ends at {ended}, before this window ends")
         return rows + [error_row(src, w, reason, message) for w in windows[done:]]
 
@@ -134,10 +155,6 @@ class AnalyzeWindows(Step):
         scores = signals.cut_scores(self.cut_thresholds)
         for row in rows:
             row.update(cut_and_shake(times, scores, shifts, row["start_s"], row["end_s"]))
-
-    def _next(self, state: _WindowState, windows: list[Window]) -> _WindowState | None:
-        k = state.window.index + 1
-        return self._open(windows[k], state.ui) if k < len(windows) else None
 
     def _see(self, src, state: _WindowState, frame, prev, size, t: float) -> None:
         """One decoded frame inside the window: take the centre crop and samples as they come."""

@@ -49,6 +49,7 @@ class CurateConfig:
     device: str = "auto"  # auto | cpu | cuda
     embed_batch_size: int = 32
     embed_workers: int = 0  # most CLIP actors; 0 = as many as the cluster can grow to
+    segment_windows: int = 60  # windows per analysis task (5 min): long sources split into segments
     analysis_fps: float = 8.0  # sampled frames per second for cuts, quality and UI
     analysis_short_side: int = 540  # HUD strokes of 2 px at 1080p must survive the downscale
     ui_detector: str = "static-edges"

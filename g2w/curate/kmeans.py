@@ -5,8 +5,9 @@ candidates drawn with the seed; the K initial centroids are distinct training po
 the seed; each of the 15 iterations assigns every training point to its most similar centroid
 (cosine = dot product on unit vectors), averages, and re-normalizes. A centroid left empty is
 re-seeded with the training point least similar to its own centroid, so K stays K. Finally all
-N points are assigned. Work is chunked, so memory stays near the size of the data itself: a
-million 512-d vectors take 2 GB as float32 plus a bounded similarity block.
+N points are assigned, a chunk at a time. Only the training rows are held as float32 (1 GB for
+500,000 x 512); the input stays in its own dtype (float16 in curation: 1 GB for a million
+512-d rows), and similarity blocks are bounded.
 
 The loop, seeding and empty-cluster rule are ours on both devices; only the nearest-centroid
 search differs. On CPU it is faiss's exact inner-product search (`IndexFlatIP`: blocked BLAS
@@ -23,6 +24,7 @@ import math
 import numpy as np
 
 _CHUNK = 16384  # points per GPU similarity block: 16384 x 2048 float32 = 128 MB
+_ASSIGN_CHUNK = 131072  # points converted to float32 at a time for the final assignment (256 MB at 512-d)
 
 
 def num_clusters(n: int, k_max: int) -> int:
@@ -85,9 +87,10 @@ def spherical_kmeans(
 def _iterate(x: np.ndarray, k: int, iters: int, init_cap: int, seed: int, device: str, torch):
     n = len(x)
     gen = torch.Generator().manual_seed(seed)
-    data = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
     train_idx = torch.randperm(n, generator=gen)[: min(n, init_cap)]
-    train = data[train_idx].to(device)
+    # Only the training rows become float32 at once; the input (float16 in curation) stays as it
+    # is and is assigned chunk by chunk below, so a million 512-d rows cost 1 GB here, not 3.
+    train = torch.from_numpy(np.asarray(x[train_idx.numpy()], dtype=np.float32)).to(device)
     centroids = train[torch.randperm(len(train), generator=gen)[:k].to(device)].clone()
     for _ in range(iters):
         labels, best = _assign(train, centroids, torch)
@@ -98,5 +101,8 @@ def _iterate(x: np.ndarray, k: int, iters: int, init_cap: int, seed: int, device
             worst = torch.argsort(best)[: len(empty)]
             sums[empty] = train[worst]
         centroids = torch.nn.functional.normalize(sums, dim=1)
-    labels, _ = _assign(data.to(device), centroids, torch)
-    return centroids.cpu().numpy(), labels.cpu().numpy()
+    labels = np.empty(n, np.int64)
+    for start in range(0, n, _ASSIGN_CHUNK):  # exact per row, so chunking changes nothing
+        part = torch.from_numpy(np.asarray(x[start : start + _ASSIGN_CHUNK], dtype=np.float32)).to(device)
+        labels[start : start + _ASSIGN_CHUNK] = _assign(part, centroids, torch)[0].cpu().numpy()
+    return centroids.cpu().numpy(), labels

@@ -23,6 +23,7 @@ _HELP = {
     "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (its declared node types, or G2W_MAX_GPUS)",
     "ui_detector": "UI-contamination screen: static-edges (heuristic) | segmenter (the shipped HUD segmenter)",
     "preset": "libx264 preset for the standardized clips",
+    "segment_windows": "windows per analysis task: longer sources are split into window-aligned segments",
 }
 
 

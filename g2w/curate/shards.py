@@ -4,23 +4,23 @@ Each batch that leaves the embedding stage is written to `work/windows/` as one 
 named by the hash of its clip ids, by the worker that made it, and published only once complete
 (renamed on a disk, uploaded as one object to a bucket), so a killed job leaves only complete
 shards. A source counts as done when every one of its windows is in some shard; a
-rerun analyses only the others. Merging keeps one row per clip id and compacts all shards into
-one, so repeated partial runs never pile up duplicates.
+rerun analyses only the others. Merging keeps one row per clip id and compacts the shards into
+per-source-bucket files (`g2w.curate.sharded`), rewriting only buckets that changed, so
+repeated partial runs never pile up duplicates nor rewrite the whole cache.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from g2w import storage
 from g2w.curate.rows import WINDOW_SCHEMA
+from g2w.curate.sharded import write_sharded
 from g2w.runtime.step import Batch, Resources, Step
 
 
@@ -76,22 +76,14 @@ def read_shards(shard_dir: str, columns: list[str] | None = None) -> pa.Table:
     table = pa.concat_tables([pq.read_table(p, schema=WINDOW_SCHEMA, columns=columns) for p in paths])
     ids = table.column("clip_id").to_numpy(zero_copy_only=False)
     _, first = np.unique(ids, return_index=True)  # np.unique sorts, so rows come out by clip id
-    return table.take(pa.array(first))
+    del ids
+    table = table.take(pa.array(first))
+    pa.default_memory_pool().release_unused()  # the shards' buffers, freed, go back to the OS
+    return table
 
 
-def compact(shard_dir: str, table: pa.Table) -> None:
-    """Replace all shards by one holding `table` (written before the old ones are removed)."""
-    old = shard_paths(shard_dir)
-    ids = "\n".join(table.column("clip_id").to_pylist())
-    path = storage.join(shard_dir, f"merged-{hashlib.sha1(ids.encode()).hexdigest()[:20]}.parquet")
-    if path not in old:
-        with storage.staged_file(path) as tmp:
-            pq.write_table(table, tmp)
-    for p in old:
-        if p != path:
-            storage.remove(p)
-
-
-def windows_written(table: pa.Table) -> Counter:
-    """How many window rows each source has in the shards."""
-    return Counter(pc.cast(table.column("source_id"), pa.string()).to_pylist())
+def compact(shard_dir: str, table: pa.Table) -> dict:
+    """Replace the shards by `table` in per-source-bucket `merged-xx.parquet` files; a bucket
+    whose rows did not change keeps its file, so a rerun that adds sources rewrites only the
+    buckets they fall in. Small per-batch parts are removed once merged."""
+    return write_sharded(table, shard_dir, prefix="merged-")

@@ -27,6 +27,13 @@ def plan_windows(duration_s: float, window_s: float) -> list[Window]:
     return [Window(k, k * window_s, (k + 1) * window_s) for k in range(count)]
 
 
+def segments(window_count: int, per_segment: int) -> list[tuple[int, int]]:
+    """[first, end) window ranges of at most `per_segment` windows covering a source: the unit
+    of analysis work, so a long source is many tasks and a retry re-decodes one segment only."""
+    step = max(1, int(per_segment))
+    return [(first, min(first + step, window_count)) for first in range(0, window_count, step)]
+
+
 def clip_id(source_id: str, window_index: int) -> str:
     """Derived from the source's content id and the window index: stable across reruns."""
     return f"{source_id}-{window_index:05d}"

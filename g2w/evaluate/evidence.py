@@ -16,16 +16,20 @@ boxes and the target box relative to each crop; the judge prompt embeds it verba
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image, ImageDraw
 
+from g2w import storage
 from g2w.evaluate.canvas import Box, crop, crop_layout, frame_layout, relative_box
 from g2w.evaluate.plan import Plan, PlannedElement, PlannedSample
 from g2w.fonts import font
@@ -218,3 +222,30 @@ def load_evidence(folder: str) -> Evidence | None:
     if not all(os.path.exists(os.path.join(folder, name)) for name in data["files"]):
         return None
     return Evidence(folder, tuple(data["files"]), data["mapping"], data["sha256"], data.get("fingerprint", ""))
+
+
+@contextlib.contextmanager
+def local_evidence(folder: str | None) -> Iterator[str | None]:
+    """A local folder with the evidence at `folder`: the folder itself, or, for a bucket prefix,
+    a temporary download of its files (removed on exit)."""
+    if not folder or not storage.is_uri(folder):
+        yield folder
+        return
+    with tempfile.TemporaryDirectory(prefix="g2w-evidence-") as tmp:
+        local = os.path.join(tmp, folder.rsplit("/", 1)[-1])
+        download_folder(folder, local)
+        yield local
+
+
+def download_folder(folder: str, local: str) -> None:
+    """Copy the files directly under a bucket prefix into the local folder `local` (created)."""
+    os.makedirs(local, exist_ok=True)
+    for path in storage.list_files(folder):
+        with storage.open_binary(path) as src, open(os.path.join(local, path.rsplit("/", 1)[-1]), "wb") as out:
+            shutil.copyfileobj(src, out, 8 << 20)
+
+
+def publish_evidence(local: str, folder: str) -> None:
+    """Upload a local evidence folder to a bucket prefix, `evidence.json` last: a reader (or a
+    rerun) that finds the mapping finds every file it lists."""
+    storage.upload_tree(local, folder, last=(MAPPING_FILE,))

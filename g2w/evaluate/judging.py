@@ -15,12 +15,15 @@ calls of an endpoint judge.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from g2w.evaluate.cases import Case
-from g2w.evaluate.evidence import load_evidence
+from g2w import storage
+from g2w.evaluate.cases import Case, local_case
+from g2w.evaluate.evidence import download_folder, load_evidence, local_evidence, publish_evidence
 from g2w.evaluate.judges import JudgeNotApplicable, JudgeRequest, JudgeUnavailable, make_judge
 from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN, plan_from_dict
 from g2w.evaluate.prepare import prepare_case
@@ -84,13 +87,41 @@ class PrepareCases(Step):
         for text in batch["case"]:
             case = Case.from_json(str(text))
             try:
-                row = prepare_case(case, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps,
-                                   self.judge_children)
+                row = self._prepare(case)
             except (OSError, ValueError) as exc:  # e.g. a file that vanished mid-run: one row, not a crash
                 row = {"status": "error", "reason": "prepare_failed", "message": f"{type(exc).__name__}: {exc}",
                        "method_fault": False}
             out.append(json.dumps(row))
         return {"case": batch["case"], "prepared": np.array(out, dtype=object)}
+
+    def _prepare(self, case: Case) -> dict:
+        """prepare_case on this worker's disk: inputs in a bucket are fetched first, and evidence
+        for a bucket output is built in a temporary folder (seeded with what the bucket already
+        holds, so unchanged evidence is reused) and uploaded when it changed."""
+        edited = case.edited_path(self.edited_dir)
+        with local_case(case, edited) as (here, (edited_here,)):
+            if not storage.is_uri(self.evidence_root):
+                row = prepare_case(here, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps,
+                                   self.judge_children, edited_path=edited_here)
+                return _named(row, edited_here, edited)
+            remote = storage.join(self.evidence_root, case.case_id)
+            with tempfile.TemporaryDirectory(prefix="g2w-evidence-") as root:
+                local = os.path.join(root, case.case_id)
+                download_folder(remote, local)
+                before = load_evidence(local)
+                row = prepare_case(here, self.edited_dir, root, self.canvas, self.eval_fps, self.judge_children,
+                                   edited_path=edited_here)
+                if row["status"] == "ready":
+                    if before is None or before.sha256 != row["evidence_sha256"]:
+                        publish_evidence(local, remote)
+                    row["evidence_dir"] = remote
+        return _named(row, edited_here, edited)
+
+
+def _named(row: dict, local: str, edited: str) -> dict:
+    """A prepared row that names the edit where it lives, not by its temporary local copy."""
+    message = row.get("message") or ""
+    return {**row, "edited_path": edited, "message": message.replace(local, edited) if local != edited else message}
 
 
 @dataclass
@@ -118,9 +149,25 @@ class JudgeCases(Step):
             self.setup()
         prompt = PromptTemplate(self.prompt_text, self.prompt_source)
         cache = JudgeCache(self.cache_dir)
-        records = [judge_record(self._judge, Case.from_json(str(c)), json.loads(str(p)), prompt, cache,
-                                self.schema_retries) for c, p in zip(batch["case"], batch["prepared"])]
+        records = [self._judge_one(Case.from_json(str(c)), json.loads(str(p)), prompt, cache)
+                   for c, p in zip(batch["case"], batch["prepared"])]
         return {"record": np.array([json.dumps(r) for r in records], dtype=object)}
+
+    def _judge_one(self, case: Case, prepared: dict, prompt: PromptTemplate, cache: JudgeCache) -> dict:
+        """judge_record with the case, its edit and its evidence on this worker's disk (fetched
+        from a bucket when they live there); the record names them where they live."""
+        if prepared.get("status") != "ready":
+            return judge_record(self._judge, case, prepared, prompt, cache, self.schema_retries)
+        try:
+            with local_case(case, prepared.get("edited_path")) as (here, (edited,)), \
+                    local_evidence(prepared.get("evidence_dir")) as evidence:
+                record = judge_record(self._judge, here, {**prepared, "edited_path": edited, "evidence_dir": evidence},
+                                      prompt, cache, self.schema_retries)
+        except OSError as exc:  # a bucket that failed mid-fetch: this case's error, not the job's
+            record = judge_record(self._judge, case, {**prepared, "status": "error", "reason": "inputs_unreadable",
+                                                      "message": f"{type(exc).__name__}: {exc}"},
+                                  prompt, cache, self.schema_retries)
+        return {**record, "evidence_dir": prepared.get("evidence_dir")}
 
 
 def judge_record(judge, case: Case, prepared: dict, prompt: PromptTemplate, cache: JudgeCache | None,

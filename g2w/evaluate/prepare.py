@@ -57,9 +57,11 @@ def fingerprint(case: Case, edited_path: str, canvas: tuple[int, int], eval_fps:
 
 
 def prepare_case(case: Case, edited_dir: str, evidence_root: str, canvas: tuple[int, int],
-                 eval_fps: float = EVAL_FPS, judge_children: bool = DEFAULT_JUDGE_CHILDREN) -> dict:
-    """Validate, plan and (re)build evidence for one case; returns a plain dict."""
-    edited_path = case.edited_path(edited_dir)
+                 eval_fps: float = EVAL_FPS, judge_children: bool = DEFAULT_JUDGE_CHILDREN,
+                 edited_path: str | None = None) -> dict:
+    """Validate, plan and (re)build evidence for one case; returns a plain dict. `edited_path`
+    overrides `<edited_dir>/<case_id>.mp4` (a local copy of an edit in a bucket)."""
+    edited_path = edited_path or case.edited_path(edited_dir)
     expected = None
     try:
         try:

@@ -28,6 +28,8 @@ import json
 import os
 from collections.abc import Iterator
 
+from g2w import storage
+
 RESULT_KEYS = ("status", "reason", "message", "judgment", "raw_response", "validation", "attempts")
 
 
@@ -36,28 +38,27 @@ def cache_key(parts: dict) -> str:
 
 
 class JudgeCache:
-    """A folder of finished judge results keyed by `cache_key`."""
+    """A folder of finished judge results keyed by `cache_key` (local, or a bucket prefix)."""
 
     def __init__(self, folder: str):
         self.folder = folder
 
     def _path(self, key: str) -> str:
-        return os.path.join(self.folder, key[:2], key + ".json")
+        return storage.join(self.folder, key[:2], key + ".json")
 
     def get(self, key: str) -> dict | None:
         try:
-            with open(self._path(key)) as f:
-                return json.load(f)
+            return json.loads(storage.read_bytes(self._path(key)))
         except (FileNotFoundError, ValueError):
             return None
+        except OSError:  # a bucket's "no such key"
+            if storage.is_uri(self.folder):
+                return None
+            raise
 
     def put(self, key: str, result: dict) -> None:
-        path = self._path(key)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.partial"
-        with open(tmp, "w") as f:
-            json.dump({k: result[k] for k in RESULT_KEYS}, f)
-        os.replace(tmp, path)
+        # published whole (renamed on a disk, one upload to a bucket), so a reader never sees part
+        storage.write_bytes(self._path(key), json.dumps({k: result[k] for k in RESULT_KEYS}).encode())
 
 
 def write_jsonl(path: str, records: list[dict]) -> None:

@@ -37,13 +37,19 @@ def _worst(records: list[dict], metrics: dict) -> list[dict]:
     return sorted(judged, key=lambda r: (badness(r), r["case_id"]))[:WORST]
 
 
+def _relative(path: str, root: str) -> str:
+    if "://" in root or "://" in path:
+        return path[len(root.rstrip("/")) + 1:] if path.startswith(root.rstrip("/") + "/") else path
+    return os.path.relpath(path, root)
+
+
 def _video_section(rec: dict, out_dir: str, metrics: dict) -> str:
     scores = metrics["splits"][rec["split"]]["per_video"].get(rec["case_id"], {})
     parts = [f"<h3>{html.escape(rec['case_id'])} ({rec['split']})</h3>",
              table([{k: scores.get(k) for k in TABLE3}], list(TABLE3))]
     evidence = rec.get("evidence_dir")
     if evidence:
-        rel = os.path.relpath(evidence, out_dir)
+        rel = _relative(evidence, out_dir)
         count = len(rec["expected"]["samples"]) if rec.get("expected") else 0
         step = max(1, count // OVERVIEWS_PER_VIDEO)
         for k in range(0, count, step)[:OVERVIEWS_PER_VIDEO]:
@@ -60,7 +66,10 @@ def _video_section(rec: dict, out_dir: str, metrics: dict) -> str:
     return "\n".join(parts)
 
 
-def write_report(out_dir: str, records: list[dict], metrics: dict, summary: dict, tables_md: str) -> str:
+def write_report(out_dir: str, records: list[dict], metrics: dict, summary: dict, tables_md: str,
+                 root: str | None = None) -> str:
+    """report.html into the local folder `out_dir`; `root` is where the run's output lives (the
+    folder itself, or the bucket prefix it is uploaded to), which evidence links are relative to."""
     failed = [{"case": r["case_id"], "split": r["split"], "status": r["status"], "reason": r["reason"],
                "counts as": "failure (scored 0)" if r["status"] == "invalid" or r.get("method_fault") else "excluded",
                "message": (r.get("message") or "")[:200]}
@@ -72,7 +81,7 @@ def write_report(out_dir: str, records: list[dict], metrics: dict, summary: dict
         ("Scores", _metrics_table(metrics)),
         ("Tables (Markdown, as in table.md)", f"<pre>{html.escape(tables_md)}</pre>"),
         (f"The {len(worst)} lowest-scoring judged videos (AAR + BG)",
-         "\n".join(_video_section(r, out_dir, metrics) for r in worst) or "<p>none judged</p>"),
+         "\n".join(_video_section(r, root or out_dir, metrics) for r in worst) or "<p>none judged</p>"),
         ("Failed or excluded cases", table(failed, ["case", "split", "status", "reason", "counts as", "message"])
          if failed else "<p>none</p>"),
     ])

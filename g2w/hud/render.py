@@ -97,8 +97,9 @@ def _i420_frames(path: str, width: int, height: int) -> Iterator[tuple[np.ndarra
 
 def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: str, streams: SeedStreams,
                   profile: SynthProfile, library: AssetLibrary, encode: EncodeSettings = EncodeSettings(),
-                  device: str = "auto", neural: NeuralDescriptor | None = None) -> dict:
-    """Render one sample into `sample_dir`; returns a summary of it. Raises VideoError for bad clips."""
+                  device: str = "auto", neural: NeuralDescriptor | None = None, clip_uri: str | None = None) -> dict:
+    """Render one sample into `sample_dir`; returns a summary of it. Raises VideoError for bad clips.
+    `clip_uri` is what the record names as the clip when `clip_path` is a local copy of it."""
     start = time.perf_counter()
     if device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
@@ -108,7 +109,7 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
     appearance = _appearance(clip_path, prof, neural) if prof.aesthetic else None
     record = plan_sample(streams, prof, library, sample_id=sample_id, clip_id=clip_id, appearance=appearance,
                          neural=neural)
-    record["clip"] = {"path": os.path.abspath(clip_path), "width": prof.width, "height": prof.height}
+    record["clip"] = {"path": clip_uri or os.path.abspath(clip_path), "width": prof.width, "height": prof.height}
     record["encoding"] = asdict(encode)
     record["outputs"] = OUTPUTS
 

@@ -2,14 +2,16 @@
 
 Stages, each a Ray Data pipeline or a driver step:
 1. probe every input (tasks) -> `sources.parquet`;
-2. analyse each pending source in one streaming decode (tasks), embed the window centre crops
+2. analyse each pending segment of a source (5 min by default) in one streaming decode (tasks),
+   embed the window centre crops
    (actor pool, GPU when the cluster has one), write work shards;
 3. merge the shards, then cluster, sample, dedup: columnar on the driver, k-means as one Ray
    task (a GPU node when CLIP runs on GPUs, else every core of the largest node);
 4. standardize the kept windows (tasks) -> `clips/<clip_id>.mp4`;
-5. `manifest.parquet`, `summary.json`, `report.html`.
+5. `manifest.parquet/` (a sharded Parquet dataset), `summary.json`, `report.html`.
 Rerunning with the same output skips sources already in the shards and clips already written;
-selection is recomputed (it is deterministic and cheap next to decoding). The output may be a
+selection is recomputed (it is deterministic and cheap next to decoding), and only manifest
+shards whose rows changed are written again. The output may be a
 local folder or a bucket prefix (`s3://bucket/run`): workers publish their shards and clips
 there themselves, and the driver writes the tables and the report there too.
 """
@@ -32,9 +34,10 @@ from g2w.curate.embed import EmbedCentralFrames
 from g2w.curate.report import write_report
 from g2w.curate.rows import MANIFEST_SCHEMA, source_error_row
 from g2w.curate.select import Kmeans, local_kmeans, select_table
-from g2w.curate.shards import WriteShards, compact, read_shards, windows_written
+from g2w.curate.sharded import write_sharded
+from g2w.curate.shards import WriteShards, compact, read_shards
 from g2w.curate.standardize import StandardizeClips
-from g2w.curate.windows import plan_windows
+from g2w.curate.windows import plan_windows, segments
 from g2w.models.clip_embedder import ClipSpec
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
@@ -43,9 +46,6 @@ from g2w.runtime.tasks import call_remote, largest_node_cpus
 from g2w.sources import SOURCES_SCHEMA, ProbeSources
 from g2w import storage
 from g2w.storage import expand_inputs
-
-
-_ROW_GROUP = 65_536  # manifest rows per Parquet row group: readers stream it in bounded pieces
 
 
 class NothingToDo(ValueError):
@@ -132,15 +132,34 @@ def windows_expected(sources: list[dict], window_s: float) -> dict[str, int]:
     return {s["source_id"]: len(plan_windows(s["duration_s"], window_s)) for s in sources if s["status"] == "ok"}
 
 
+def pending_segments(sources: list[dict], expected: dict[str, int], done: pa.Table, per_segment: int) -> list[dict]:
+    """Analysis work still to do: one row per segment (the source's row plus `first_window` and
+    `end_window`) whose windows are not all in the work shards (`done`: their source_id and
+    window_index columns)."""
+    have = Counter(zip(pc.cast(done.column("source_id"), pa.string()).to_pylist(),
+                       (np.asarray(done.column("window_index").to_numpy(zero_copy_only=False)) // max(per_segment, 1)).tolist()))
+    rows = []
+    for s in sources:
+        if s["status"] != "ok":
+            continue
+        for first, end in segments(expected[s["source_id"]], per_segment):
+            if have[(s["source_id"], first // max(per_segment, 1))] < end - first:
+                rows.append({**s, "first_window": first, "end_window": end})
+    return rows
+
+
 def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> tuple[pa.Table, int]:
-    """Stage 2: sources not yet in the work shards are analysed and embedded (tasks, then an
-    actor pool); returns every window of the current inputs and how many sources ran now."""
-    done = windows_written(read_shards(run.shard_dir, columns=["clip_id", "source_id"]))
-    pending = [s for s in sources if s["status"] == "ok" and expected[s["source_id"]] > done.get(s["source_id"], 0)]
-    print(f"[2/4] analysing and embedding {len(pending)} sources ({len(expected) - len(pending)} already done), "
-          f"{'CLIP' if run.cfg.uses_clip else 'appearance descriptor'} on {run.device}", flush=True)
+    """Stage 2: segments of sources not yet in the work shards are analysed and embedded (tasks,
+    then an actor pool); returns every window of the current inputs and how many sources had
+    work now."""
+    cfg = run.cfg
+    done = read_shards(run.shard_dir, columns=["clip_id", "source_id", "window_index"])
+    pending = pending_segments(sources, expected, done, cfg.segment_windows)
+    touched = len({p["source_id"] for p in pending})
+    print(f"[2/4] analysing and embedding {len(pending)} segments of {touched} sources "
+          f"({len(expected) - touched} already done), "
+          f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}", flush=True)
     if pending:
-        cfg = run.cfg
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
             EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size, cfg.embed_workers),
@@ -151,7 +170,7 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
     windows = windows.filter(pc.is_in(windows.column("source_id"), value_set=pa.array(list(expected), pa.string())))
     compact(run.shard_dir, windows)
     run.lap("analyse_embed")
-    return windows, len(pending)
+    return windows, touched
 
 
 def select_stage(run: _Run, windows: pa.Table) -> tuple[pa.Table, int]:
@@ -177,13 +196,14 @@ def standardize_stage(run: _Run, manifest: pa.Table) -> pa.Table:
 
 
 def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_sources) -> dict:
-    """Stage 5: `manifest.parquet` (every input accounted for, in bounded row groups),
-    `summary.json`, `report.html`; clips no longer kept are removed. Returns the summary."""
+    """Stage 5: `manifest.parquet/` (every input accounted for; a folder of per-source-bucket
+    shards, of which only changed ones are rewritten), `summary.json`, `report.html`; clips no longer kept are removed. Returns the summary."""
     no_windows = [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
     manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
     manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
-    with storage.staged_file(storage.join(run.output, "manifest.parquet")) as local:
-        pq.write_table(manifest, local, row_group_size=_ROW_GROUP)
+    shards = write_sharded(manifest, storage.join(run.output, "manifest.parquet"))
+    print(f"  manifest shards: {shards['written']} written, {shards['unchanged']} unchanged, "
+          f"{shards['removed']} removed", flush=True)
     status = manifest.column("status").to_numpy(zero_copy_only=False)
     _remove_stale_clips(run.clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
     summary = _summary(sources, manifest, k, run, analysed_sources)

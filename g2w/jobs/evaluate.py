@@ -26,6 +26,7 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from g2w import storage
 from g2w.evaluate.align import EVAL_FPS
 from g2w.evaluate.canvas import DEFAULT_CANVAS
 from g2w.evaluate.cases import load_cases
@@ -53,13 +54,13 @@ RESULTS_SCHEMA = pa.schema([
 
 def method_info(edited_dir: str) -> dict:
     """Name and traits of the method that produced the edits (`method.json`, if present)."""
-    path = os.path.join(edited_dir, "method.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            info = json.load(f)
-        return {"model": info.get("method", os.path.basename(os.path.normpath(edited_dir))),
-                "mask": info.get("mask"), "ref_pt": info.get("ref_pt")}
-    return {"model": os.path.basename(os.path.normpath(edited_dir)), "mask": None, "ref_pt": None}
+    path = storage.join(edited_dir, "method.json")
+    name = edited_dir.rstrip("/").rsplit("/", 1)[-1] if storage.is_uri(edited_dir) else \
+        os.path.basename(os.path.normpath(edited_dir))
+    if storage.exists(path):
+        info = json.loads(storage.read_bytes(path))
+        return {"model": info.get("method", name), "mask": info.get("mask"), "ref_pt": info.get("ref_pt")}
+    return {"model": name, "mask": None, "ref_pt": None}
 
 
 def judge_options(judge: str, endpoint: str | None, model: str | None, api_key_env: str | None,
@@ -94,7 +95,8 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
                  judge_children: bool = DEFAULT_JUDGE_CHILDREN) -> dict:
     """Evaluate the edits in `edited` (`<case_id>.mp4`) against `cases`; returns the summary."""
     start = time.perf_counter()
-    output = os.path.abspath(output)
+    output = storage.absolute(output)
+    edited = storage.absolute(edited)
     case_list = load_cases(cases)
     options = judge_options(judge, endpoint, model, api_key_env, temperature, seed, max_tokens, response_format,
                             requests_per_minute, concurrency)
@@ -102,14 +104,14 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
     prompt = load_prompt(prompt_file)
     run = run_record(judge_client.settings(), judge_client.uses_prompt, prompt.sha256, canvas, eval_fps,
                      schema_retries, judge_children)
-    os.makedirs(output, exist_ok=True)  # only once the inputs and configuration are known good
-    cache_dir = os.path.abspath(cache_dir or os.path.join(output, "cache"))
+    storage.makedirs(output)  # only once the inputs and configuration are known good
+    cache_dir = storage.absolute(cache_dir or storage.join(output, "cache"))
     print(f"evaluate: {len(case_list)} cases from {cases}, edits in {edited}, judge {judge}", flush=True)
 
     init_ray()
     ds = dataset_from_rows([{"case": c.to_json()} for c in case_list])
     ds = apply_steps(ds, [
-        PrepareCases(os.path.abspath(edited), os.path.join(output, "evidence"), tuple(canvas), eval_fps,
+        PrepareCases(edited, storage.join(output, "evidence"), tuple(canvas), eval_fps,
                      judge_children),
         # An endpoint judge waits on the network: light workers, at most `concurrency` of them.
         # The reference judge is local CPU work, so it takes whole cores and fills the cluster
@@ -124,37 +126,41 @@ def run_evaluate(cases: str, edited: str, output: str, judge: str = "reference",
             records.append(rec)
             tag = " (cached)" if rec.get("cached") else ""
             print(f"  [{len(records)}/{len(case_list)}] {rec['case_id']}: {rec['status']} {rec['reason']}{tag}", flush=True)
-    write_jsonl(os.path.join(output, "judgments.jsonl"), records)
+    # Everything below is the driver's: written to a local folder, which is the output itself on
+    # a disk and is uploaded to the bucket prefix (the report last) for a URI.
+    with storage.staged_dir(output) as local:
+        write_jsonl(os.path.join(local, "judgments.jsonl"), records)
 
-    metrics = compute_metrics(records)
-    info = method_info(edited)
-    tables = results_tables([{**info, "splits": metrics["splits"]}])
-    with open(os.path.join(output, "metrics.json"), "w") as f:
-        json.dump({**metrics, "method": info, "run": run, "retries": retry_counts(records, schema_retries),
-                   "judge": judge_client.settings()}, f, indent=1)
-    with open(os.path.join(output, "table.md"), "w") as f:
-        f.write(tables)
-    per_video = {cid: v for m in metrics["splits"].values() for cid, v in m["per_video"].items()}
-    rows = [_result_row(r, per_video, run) for r in sorted(records, key=lambda r: r["case_id"])]
-    pq.write_table(pa.Table.from_pylist(rows, schema=RESULTS_SCHEMA), os.path.join(output, "results.parquet"))
+        metrics = compute_metrics(records)
+        info = method_info(edited)
+        tables = results_tables([{**info, "splits": metrics["splits"]}])
+        with open(os.path.join(local, "metrics.json"), "w") as f:
+            json.dump({**metrics, "method": info, "run": run, "retries": retry_counts(records, schema_retries),
+                       "judge": judge_client.settings()}, f, indent=1)
+        with open(os.path.join(local, "table.md"), "w") as f:
+            f.write(tables)
+        per_video = {cid: v for m in metrics["splits"].values() for cid, v in m["per_video"].items()}
+        rows = [_result_row(r, per_video, run) for r in sorted(records, key=lambda r: r["case_id"])]
+        pq.write_table(pa.Table.from_pylist(rows, schema=RESULTS_SCHEMA), os.path.join(local, "results.parquet"))
 
-    statuses = Counter(r["status"] for r in records)
-    summary = {
-        "cases": len(records), "ok": statuses.get("ok", 0), "invalid": statuses.get("invalid", 0),
-        "error": statuses.get("error", 0), "cached": sum(bool(r.get("cached")) for r in records),
-        "judge_calls": sum(len(r.get("attempts") or []) for r in records if not r.get("cached")),
-        "errors_by_reason": dict(Counter(r["reason"] for r in records if r["reason"])),
-        "method": info["model"], "judge": judge, **({"model": model} if model else {}),
-        "prompt_sha256": run["prompt_sha256"], "schema_retries": schema_retries, "judge_children": judge_children,
-        "canvas": run["canvas"], "eval_fps": eval_fps,
-        "scores": {split: {k: m[k] for k in ("AAR", "UI", "Clean", "BG", "Uncertain", "Coverage")}
-                   for split, m in metrics["splits"].items()},
-        "Overall": metrics["Overall"], "seconds": round(time.perf_counter() - start, 2),
-    }
-    with open(os.path.join(output, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    report = write_report(output, records, metrics, summary, tables)
-    print(tables + f"judgments: {os.path.join(output, 'judgments.jsonl')}\nreport:    {report}", flush=True)
+        statuses = Counter(r["status"] for r in records)
+        summary = {
+            "cases": len(records), "ok": statuses.get("ok", 0), "invalid": statuses.get("invalid", 0),
+            "error": statuses.get("error", 0), "cached": sum(bool(r.get("cached")) for r in records),
+            "judge_calls": sum(len(r.get("attempts") or []) for r in records if not r.get("cached")),
+            "errors_by_reason": dict(Counter(r["reason"] for r in records if r["reason"])),
+            "method": info["model"], "judge": judge, **({"model": model} if model else {}),
+            "prompt_sha256": run["prompt_sha256"], "schema_retries": schema_retries, "judge_children": judge_children,
+            "canvas": run["canvas"], "eval_fps": eval_fps,
+            "scores": {split: {k: m[k] for k in ("AAR", "UI", "Clean", "BG", "Uncertain", "Coverage")}
+                       for split, m in metrics["splits"].items()},
+            "Overall": metrics["Overall"], "seconds": round(time.perf_counter() - start, 2),
+        }
+        with open(os.path.join(local, "summary.json"), "w") as f:
+            json.dump(summary, f, indent=2)
+        write_report(local, records, metrics, summary, tables, root=output)
+    print(tables + f"judgments: {storage.join(output, 'judgments.jsonl')}\n"
+          f"report:    {storage.join(output, 'report.html')}", flush=True)
     return summary
 
 

@@ -6,6 +6,7 @@ row per case, errors included), `summary.json` and `report.html` (source and edi
 for a few cases). Existing outputs are complete by construction (atomic writes), so a rerun
 skips them. OUT may be a bucket prefix (`s3://bucket/edits`): each worker encodes its edit to a
 local temporary file and uploads it, and the driver writes the tables and the report there.
+CASES may be in a bucket too: each worker fetches its case's files to a local temporary folder.
 Learned removers plug in as further methods of `g2w.remove`.
 """
 
@@ -21,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from g2w import storage
-from g2w.evaluate.cases import Case, load_cases
+from g2w.evaluate.cases import Case, load_cases, local_case
 from g2w.remove import PROGRESS, get_method, run_method
 from g2w.report import contact_sheet, key_values, save_png, table, write_html
 from g2w.runtime.capacity import gpus_possible
@@ -50,8 +51,8 @@ def remove_one(method: str, case: Case, out_dir: str, options: dict | None = Non
     try:
         if PROGRESS in (options or {}):
             raise ValueError(f"{PROGRESS!r} is the progress hook, not an option")
-        with storage.staged_file(path) as local:
-            row["frames"] = run_method(method, case, local, progress, **(options or {}))
+        with local_case(case) as (here, _), storage.staged_file(path) as local:  # inputs fetched by this worker
+            row["frames"] = run_method(method, here, local, progress, **(options or {}))
     except VideoError as exc:
         row.update(status="error", reason=f"source_{exc.reason}", message=str(exc))
     except (OSError, ValueError) as exc:
@@ -85,11 +86,11 @@ def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dic
     for row in [r for r in rows if r["status"] == "ok"][:REPORT_CASES]:
         case = cases[row["case_id"]]
         try:
-            with storage.local_copy(row["path"]) as edited:
-                src, edt = FrameReader(case.source), FrameReader(edited)
+            with storage.local_copy(row["path"]) as edited, local_case(case) as (here, _):
+                src, edt = FrameReader(here.source), FrameReader(edited)
                 mid = len(src) // 2
                 images += [src.read([mid])[0], edt.read([min(mid, len(edt) - 1)])[0]]
-        except (VideoError, IndexError):
+        except (VideoError, IndexError, OSError):
             continue
         labels += [f"{row['case_id']} source", f"{row['case_id']} {row['method']}"]
     body = ""

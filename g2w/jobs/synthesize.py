@@ -1,13 +1,18 @@
 """The synthesize job: clean clips + asset library -> paired clean/HUD samples on Ray Data.
 
 CLIPS is a curation output folder (`manifest.parquet` whose `kept` rows name
-`clips/<clip_id>.mp4`) or any folder of `.mp4` files (clip id = file stem). Sample k of a run
+`clips/<clip_id>.mp4`) or any folder of `.mp4` files (clip id = file stem), on a disk or in a
+bucket (`s3://...`: each worker fetches the clip it renders to a local temporary file). Sample k of a run
 uses clip k mod n with seed `sample_seed(seed, k)`, and is named `<clip_id>_s<seed>_<k:05d>`.
 Samples render in a Ray Data actor pool (the library loads once per actor; compositing runs on
-the GPU where one is present, encoding on CPUs). Each finished sample folder is complete by
-construction (renamed into place, record last), so a rerun reuses it and only renders what is
-missing; a bad clip becomes an error row. Outputs: `OUT/samples/<sample_id>/`,
-`OUT/manifest.parquet` (one row per sample), `OUT/summary.json` and `OUT/report.html`.
+the GPU where one is present, encoding on CPUs). A sample counts as finished when its
+`record.json` exists, and that file is always written last: on a disk the folder is renamed
+into place whole; for an `s3://` OUT the worker renders into a local temporary folder and
+uploads it itself to `OUT/samples/<sample_id>/`, record last. A rerun therefore reuses finished
+samples and renders (overwriting the same keys, never adding copies) only what is missing; a
+bad clip becomes an error row. Outputs: `OUT/samples/<sample_id>/`, `OUT/manifest.parquet`
+(one row per sample), `OUT/summary.json` and `OUT/report.html`, written by the driver through
+`g2w.storage` (no step reads a worker's disk).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,11 +29,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from g2w import storage
 from g2w.hud.aesthetic import NeuralDescriptor
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.profile import SynthProfile
-from g2w.hud.record import read_json
-from g2w.hud.render import EncodeSettings, render_sample, sample_complete, summarize
+from g2w.hud.render import OUTPUTS, EncodeSettings, render_sample, summarize
 from g2w.hud.seeds import SeedStreams, sample_seed
 from g2w.jobs.synthesize_report import write_report
 from g2w.runtime.step import Batch, Resources, Step
@@ -58,9 +64,17 @@ MANIFEST_SCHEMA = pa.schema([
 
 
 def list_clips(clips: str) -> list[dict]:
-    """[{clip_id, path}] from a curation output folder or a plain folder of mp4 files."""
-    manifest = os.path.join(clips, "manifest.parquet")
-    if os.path.exists(manifest):
+    """[{clip_id, path}] from a curation output folder or a plain folder of mp4 files, by clip id."""
+    clips = storage.absolute(clips)
+    manifest = storage.join(clips, "manifest.parquet")
+    if storage.is_uri(clips):  # a curation output in a bucket: its manifest, or the mp4s under it
+        if storage.is_dir(manifest) or storage.exists(manifest):
+            table = pq.read_table(manifest, columns=["clip_id", "status"]).to_pylist()
+            out = [{"clip_id": r["clip_id"], "path": storage.join(clips, "clips", f"{r['clip_id']}.mp4")}
+                   for r in table if r["status"] == "kept"]
+        else:
+            out = [{"clip_id": p.rsplit("/", 1)[-1][:-4], "path": p} for p in storage.list_files(clips, ".mp4")]
+    elif os.path.exists(manifest):  # a file, or the folder of shards curation now writes
         table = pq.read_table(manifest, columns=["clip_id", "status"]).to_pylist()
         out = [{"clip_id": r["clip_id"], "path": os.path.join(clips, "clips", f"{r['clip_id']}.mp4")}
                for r in table if r["status"] == "kept"]
@@ -69,7 +83,7 @@ def list_clips(clips: str) -> list[dict]:
                for p in sorted(glob.glob(os.path.join(clips, "*.mp4")))]
     if not out:
         raise ValueError(f"{clips}: no kept clips in manifest.parquet and no .mp4 files")
-    return out
+    return sorted(out, key=lambda c: c["clip_id"])  # a sharded manifest reads in shard order
 
 
 def plan_rows(clips: list[dict], count: int, seed: int) -> list[dict]:
@@ -77,7 +91,7 @@ def plan_rows(clips: list[dict], count: int, seed: int) -> list[dict]:
     for k in range(count):
         clip = clips[k % len(clips)]
         rows.append({"sample_id": f"{clip['clip_id']}_s{seed}_{k:05d}", "clip_id": clip["clip_id"],
-                     "clip_path": os.path.abspath(clip["path"]), "seed": sample_seed(seed, k)})
+                     "clip_path": storage.absolute(clip["path"]), "seed": sample_seed(seed, k)})
     return rows
 
 
@@ -118,29 +132,48 @@ class SynthesizeSamples(Step):
         self._neural = NeuralDescriptor(self.neural_weights) if self.neural_weights else None
 
     def _one(self, base: dict) -> dict:
-        sample_dir = os.path.join(self.output, "samples", base["sample_id"])
-        geometry = {}
+        sample_dir = storage.join(self.output, "samples", base["sample_id"])
         try:
             if sample_complete(sample_dir):
-                record = read_json(os.path.join(sample_dir, "record.json"))
-                info = summarize(record, read_json(os.path.join(sample_dir, "annotation.json")))
+                record = _read_json(storage.join(sample_dir, OUTPUTS["record"]))
+                info = summarize(record, _read_json(storage.join(sample_dir, OUTPUTS["annotation"])))
                 return _row(base, **_geometry(record), **info, reused=True, sample_dir=sample_dir)
-            info = render_sample(base["clip_path"], sample_dir, sample_id=base["sample_id"], clip_id=base["clip_id"],
-                                 streams=SeedStreams(int(base["seed"])), profile=SynthProfile.from_dict(self.profile),
-                                 library=self._library, encode=EncodeSettings(**self.encode), device=self.device,
-                                 neural=self._neural)
-            geometry = _geometry(read_json(os.path.join(sample_dir, "record.json")))
-            return _row(base, **geometry, **info, sample_dir=sample_dir)
+            with storage.local_copy(base["clip_path"]) as clip:  # a clip in a bucket: fetched by this worker
+                if storage.is_uri(sample_dir):  # render here, then publish: every file, record.json last
+                    with tempfile.TemporaryDirectory(prefix="g2w-sample-") as local:
+                        folder = os.path.join(local, base["sample_id"])
+                        info = self._render(base, clip, folder)
+                        record = _read_json(os.path.join(folder, OUTPUTS["record"]))
+                        storage.upload_tree(folder, sample_dir, last=(OUTPUTS["record"],))
+                else:
+                    info = self._render(base, clip, sample_dir)
+                    record = _read_json(os.path.join(sample_dir, OUTPUTS["record"]))
+            return _row(base, **_geometry(record), **info, sample_dir=sample_dir)
         except VideoError as exc:
             return _row(base, status="error", reason=exc.reason, error=str(exc))
         except Exception as exc:  # one broken sample must not stop the others; the row says why
             return _row(base, status="error", reason="render_failed", error=f"{type(exc).__name__}: {exc}")
+
+    def _render(self, base: dict, clip: str, sample_dir: str) -> dict:
+        return render_sample(clip, sample_dir, sample_id=base["sample_id"], clip_id=base["clip_id"],
+                             streams=SeedStreams(int(base["seed"])), profile=SynthProfile.from_dict(self.profile),
+                             library=self._library, encode=EncodeSettings(**self.encode), device=self.device,
+                             neural=self._neural, clip_uri=base["clip_path"])
 
     def __call__(self, batch: Batch) -> Batch:
         bases = [{"sample_id": str(s), "clip_id": str(c), "clip_path": str(p), "seed": int(e)}
                  for s, c, p, e in zip(batch["sample_id"], batch["clip_id"], batch["clip_path"], batch["seed"])]
         rows = [self._one(b) for b in bases]
         return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
+
+
+def sample_complete(sample_dir: str) -> bool:
+    """A sample folder (local or in a bucket) is finished once its record, written last, exists."""
+    return storage.exists(storage.join(sample_dir, OUTPUTS["record"]))
+
+
+def _read_json(path: str) -> dict:
+    return json.loads(storage.read_bytes(path))
 
 
 def _geometry(record: dict) -> dict:
@@ -156,8 +189,8 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
     from g2w.runtime.ray_init import init_ray
 
     profile = profile or SynthProfile()
-    output = os.path.abspath(output)
-    os.makedirs(os.path.join(output, "samples"), exist_ok=True)
+    output = storage.absolute(output)
+    storage.makedirs(storage.join(output, "samples"))
     AssetLibrary.open(assets)  # fail fast, before Ray starts, when the library is missing
     rows = plan_rows(list_clips(clips), count, seed)
     init_ray()
@@ -166,15 +199,23 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
                              neural_weights)
     start = time.perf_counter()
     print(f"synthesize: {count} samples from {clips} -> {output} (GPUs per worker {gpus})", flush=True)
-    manifest = os.path.join(output, "manifest.parquet")
-    write_parquet(apply_steps(dataset_from_rows(rows), [step]), manifest, MANIFEST_SCHEMA)
-    seconds = time.perf_counter() - start
-    table = pq.read_table(manifest).to_pylist()
+    write_parquet(apply_steps(dataset_from_rows(rows), [step]), storage.join(output, "manifest.parquet"), MANIFEST_SCHEMA)
+    return finish(output, time.perf_counter() - start, count, seed, clips, assets, profile, encode)
+
+
+def finish(output: str, seconds: float, count: int, seed: int, clips: str, assets: str, profile: SynthProfile,
+           encode: EncodeSettings) -> dict:
+    """After the samples and OUT/manifest.parquet exist: OUT/summary.json and the report, written
+    through `g2w.storage` (so OUT may be a bucket prefix); returns the summary."""
+    manifest = storage.join(output, "manifest.parquet")
+    with storage.open_binary(manifest) as f:
+        table = pq.read_table(f).to_pylist()
     summary = _summary(table, seconds, count, seed, clips, assets, profile, encode)
-    with open(os.path.join(output, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-    report = write_report(output, table, summary)
-    print(f"manifest: {manifest}\nsummary:  {os.path.join(output, 'summary.json')}\nreport:   {report}", flush=True)
+    storage.write_json(storage.join(output, "summary.json"), summary)
+    with storage.staged_dir(output) as local:
+        write_report(local, table, summary)
+    print(f"manifest: {manifest}\nsummary:  {storage.join(output, 'summary.json')}\n"
+          f"report:   {storage.join(output, 'report.html')}", flush=True)
     return summary
 
 

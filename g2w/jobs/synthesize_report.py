@@ -8,14 +8,15 @@ labels (and visible fraction when partly off-screen), and the pairs are tiled in
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
 from PIL import Image, ImageDraw
 
+from g2w import storage
 from g2w.fonts import font
 from g2w.hud.preview import draw_boxes
-from g2w.hud.record import read_json
 from g2w.report import fit_box, key_values, save_png, table, write_html
 from g2w.video import FrameReader
 
@@ -26,12 +27,15 @@ COLUMNS = ("sample_id", "status", "reason", "clip_id", "style", "persistent", "s
 
 
 def sample_strip(sample_dir: str) -> np.ndarray:
-    """One row: (clean | HUD with boxes) at 1/6, 1/2 and 5/6 of the sample, captioned."""
-    ann = read_json(os.path.join(sample_dir, "annotation.json"))
+    """One row: (clean | HUD with boxes) at 1/6, 1/2 and 5/6 of the sample, captioned. The
+    sample folder may be in a bucket: its two videos are then fetched to temporary files."""
+    ann = json.loads(storage.read_bytes(storage.join(sample_dir, "annotation.json")))
     n = ann["frame_count"]
     picks = [n // 6, n // 2, (5 * n) // 6]
-    clean = FrameReader(os.path.join(sample_dir, "clean.mp4")).read(picks)
-    hud = FrameReader(os.path.join(sample_dir, "hud.mp4")).read(picks)
+    with (storage.local_copy(storage.join(sample_dir, "clean.mp4")) as clean_path,
+          storage.local_copy(storage.join(sample_dir, "hud.mp4")) as hud_path):
+        clean = FrameReader(clean_path).read(picks)
+        hud = FrameReader(hud_path).read(picks)
     instances = {i["id"]: i for i in ann["instances"]}
     scale = FRAME_WIDTH / ann["width"]
     tiles = []
@@ -40,7 +44,7 @@ def sample_strip(sample_dir: str) -> np.ndarray:
         right = draw_boxes(fit_box(hud[k], FRAME_WIDTH, 10**6), ann["frames"][index]["objects"], instances, scale)
         pair = Image.fromarray(np.concatenate([left, right], axis=1))
         caption = Image.new("RGB", (pair.width, 16), (24, 24, 28))
-        ImageDraw.Draw(caption).text((4, 2), f"{os.path.basename(sample_dir)}  frame {index}  clean | HUD + boxes",
+        ImageDraw.Draw(caption).text((4, 2), f"{sample_dir.rstrip('/').rsplit('/', 1)[-1]}  frame {index}  clean | HUD + boxes",
                                      font=font(11), fill=(230, 230, 230))
         tile = Image.new("RGB", (pair.width, pair.height + 16))
         tile.paste(pair, (0, 0))

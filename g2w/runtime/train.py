@@ -91,7 +91,7 @@ def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
                    "first_loss": history[0]["loss"] if history else None,
                    "mean_samples_per_s": _mean(h["samples_per_s"] for h in history),
                    "mean_mfu": _mean(h["mfu"] for h in history if h.get("mfu") is not None),
-                   "num_workers": cfg.num_workers, "checkpoint": result.checkpoint.path, "config": cfg.to_dict()}
+                   "num_workers": cfg.num_workers, "checkpoint": _location(cfg.output, result.checkpoint.path), "config": cfg.to_dict()}
         shutil.copy(os.path.join(ckpt, checkpoint.WEIGHTS), os.path.join(out, checkpoint.WEIGHTS))
         validation = state.get("validation", [])
         if os.path.isdir(os.path.join(ckpt, "validation")):
@@ -105,6 +105,12 @@ def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
     print(f"[train] {task.name}: {summary['steps']} steps, loss {summary['first_loss']} -> {summary['final_loss']}\n"
           f"run:     {cfg.output}\nreport:  {os.path.join(cfg.output, 'report.html')}", flush=True)
     return summary
+
+
+def _location(output: str, path: str) -> str:
+    """Ray names a checkpoint by its path inside the filesystem (`bucket/prefix/...`); give it
+    back the output's scheme so the summary names a URI that can be opened."""
+    return f"{output.split('://', 1)[0]}://{path}" if is_uri(output) and not is_uri(path) else path
 
 
 def _mean(values) -> float | None:

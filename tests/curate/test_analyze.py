@@ -86,3 +86,19 @@ def test_analysis_never_upscales():
     assert analysis_size(1920, 1080, 540) == (960, 540)
     assert analysis_size(720, 1280, 540) == (540, 960)
     assert np.all(np.array(analysis_size(1001, 563, 540)) % 2 == 0)
+
+
+@pytest.mark.parametrize("index", [0, 2])
+def test_segments_measure_what_the_whole_source_pass_measures(samples, index):
+    """Two window-aligned segments (the second decoded after a seek) give the rows of one pass,
+    cut cues at the boundary included; only the UI screen's evidence is per segment."""
+    source = probe_row(samples[index])
+    whole = AnalyzeWindows().analyze_source(source)
+    parts = AnalyzeWindows().analyze_source(source, 0, 2) + AnalyzeWindows().analyze_source(source, 2, 4)
+    assert [r["window_index"] for r in parts] == [0, 1, 2, 3]
+    for a, b in zip(whole, parts):
+        assert a["status"] == b["status"] == "ok"
+        for key in ("samples", "cut_count", "cut_times", "sharpness", "motion", "dark_fraction",
+                    "frozen_fraction", "shake", "cut_score", "border_fraction"):
+            assert a[key] == pytest.approx(b[key]), (index, a["window_index"], key)
+        assert np.array_equal(a["crop"], b["crop"])

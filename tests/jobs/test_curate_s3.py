@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from g2w import storage
+from g2w.curate.sharded import buckets_of
 from g2w.jobs.curate import run_curate
 from g2w.sample_data import VideoSpec, write_sample
 from tests.jobs.test_curate import DEMO
@@ -49,8 +50,9 @@ def test_curation_reads_and_writes_a_bucket_and_resumes_there(raw, s3_bucket, tm
     assert [r["reason"] for r in rows if r["source"].endswith("broken.mp4")] == ["not_media"]
     assert storage.list_files(f"{out}/clips") == [f"{out}/clips/{c}.mp4" for c in kept]
     assert all(r["clip_path"] == f"clips/{r['clip_id']}.mp4" for r in rows if r["status"] == "kept")
-    assert {p.rsplit("/", 1)[1] for p in storage.list_files(out)} == \
-        {"sources.parquet", "manifest.parquet", "summary.json", "report.html"}
+    assert {p.rsplit("/", 1)[1] for p in storage.list_files(out)} == {"sources.parquet", "summary.json", "report.html"}
+    buckets = set(buckets_of(pq.read_table(f"{out}/manifest.parquet").column("source_id")).tolist())
+    assert len(storage.list_files(f"{out}/manifest.parquet", ".parquet")) == len(buckets)  # a shard per bucket
     assert f"{out}/report/kept_by_cluster.png" in storage.list_files(f"{out}/report")  # clips streamed back
     assert len(storage.list_files(f"{out}/work/windows", ".parquet")) == 1  # shards compacted in the bucket
 
