@@ -29,18 +29,23 @@ root = tempfile.mkdtemp(prefix="g2w-synth-s3-")
 os.makedirs(root + "/clips", exist_ok=True)
 for k, style in enumerate(("topdown", "racing")):
     write_clip(f"{root}/clips/c{k}.mp4", gameplay_frames(256, 144, 30, style, seed=k))
-    storage.upload_tree(f"{root}/clips", f"s3://{bucket}/clips_in")
-if not os.path.isdir(root + "/lib"):
-    bootstrap_library(root + "/lib", per_label=3, seed=0)
+storage.upload_tree(f"{root}/clips", f"s3://{bucket}/clips_in")
+bootstrap_library(root + "/lib", per_label=3, seed=0)
 init_ray(num_cpus=2)
 out = f"s3://{bucket}/synth"
+runs = []
 for attempt in (1, 2):
     t = time.perf_counter()
     s = run_synthesize(f"s3://{bucket}/clips_in", root + "/lib", out, count=3, seed=0, profile=SynthProfile(duration_s=1.0),
                        encode=EncodeSettings(23, "ultrafast"))
-    print(f"RUN{attempt}", s["ok"], s["error"], s["reused"], round(time.perf_counter() - t, 1), "s")
+    runs.append((s["ok"], s["error"], s["reused"]))
+    print(f"run {attempt}: ok {s['ok']}, error {s['error']}, reused {s['reused']}, {time.perf_counter() - t:.1f} s")
 fs, inner = pafs.FileSystem.from_uri(out)
 keys = sorted(i.path[len(inner) + 1:] for i in fs.get_file_info(pafs.FileSelector(inner, recursive=True)) if i.type == pafs.FileType.File)
-print("KEYS", len(keys), keys)
-print("CASES", [c.case_id for c in load_cases(out)])
+cases = [c.case_id for c in load_cases(out)]
+print(f"{len(keys)} objects:", *keys, sep="\n  ")
+print("cases:", cases)
+ok = runs == [(3, 0, 0), (3, 0, 3)] and len(keys) == 3 * 6 + 4 and len(cases) == 3
+print("OK" if ok else "FAILED")
 server.stop()
+sys.exit(0 if ok else 1)
