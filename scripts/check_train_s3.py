@@ -2,7 +2,8 @@
 with its run folder in a bucket. Starts moto's S3 server on loopback, trains the tests' toy task
 on Ray Train (1 worker, 2 steps, a checkpoint every step) with OUTPUT `s3://<bucket>/runs/toy`,
 lists what landed there, then reruns on the same OUTPUT with 3 steps, which must resume from the
-step-2 checkpoint in the bucket (history 1, 2, 3; one new checkpoint).
+step-2 checkpoint in the bucket (history 1, 2, 3; exactly one new checkpoint: a fresh run would
+have written 3).
 
     PYTHONPATH=$PWD python scripts/check_train_s3.py
 """
@@ -46,17 +47,23 @@ def main() -> int:
     first = fit(ToyTask(), cfg(2))
     print(f"first run: {first['steps']} steps in {time.perf_counter() - start:.1f} s, checkpoint {first['checkpoint']}")
     fs, inner = pafs.FileSystem.from_uri(out)
-    keys = sorted(i.path[len(inner) + 1:] for i in fs.get_file_info(pafs.FileSelector(inner, recursive=True))
-                  if i.type == pafs.FileType.File)
-    print("objects:", *keys, sep="\n  ")
+    def objects():
+        return sorted(i.path[len(inner) + 1:] for i in fs.get_file_info(pafs.FileSelector(inner, recursive=True))
+                      if i.type == pafs.FileType.File)
+
+    def checkpoints():
+        return {k.split("/")[0] for k in objects() if k.startswith("checkpoint_") and "/" in k}
+
+    print("objects:", *objects(), sep="\n  ")
+    before = checkpoints()
     start = time.perf_counter()
     second = fit(ToyTask(), cfg(3))
     history = [h["step"] for h in json.loads(storage.read_bytes(f"{out}/history.json"))]
-    checkpoints = {k.split("/")[0] for k in fs.get_file_info(pafs.FileSelector(inner, recursive=True))
-                   for k in [k.path[len(inner) + 1:]] if k.startswith("checkpoint_") and "/" in k}
+    new = checkpoints() - before
     print(f"rerun: {second['steps']} steps in {time.perf_counter() - start:.1f} s, history {history}, "
-          f"{len(checkpoints)} checkpoints, checkpoint {second['checkpoint']}")
-    ok = first["steps"] == 2 and history == [1, 2, 3] and len(checkpoints) == 3 and second["checkpoint"].startswith("s3://")
+          f"{len(new)} new checkpoint(s), checkpoint {second['checkpoint']}")
+    ok = (first["steps"] == 2 and history == [1, 2, 3] and len(new) == 1
+          and second["checkpoint"].startswith("s3://") and storage.exists(f"{out}/weights.safetensors"))
     print("OK" if ok else "FAILED")
     server.stop()
     return 0 if ok else 1
