@@ -75,10 +75,6 @@ def clip_profile(path: str, profile: SynthProfile) -> SynthProfile:
     return profile.with_size(info.width - info.width % 2, info.height - info.height % 2, fps, frames / fps)
 
 
-def sample_complete(sample_dir: str) -> bool:
-    return os.path.exists(os.path.join(sample_dir, OUTPUTS["record"]))
-
-
 def _appearance(path: str, profile: SynthProfile, neural: NeuralDescriptor | None) -> VideoAppearance:
     indices = probe_indices(profile.frame_count, profile.keyframes)
     frames = FrameReader(path).read(indices)[:, : profile.height, : profile.width]
