@@ -1,7 +1,18 @@
 import numpy as np
 import pytest
 
+from g2w.curate import kmeans
 from g2w.curate.kmeans import num_clusters, spherical_kmeans
+
+
+@pytest.fixture(autouse=True, params=["faiss", "torch"])
+def kmeans_path(request, monkeypatch):
+    """Every clustering test runs twice: faiss's k-means (the CPU path) and our torch loop (the GPU
+    path, here on CPU tensors, so CI covers it too)."""
+    if request.param == "torch":
+        monkeypatch.setattr(kmeans, "_faiss_kmeans", lambda x, train, k, iters, seed:
+                            kmeans._torch_kmeans(x, train, k, iters, seed, "cpu"))
+    return request.param
 
 
 @pytest.mark.parametrize("n, k_max, k", [
