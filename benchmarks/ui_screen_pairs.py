@@ -1,20 +1,28 @@
-"""Curation's UI screens on HUD/clean pairs: which windows each one would reject for UI.
+"""Curation's UI screens on HUD/clean pairs and clean clips: which windows each would reject for UI.
 
 Every pair (synthesized samples, `g2w capture` cases) gives a HUD video and its clean twin, so
 each window's right answer is known: the HUD window should exceed `max_ui_coverage` and the clean
-one should not. Both screens (`static-edges`, `segmenter`) run through the real curation front
-end (`AnalyzeWindows.analyze_source`, in this process, one thread) on the same windows. Printed
-per source (synthesized / real:<game>) and screen: mean coverage of HUD and clean windows, the
-share of HUD windows caught and of clean windows kept at the threshold, and the same for a few
-other thresholds (a sweep, to read the margin; the threshold is not fitted here).
+one should not. `--clean` adds unpaired clean videos (e.g. a capture corpus's `clean/*.mp4` of a
+game with no HUD pairs), which only have the second half of that answer. Both screens
+(`static-edges`, `segmenter`) run through the real curation front end
+(`AnalyzeWindows.analyze_source`, in this process, one thread) on the same windows. The true UI
+coverage of each HUD window comes from the pair's `mask.mkv`, so HUD windows whose true coverage
+is over the limit (those the rule should reject) are counted apart from all HUD windows.
 
-Usage: python benchmarks/ui_screen_pairs.py PAIRS... [--window-s 2.5] [--output ui_screen_pairs.json]
+Printed per source (synthesized / real:<game>) and screen: mean coverage of HUD and clean
+windows, the share of HUD windows caught (all, and those truly over the limit) and of clean
+windows kept at the threshold, and the same for a few other thresholds (a sweep, to read the
+margin; the threshold is not fitted here).
+
+Usage: python benchmarks/ui_screen_pairs.py PAIRS... [--clean VIDEO...] [--window-s 5]
+       [--output ui_screen_pairs.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections import defaultdict
 
 import cv2
@@ -24,46 +32,73 @@ from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import QualityThresholds
 from g2w.segment.task import sample_dirs, source_group
 from g2w.sources import probe_row
+from g2w.video.decode import iter_frames
 
 SCREENS = ("static-edges", "segmenter")
 SWEEP = (0.01, 0.02, 0.04, 0.08)
 
 
-def window_coverages(step: AnalyzeWindows, video: str) -> list[float]:
-    return [r["ui_coverage"] for r in step.analyze_source(probe_row(video)) if r["status"] == "ok"]
+def window_coverages(step: AnalyzeWindows, video: str) -> list[tuple[float, float, float]]:
+    """(start_s, end_s, coverage) of every analysed window of `video`."""
+    return [(r["start_s"], r["end_s"], r["ui_coverage"])
+            for r in step.analyze_source(probe_row(video)) if r["status"] == "ok"]
 
 
-def rates(hud: list[float], clean: list[float], threshold: float) -> dict:
-    return {"hud_caught": float(np.mean(np.array(hud) > threshold)),
-            "clean_kept": float(np.mean(np.array(clean) <= threshold))}
+def true_coverages(mask_video: str, windows: list[tuple[float, float, float]]) -> list[float]:
+    """Mean share of UI pixels (mask >= 128) over each window's frames of `mask_video`."""
+    shares = [(f.time_s, float((f.rgb[..., 0] >= 128).mean())) for f in iter_frames(mask_video, width=320, height=180)]
+    return [float(np.mean([s for t, s in shares if start <= t < end] or [0.0])) for start, end, _ in windows]
+
+
+def rates(hud: list[float], truth: list[float], clean: list[float], threshold: float, limit: float) -> dict:
+    hud, truth = np.array(hud), np.array(truth)
+    over = truth > limit
+    return {"hud_caught": float(np.mean(hud > threshold)) if hud.size else None,
+            "truly_over_caught": float(np.mean(hud[over] > threshold)) if over.any() else None,
+            "clean_kept": float(np.mean(np.array(clean) <= threshold)) if clean else None}
+
+
+def _fmt(x: float | None) -> str:
+    return "  – " if x is None else f"{x:.2f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pairs", nargs="+")
-    parser.add_argument("--window-s", type=float, default=2.5)
+    parser.add_argument("pairs", nargs="*")
+    parser.add_argument("--clean", nargs="*", default=[], help="unpaired clean videos (named by file: game-...)")
+    parser.add_argument("--window-s", type=float, default=5.0)
     parser.add_argument("--output", default="ui_screen_pairs.json")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    threshold = QualityThresholds().max_ui_coverage
-    found = defaultdict(lambda: {"hud": [], "clean": []})
+    limit = QualityThresholds().max_ui_coverage
+    found = defaultdict(lambda: {"hud": [], "truth": [], "clean": []})
     for screen in SCREENS:
         step = AnalyzeWindows(window_s=args.window_s, ui_detector=screen)
         for d in sample_dirs(args.pairs):
-            for kind in ("hud", "clean"):
-                found[(source_group(d), screen)][kind] += window_coverages(step, f"{d}/{kind}.mp4")
+            cell = found[(source_group(d), screen)]
+            hud = window_coverages(step, f"{d}/hud.mp4")
+            cell["hud"] += [c for _, _, c in hud]
+            cell["truth"] += true_coverages(f"{d}/mask.mkv", hud)
+            cell["clean"] += [c for _, _, c in window_coverages(step, f"{d}/clean.mp4")]
+        for video in args.clean:
+            game = os.path.basename(video).split("-")[0]
+            found[(f"real:{game} (clean only)", screen)]["clean"] += [c for _, _, c in window_coverages(step, video)]
     results = []
     for (group, screen), cov in sorted(found.items()):
-        row = {"source": group, "screen": screen, "windows": len(cov["hud"]),
-               "hud_mean": round(float(np.mean(cov["hud"])), 4), "clean_mean": round(float(np.mean(cov["clean"])), 4),
-               "threshold": threshold, **rates(cov["hud"], cov["clean"], threshold),
-               "sweep": {t: rates(cov["hud"], cov["clean"], t) for t in SWEEP}}
+        row = {"source": group, "screen": screen, "hud_windows": len(cov["hud"]), "clean_windows": len(cov["clean"]),
+               "truly_over_limit": int(np.sum(np.array(cov["truth"]) > limit)),
+               "hud_mean": float(np.mean(cov["hud"])) if cov["hud"] else None,
+               "true_mean": float(np.mean(cov["truth"])) if cov["truth"] else None,
+               "clean_mean": float(np.mean(cov["clean"])) if cov["clean"] else None,
+               "threshold": limit, **rates(cov["hud"], cov["truth"], cov["clean"], limit, limit),
+               "sweep": {t: rates(cov["hud"], cov["truth"], cov["clean"], t, limit) for t in SWEEP}}
         results.append(row)
-        print(f"{group:18s} {screen:13s} windows {row['windows']:3d}  coverage hud {row['hud_mean']:.3f} "
-              f"clean {row['clean_mean']:.3f}  at {threshold}: HUD caught {row['hud_caught']:.2f}, "
-              f"clean kept {row['clean_kept']:.2f}")
-        for t, r in row["sweep"].items():
-            print(f"{'':33s} at {t}: HUD caught {r['hud_caught']:.2f}, clean kept {r['clean_kept']:.2f}")
+        means = " ".join(f"{k} {_fmt(row[k + '_mean'])}" for k in ("hud", "true", "clean"))
+        print(f"{group:28s} {screen:13s} windows hud {row['hud_windows']:3d} (truly over {row['truly_over_limit']:3d}) "
+              f"clean {row['clean_windows']:3d}  coverage {means}")
+        for t, r in {limit: row, **row["sweep"]}.items():
+            print(f"{'':42s} at {t}: HUD caught {_fmt(r['hud_caught'])} (truly over: {_fmt(r['truly_over_caught'])}), "
+                  f"clean kept {_fmt(r['clean_kept'])}")
     with open(args.output, "w") as f:
         json.dump(results, f, indent=1)
     print(f"wrote {args.output}")

@@ -85,7 +85,7 @@ class AnalyzeWindows(Step):
     window_s: float = 5.0
     analysis_fps: float = 8.0
     analysis_short_side: int = 540
-    ui_detector: str = "static-edges"
+    ui_detector: str = "auto"
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     cut_thresholds: CutThresholds = field(default_factory=CutThresholds)
 

@@ -52,7 +52,7 @@ class CurateConfig:
     segment_windows: int = 60  # windows per analysis task (5 min): long sources split into segments
     analysis_fps: float = 8.0  # sampled frames per second for cuts, quality and UI
     analysis_short_side: int = 540  # HUD strokes of 2 px at 1080p must survive the downscale
-    ui_detector: str = "static-edges"
+    ui_detector: str = "auto"  # auto: the shipped segmenter when it loads, else static-edges
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     out_width: int = 1280
     out_height: int = 720

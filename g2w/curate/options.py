@@ -21,7 +21,8 @@ _HELP = {
     "clip_pretrained": "open_clip pretrained tag (local cache only) or a weights file; none = random init",
     "device": "auto | cpu | cuda, for CLIP and k-means (cuda on an autoscaling cluster asks for GPU nodes)",
     "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (its declared node types, or G2W_MAX_GPUS)",
-    "ui_detector": "UI-contamination screen: static-edges (heuristic) | segmenter (the shipped HUD segmenter)",
+    "ui_detector": "UI-contamination screen: auto (segmenter when the shipped checkpoint loads, else static-edges) | "
+                   "segmenter (the shipped HUD segmenter) | static-edges (heuristic)",
     "preset": "libx264 preset for the standardized clips",
     "segment_windows": "windows per analysis task: longer sources are split into window-aligned segments",
 }

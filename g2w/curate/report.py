@@ -110,6 +110,8 @@ def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig,
         "embedder": (f"CLIP {model['model']} / {model['pretrained'] or 'random init'} on {model['device']}"
                      if model["embedder"] == "clip" else model["model"]),
         "dedup threshold (cosine)": model["dedup_threshold"],
+        "UI screen": summary["ui_screen"]["used"] + (f" ({summary['ui_screen']['fallback_reason']})"
+                                                     if summary["ui_screen"]["fallback_reason"] else ""),
         "timings (s)": summary["timings_s"], "throughput": summary["throughput"],
     })))
 

@@ -22,11 +22,13 @@ Memory: whole-source sums (a few frames' worth) plus, per window, two bit-packed
 the 540p analysis size): an hour of video holds under 100 MB until its source is finished.
 
 The step that uses this asks the registry `UI_SCREENS` by name; "segmenter" is the learned screen
-(`g2w.curate.segmenter_screen`), which also asks for each sample in colour (`needs_rgb`).
+(`g2w.curate.segmenter_screen`), which also asks for each sample in colour (`needs_rgb`). "auto"
+(curation's default) is the segmenter when the shipped checkpoint loads, else this heuristic.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Protocol
 
 import cv2
@@ -201,7 +203,27 @@ def _segmenter_screen() -> UiScreen:
 UI_SCREENS = {"static-edges": StaticEdgeScreen, "segmenter": _segmenter_screen}
 
 
+def resolve_ui_screen(name: str) -> tuple[str, str | None]:
+    """(the screen `name` stands for, why "auto" fell back to the heuristic or None)."""
+    if name != "auto":
+        if name not in UI_SCREENS:
+            raise ValueError(f"unknown UI screen {name!r}; known: auto, {', '.join(sorted(UI_SCREENS))}")
+        return name, None
+    problem = _segmenter_problem()
+    return ("static-edges", problem) if problem else ("segmenter", None)
+
+
+@lru_cache(maxsize=1)
+def _segmenter_problem() -> str | None:
+    """Why the shipped segmenter cannot be loaded here (None: it loads)."""
+    try:
+        from g2w.curate.segmenter_screen import _segmenter
+
+        _segmenter(None)
+    except Exception as exc:  # any failure (missing torch, weights, a bad file) means: use the heuristic
+        return f"shipped segmenter not loadable ({type(exc).__name__}: {exc})"
+    return None
+
+
 def make_ui_screen(name: str) -> UiScreen:
-    if name not in UI_SCREENS:
-        raise ValueError(f"unknown UI screen {name!r}; known: {sorted(UI_SCREENS)}")
-    return UI_SCREENS[name]()
+    return UI_SCREENS[resolve_ui_screen(name)[0]]()

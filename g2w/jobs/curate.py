@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
@@ -37,6 +37,7 @@ from g2w.curate.select import Kmeans, local_kmeans, select_table
 from g2w.curate.sharded import write_sharded
 from g2w.curate.shards import WriteShards, compact, read_shards
 from g2w.curate.standardize import StandardizeClips
+from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.curate.windows import plan_windows, segments
 from g2w.models.clip_embedder import ClipSpec
 from g2w.runtime.capacity import gpus_possible
@@ -72,8 +73,9 @@ class _Run:
     """Where one curation run writes, and what it has measured so far."""
 
     output: str
-    cfg: CurateConfig
+    cfg: CurateConfig  # with `ui_detector` resolved to the screen the workers run
     device: str = "cpu"
+    ui_screen: dict = field(default_factory=dict)  # requested, used, and why "auto" fell back
     cluster: dict = field(default_factory=dict)  # the resources up at the start
     timings: dict = field(default_factory=dict)
     clock: float = field(default_factory=time.perf_counter)
@@ -95,7 +97,11 @@ class _Run:
 
 
 def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig()) -> dict:
-    run = _Run(storage.absolute(output), cfg)
+    screen, fallback = resolve_ui_screen(cfg.ui_detector)  # once, here: every worker runs the same one
+    run = _Run(storage.absolute(output), replace(cfg, ui_detector=screen),
+               ui_screen={"requested": cfg.ui_detector, "used": screen, "fallback_reason": fallback})
+    if fallback:
+        print(f"UI screen: {fallback}; using static-edges", flush=True)
     storage.makedirs(run.shard_dir)
     storage.makedirs(run.clip_dir)
     paths = expand_inputs(inputs)
@@ -158,7 +164,8 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
     touched = len({p["source_id"] for p in pending})
     print(f"[2/4] analysing and embedding {len(pending)} segments of {touched} sources "
           f"({len(expected) - touched} already done), "
-          f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}", flush=True)
+          f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}",
+          flush=True)
     if pending:
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
@@ -309,6 +316,7 @@ def _summary(sources, manifest: pa.Table, k, run: _Run, analysed_sources) -> dic
         "checks_failed": _counts(pc.list_flatten(windows.column("checks_failed").combine_chunks())),
         "k": k,
         "embedding_model": _embedder_record(run.cfg, run.device),
+        "ui_screen": run.ui_screen,
         "timings_s": timings,
         "cluster": {"CPU": run.cluster.get("CPU", 0), "GPU": run.cluster.get("GPU", 0)},  # what the timings ran on
         "throughput": {

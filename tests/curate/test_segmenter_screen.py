@@ -2,6 +2,7 @@
 pairs, reports more UI coverage on the HUD video than on its clean twin, and bars are left out."""
 
 import numpy as np
+import pytest
 
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.segmenter_screen import coverage
@@ -28,10 +29,32 @@ def test_segmenter_screen_sees_the_hud_and_not_the_clean_twin(synth_out):
     assert np.mean(hud) > 3 * np.mean(clean), (hud, clean)
 
 
-def test_ui_screen_flag_picks_the_learned_screen():
+def test_ui_screen_flag_picks_a_screen_and_auto_is_the_default():
     from g2w.cli import build_parser
     from g2w.curate.options import config_from_args
 
-    args = build_parser().parse_args(["curate", "in", "--output", "out", "--ui-screen", "segmenter"])
-    assert config_from_args(args).ui_detector == "segmenter"
-    assert config_from_args(build_parser().parse_args(["curate", "in", "--output", "out"])).ui_detector == "static-edges"
+    parse = lambda *extra: config_from_args(build_parser().parse_args(["curate", "in", "--output", "out", *extra]))  # noqa: E731
+    assert parse("--ui-screen", "static-edges").ui_detector == "static-edges"
+    assert parse().ui_detector == "auto"
+
+
+def test_auto_is_the_segmenter_when_the_shipped_checkpoint_loads_else_the_heuristic(tmp_path, monkeypatch):
+    import g2w.segment.predict
+    from g2w.curate import segmenter_screen, ui_screen
+
+    def fresh():
+        ui_screen._segmenter_problem.cache_clear()
+        segmenter_screen._segmenter.cache_clear()
+
+    fresh()
+    assert ui_screen.resolve_ui_screen("auto") == ("segmenter", None)
+    assert ui_screen.resolve_ui_screen("static-edges") == ("static-edges", None)
+    monkeypatch.setattr(g2w.segment.predict, "DEFAULT_CHECKPOINT", str(tmp_path))  # no weights there
+    fresh()
+    screen, reason = ui_screen.resolve_ui_screen("auto")
+    assert screen == "static-edges" and "not loadable" in reason
+    assert isinstance(ui_screen.make_ui_screen("auto"), ui_screen.StaticEdgeScreen)
+    monkeypatch.undo()
+    fresh()
+    with pytest.raises(ValueError, match="unknown UI screen"):
+        ui_screen.resolve_ui_screen("edges")
