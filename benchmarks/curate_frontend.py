@@ -9,7 +9,11 @@ With --profile the front end runs a second time under cProfile, clocked in CPU t
 ratio, and prints where its time goes (decoding is the time inside `iter_video_frames`;
 everything else is the checks).
 
+`--ui-screen` picks the UI screen as `g2w curate` does (default `auto`, the job's default: the
+shipped segmenter when it loads); run it once per screen to read what a screen costs.
+
 Usage: python benchmarks/curate_frontend.py [--seconds 60] [--workdir /tmp/g2w_bench_frontend] [--profile]
+       [--ui-screen auto|segmenter|static-edges]
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import time
 import subprocess
 
 from g2w.curate.analyze import AnalyzeWindows
+from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.sample_data import VideoSpec, write_sample
 from g2w.sources import probe_row
 
@@ -42,6 +47,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workdir", default="/tmp/g2w_bench_frontend")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of the front end")
+    parser.add_argument("--ui-screen", default="auto", help="auto | segmenter | static-edges (as g2w curate)")
     args = parser.parse_args()
     specs = [VideoSpec(0, 950, 1280, 720, 30, args.seconds, "corridor", True, "dark"),
              VideoSpec(0, 951, 1920, 1080, 60, args.seconds / 2, "topdown", False, "shaky"),
@@ -54,7 +60,8 @@ def main() -> None:
         subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"], check=True)
     peer = cpu_children() - start
 
-    step = AnalyzeWindows()
+    screen = resolve_ui_screen(args.ui_screen)[0]
+    step = AnalyzeWindows(ui_detector=screen)
     start = cpu_self()
     windows = sum(len(step.analyze_source(probe_row(p))) for p in paths)
     ours = cpu_self() - start
@@ -70,7 +77,8 @@ def main() -> None:
         stats.sort_stats("tottime").print_stats(14)
     print(f"{len(paths)} sources, {frames} frames (720p30, 1080p60, 480p24), {windows} windows")
     print(f"ffmpeg -f null decode:  {peer:7.2f} CPU s  {frames / peer:7.1f} frames per CPU second")
-    print(f"curation front end:     {ours:7.2f} CPU s  {frames / ours:7.1f} frames per CPU second; "
+    print(f"curation front end ({screen} UI screen):")
+    print(f"                        {ours:7.2f} CPU s  {frames / ours:7.1f} frames per CPU second; "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"ratio ours/ffmpeg (CPU time): {ours / peer:.2f}")
 

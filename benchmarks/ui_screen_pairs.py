@@ -58,8 +58,8 @@ def rates(hud: list[float], truth: list[float], clean: list[float], threshold: f
             "clean_kept": float(np.mean(np.array(clean) <= threshold)) if clean else None}
 
 
-def _fmt(x: float | None) -> str:
-    return "  – " if x is None else f"{x:.2f}"
+def _fmt(x: float | None, digits: int = 2) -> str:
+    return "  – " if x is None else f"{x:.{digits}f}"
 
 
 def main() -> None:
@@ -93,7 +93,7 @@ def main() -> None:
                "threshold": limit, **rates(cov["hud"], cov["truth"], cov["clean"], limit, limit),
                "sweep": {t: rates(cov["hud"], cov["truth"], cov["clean"], t, limit) for t in SWEEP}}
         results.append(row)
-        means = " ".join(f"{k} {_fmt(row[k + '_mean'])}" for k in ("hud", "true", "clean"))
+        means = " ".join(f"{k} {_fmt(row[k + '_mean'], 3)}" for k in ("hud", "true", "clean"))
         print(f"{group:28s} {screen:13s} windows hud {row['hud_windows']:3d} (truly over {row['truly_over_limit']:3d}) "
               f"clean {row['clean_windows']:3d}  coverage {means}")
         for t, r in {limit: row, **row["sweep"]}.items():

@@ -31,8 +31,9 @@ MIN_SAMPLES = 4
 
 @lru_cache(maxsize=2)
 def _segmenter(checkpoint: str | None) -> Segmenter:
-    """One loaded model per process (a Ray worker analyses many sources)."""
-    return Segmenter(checkpoint)
+    """One loaded model per process (a Ray worker analyses many sources). The analysis step owns
+    one core, so the network gets one thread (two OpenMP threads on a shared core stall)."""
+    return Segmenter(checkpoint, threads=1)
 
 
 class SegmenterScreen:
