@@ -26,6 +26,8 @@ import resource
 import time
 import subprocess
 
+import torch
+
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.sample_data import VideoSpec, write_sample
@@ -60,6 +62,7 @@ def main() -> None:
         subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"], check=True)
     peer = cpu_children() - start
 
+    torch.set_num_threads(1)  # as in the job: Ray gives a one-CPU analysis task OMP_NUM_THREADS=1
     screen = resolve_ui_screen(args.ui_screen)[0]
     step = AnalyzeWindows(ui_detector=screen)
     start = cpu_self()

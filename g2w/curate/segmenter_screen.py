@@ -31,9 +31,9 @@ MIN_SAMPLES = 4
 
 @lru_cache(maxsize=2)
 def _segmenter(checkpoint: str | None) -> Segmenter:
-    """One loaded model per process (a Ray worker analyses many sources). The analysis step owns
-    one core, so the network gets one thread (two OpenMP threads on a shared core stall)."""
-    return Segmenter(checkpoint, threads=1)
+    """One loaded model per process (a Ray worker analyses many sources). Ray starts a one-CPU
+    task with OMP_NUM_THREADS=1, so there the network runs on one thread, as the step's core allows."""
+    return Segmenter(checkpoint)
 
 
 class SegmenterScreen:
