@@ -472,6 +472,48 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     return cut_t, max_shake
 
 
+PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone
+
+
+def persistence(v: dict, i: int) -> tuple[float, float] | None:
+    """The persistence cue of step i (frame i-1 -> i): does the picture come back? (the smallest
+    difference between frame i-1 and frames i+3..i+6 over the step's own difference, and over the
+    difference the camera's own motion makes over as many frames before the step); None near an end."""
+    px, ks = v["frames"]["pixels"], [k for k in PERSIST_AFTER if i + k < len(v["frames"]["pixels"]) and i - 1 - k >= 0]
+    if not ks:
+        return None
+    back = min(motion_compensated_difference(px[i - 1], px[i + k])[0] for k in ks)
+    drift = float(np.median([motion_compensated_difference(px[i - 1 - k], px[i - 1])[0] for k in ks]))
+    return back / max(v["difference"][i], 0.01), back / max(drift, 0.05)
+
+
+def persistence_report(videos: list[dict]) -> None:
+    """The persistence cue at every inserted cut, every labelled in-game jump the configured
+    thresholds detect, and every false detection of the configured thresholds."""
+    classes: dict[str, list] = {"inserted cut": [], "in-game jump": [], "false detection": []}
+    for v in videos:
+        if v["kind"] == "jittered":
+            continue
+        cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
+        hits = set(np.flatnonzero(scores_of(v, CutThresholds()) >= 1.0))
+        for i in sorted(cut_frames | hits):
+            kind = ("inserted cut" if i in cut_frames else
+                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else "false detection")
+            value = persistence(v, i)
+            if value is not None:
+                classes[kind].append((os.path.basename(v["path"]), i, *value))
+    print("\n## persistence cue (comes back / own difference, comes back / motion drift): "
+          "a flash should score low, a cut high")
+    for kind, rows in classes.items():
+        if rows:
+            a, b = np.array([r[2] for r in rows]), np.array([r[3] for r in rows])
+            print(f"  {kind}: {len(rows)} steps, vs own difference {a.min():.2f}/{np.median(a):.2f}/{a.max():.2f}, "
+                  f"vs drift {b.min():.2f}/{np.median(b):.2f}/{b.max():.2f} (min/median/max)")
+        if kind != "inserted cut":
+            for name, i, x, y in rows:
+                print(f"    {name} frame {i}: {x:.2f}, {y:.2f}")
+
+
 def ui_rates(videos: list[dict], hud: list[dict]) -> tuple[tuple[int, int], tuple[int, int]]:
     """((HUD windows the UI screen flags, HUD windows), (clean continuous windows it flags, clean windows))."""
     q = QualityThresholds()
@@ -542,6 +584,8 @@ def main() -> None:
                         help="report on the videos already measured in the workdir only (counts say how many)")
     parser.add_argument("--labels", default=LABELS,
                         help="in-game jump labels (JSON; '' for none): default %(default)s")
+    parser.add_argument("--persistence", action="store_true",
+                        help="also print the persistence cue (does the picture come back after a step?)")
     parser.add_argument("--reverse", action="store_true", help=argparse.SUPPRESS)  # every direction runs now
     args = parser.parse_args()
     games = clean_clips(args.corpus)
@@ -602,6 +646,8 @@ def main() -> None:
                 jump = " (holds a labelled in-game jump)" if jump_inside(v["jumps"], w.start_s, w.end_s) else ""
                 print(f"  {os.path.basename(v['path'])} [{w.start_s:g}, {w.end_s:g}) s: cuts at frames {frames}, "
                       f"shake {m['shake']:.2f}{jump}")
+    if args.persistence:
+        persistence_report(videos)
     screen = CurateConfig().ui_detector
     print(f"\n| group | UI screen ({screen}, the configured default): real HUD windows flagged | clean windows "
           "flagged | continuous clean windows kept by every quality check |")
