@@ -259,8 +259,8 @@ def with_cues(video: dict) -> dict:
         s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k]))
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
-            "shift": np.array(s.shift).reshape(-1, 2), "bridge": np.array(s.bridge),
-            "bridge_histogram": np.array(s.bridge_histogram), "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
+            "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
+            "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
 
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:

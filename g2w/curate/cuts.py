@@ -117,9 +117,9 @@ class FrameSignals:
     """Per-frame cues of one source, in decode order: feed every frame's thumbnail to `add`.
 
     Frame i's cues compare it with frame i - 1 (frame 0 gets zeros). Shifts are NaN where
-    phase correlation found none; `shift` holds (dx, dy) pairs flattened. `bridge` and
-    `bridge_histogram` are NaN except on the first solid frame after a flat run of at most
-    MAX_BRIDGE_S, where they compare it with the last solid frame before the run. Typed arrays keep an
+    phase correlation found none; `shift` holds (dx, dy) pairs flattened. `bridges` maps the
+    first solid frame after a flat run of at most MAX_BRIDGE_S to its (difference, histogram
+    change) against the last solid frame before the run (rare, so a dict, not two more arrays). Typed arrays keep an
     hour of 60 fps video at about 2 MB of cues (Python lists of floats took about 5x that)."""
 
     def __init__(self):
@@ -128,8 +128,7 @@ class FrameSignals:
         self.histogram = array("d")
         self.flat = array("b")
         self.shift = array("d")  # dx0, dy0, dx1, dy1, ...
-        self.bridge = array("d")
-        self.bridge_histogram = array("d")
+        self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
 
@@ -150,19 +149,24 @@ class FrameSignals:
     def _bridge(self, t: float, prev: Thumb | None, thumb: Thumb) -> None:
         """Compare across a short flat run once it ends: its last solid frame with this one."""
         solid = thumb.contrast >= FLAT_CONTRAST
-        value = hist = np.nan
         if (solid and prev is not None and prev.contrast < FLAT_CONTRAST and self._solid is not None
                 and t - self._solid[0] <= MAX_BRIDGE_S + 1e-6):
-            value = motion_compensated_difference(self._solid[1].pixels, thumb.pixels)[0]
-            hist = histogram_change(self._solid[1].histogram, thumb.histogram)
-        self.bridge.append(value)
-        self.bridge_histogram.append(hist)
+            self.bridges[len(self.times) - 1] = (
+                motion_compensated_difference(self._solid[1].pixels, thumb.pixels)[0],
+                histogram_change(self._solid[1].histogram, thumb.histogram))
         if solid:
             self._solid = (t, thumb)
 
+    def bridge_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(difference, histogram change) across each bridged flat run, on the frame after it; NaN elsewhere."""
+        difference, histogram = np.full(len(self.times), np.nan), np.full(len(self.times), np.nan)
+        for i, (d, h) in self.bridges.items():
+            difference[i], histogram[i] = d, h
+        return difference, histogram
+
     def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
         return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds,
-                          np.array(self.bridge), np.array(self.bridge_histogram))
+                          *self.bridge_arrays())
 
 
 def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
@@ -204,7 +208,7 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
                bridge_histogram: np.ndarray | None = None) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
-    neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge), the step out of a
+    neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
     short flat run is judged by the comparison across the run."""
     if len(difference) == 0:
         return np.zeros(0)
