@@ -10,8 +10,16 @@ clips the script builds footage whose truth is known by construction:
   contains the cut and both must stay clean);
 - jittered: a clean clip moved by a random per-frame translation (1.5 % of the width, like a
   handheld jolt), so its windows are known shake.
-Every built video is decoded once into the per-frame cues the curation job uses
-(`FrameSignals`, cached in the workdir). Thresholds are chosen on one group and reported on
+"Continuous" is not "without a jump of the view": the game itself moves the camera at a death,
+a respawn or a teleport. Those in-game jumps are labelled by hand in
+`benchmarks/data/real_in_game_jumps.json` (clip id -> frame ranges, kind, note; `--labels`),
+and carried into the concatenations built from those clips. A window holding one is neither a
+clean window nor a cut window: how many of them are flagged is reported apart (flagging them
+is right for a world-model corpus), a detection at one is neither a true nor a false cut, and the
+rules that choose thresholds do not learn from them.
+Every built video is decoded once into the analysis thumbnails of every frame (cached in the
+workdir); the per-frame cues are the curation job's own `FrameSignals` replayed on them, so a
+change of the cut cues needs no new decode. Thresholds are chosen on one group and reported on
 each of the others, every group in turn (`--choose GROUP` limits the directions): the groups
 are the games when the corpus has two or more (the game comes from the capture manifest, so
 unpaired games such as cube2 count too), else the IWADs or demos of its one game (said plainly
@@ -44,8 +52,9 @@ import cv2
 import numpy as np
 
 from g2w.curate.analyze import AnalyzeWindows, cut_and_shake
-from g2w.curate.config import QualityThresholds
-from g2w.curate.cuts import CutThresholds, FrameSignals, cut_scores, luma_thumb, motion_compensated_difference, side_means
+from g2w.curate.config import CurateConfig, QualityThresholds
+from g2w.curate.cuts import (CutThresholds, FrameSignals, Thumb, bridged, cut_scores, luma_thumb,
+                             motion_compensated_difference, side_means)
 from g2w.curate.quality import quality_reasons
 from g2w.curate.windows import plan_windows
 from g2w.sources import probe_row
@@ -56,6 +65,8 @@ WINDOW_S = 5.0
 JITTER = 0.015  # per-frame jitter, fraction of the width
 MATCH_S = 0.1  # a detected cut this close to an inserted one found it
 UNRELATED_EVERY = 15  # frames between the thumbnails kept to measure unrelated-frame differences
+LABELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "real_in_game_jumps.json")
+FINGERPRINT_FRAMES, FINGERPRINT_TOLERANCE = (0, 50, 100, 149), 1.0
 
 
 @functools.lru_cache(maxsize=None)
@@ -176,6 +187,7 @@ def make(video: dict) -> dict:
             os.replace(part, out)
             json.dump(known, open(cuts_file, "w"))
         video["cuts"] = known["cuts"]
+        video["recipe_parts"] = [tuple(p) for p in known["parts"]]
     elif video["kind"] == "jittered" and not os.path.exists(out):
         write_jitter(recipe[0], part, recipe[1])
         os.replace(part, out)
@@ -188,16 +200,71 @@ def cache_path(video: dict, workdir: str) -> str:
 
 
 def signals_of(video: dict, workdir: str, peers: bool = True) -> dict:
-    """Per-frame cues of one built video (the curation job's own code), the sampled-frame
-    quality measures of its windows, and PySceneDetect's cuts on the same file; cached."""
+    """The analysis thumbnails of every frame of one built video, the sampled-frame quality
+    measures of its windows (under the configured UI screen), and PySceneDetect's cuts on the
+    same file; cached, and completed in place when a cache lacks a part (an older format)."""
     video = make(video)
     cache = cache_path(video, workdir)
+    screen = CurateConfig().ui_detector
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(video["path"]):
-        return {**pickle.load(open(cache, "rb")), **video}
+        measured = {**pickle.load(open(cache, "rb")), **video}
+        stale = False
+        if video["kind"] != "hud" and "frames" not in measured:
+            measured.update(frames=_thumbs(video["path"])[0])
+            stale = True
+        if video["kind"] in ("continuous", "hud") and measured.get("ui_screen", "static-edges") != screen:
+            measured.update(windows=_windows(video["path"]), ui_screen=screen)
+            stale = True
+        if stale:
+            _save(measured, cache)
+        return measured
     measured = _measure(video, peers)
-    os.makedirs(os.path.dirname(cache), exist_ok=True)
-    pickle.dump(measured, open(cache, "wb"))
+    _save(measured, cache)
     return measured
+
+
+def _save(measured: dict, cache: str) -> None:
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    with open(cache + ".partial", "wb") as f:
+        pickle.dump(measured, f)
+    os.replace(cache + ".partial", cache)
+
+
+def _thumbs(path: str) -> tuple[dict, float]:
+    """Every frame's analysis thumbnail (the job's `luma_thumb`), and the seconds it took."""
+    start = time.perf_counter()
+    times, pixels, contrast, histogram = [], [], [], []
+    for _, t, frame in iter_video_frames(path, threads=1):
+        thumb = luma_thumb(frame)
+        times.append(t), pixels.append(thumb.pixels), contrast.append(thumb.contrast), histogram.append(thumb.histogram)
+    frames = {"times": np.array(times), "pixels": np.array(pixels, np.float32), "contrast": np.array(contrast),
+              "histogram": np.array(histogram, np.float32)}
+    return frames, time.perf_counter() - start
+
+
+def _windows(path: str) -> list[dict]:
+    """The job's window analysis (quality checks, the configured UI screen) of one clip."""
+    rows = AnalyzeWindows(ui_detector=CurateConfig().ui_detector).analyze_source(probe_row(path))
+    return [{k: r[k] for k in ("start_s", "end_s", "status", "luma_mean", "dark_fraction", "bright_fraction",
+                               "sharpness", "frozen_fraction", "border_fraction", "ui_coverage", "width", "height",
+                               "fps")} for r in rows]
+
+
+def with_cues(video: dict) -> dict:
+    """The video with the job's per-frame cues, `FrameSignals` replayed on its thumbnails."""
+    if "frames" not in video:
+        return video
+    f, s = video["frames"], FrameSignals()
+    for k in range(len(f["times"])):
+        s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k]))
+    return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
+            "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
+            "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
+            "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
+
+
+def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
+    return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"))
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -206,28 +273,76 @@ def _measure(video: dict, peers: bool = True) -> dict:
     screen) for the clips as captured, with or without their HUD."""
     from scenedetect import AdaptiveDetector, ContentDetector, detect
 
-    out = {**video, "ours_s": 0.0, "peers": {}, "thumbs": [], "windows": []}
+    out = {**video, "ours_s": 0.0, "peers": {}, "windows": [], "ui_screen": CurateConfig().ui_detector}
     if video["kind"] != "hud":
-        s = FrameSignals()
+        out["frames"], decode_s = _thumbs(video["path"])
         start = time.perf_counter()
-        for k, (_, t, frame) in enumerate(iter_video_frames(video["path"], threads=1)):
-            thumb = luma_thumb(frame)
-            s.add(t, thumb)
-            if k % UNRELATED_EVERY == 0:
-                out["thumbs"].append(thumb.pixels)
-        out.update(ours_s=time.perf_counter() - start, times=np.array(s.times), difference=np.array(s.difference),
-                   histogram=np.array(s.histogram), flat=np.array(s.flat, bool), shift=np.array(s.shift).reshape(-1, 2))
+        with_cues(out)  # the cues' own cost, on top of the decode and thumbnails
+        out["ours_s"] = decode_s + time.perf_counter() - start
     if peers and video["kind"] in ("continuous", "concatenated"):
         for name, detector in (("scenedetect-adaptive", AdaptiveDetector), ("scenedetect-content", ContentDetector)):
             start = time.perf_counter()
             scenes = detect(video["path"], detector())
             out["peers"][name] = ([sc[0].seconds for sc in scenes[1:]], time.perf_counter() - start)
     if video["kind"] in ("continuous", "hud"):
-        rows = AnalyzeWindows().analyze_source(probe_row(video["path"]))
-        out["windows"] = [{k: r[k] for k in ("start_s", "end_s", "status", "luma_mean", "dark_fraction",
-                                             "bright_fraction", "sharpness", "frozen_fraction", "border_fraction",
-                                             "ui_coverage", "width", "height", "fps")} for r in rows]
+        out["windows"] = _windows(video["path"])
     return out
+
+
+def load_labels(path: str | None) -> dict:
+    """clip id -> {fingerprint, jumps: [{frames: [first, last], kind, note}]} (empty without a file)."""
+    if not path:
+        return {}
+    return json.load(open(path))["clips"]
+
+
+def fingerprint_matches(video: dict, label: dict) -> bool:
+    """Whether a clip is the one the labels were made on (thumbnail contrast at fixed frames)."""
+    contrast = video["frames"]["contrast"]
+    if len(contrast) <= max(FINGERPRINT_FRAMES):
+        return False
+    return all(abs(contrast[k] - want) <= FINGERPRINT_TOLERANCE for k, want in zip(FINGERPRINT_FRAMES, label["fingerprint"]))
+
+
+def attach_jumps(videos: list[dict], labels: dict) -> list[str]:
+    """Set each video's `jumps` ([(first, last)] frame times of labelled in-game jumps), for the
+    clips as captured and for the parts of concatenations cut from them; returns warnings for
+    labelled clips whose fingerprint does not match (their labels are not used)."""
+    clip_of = lambda path: os.path.splitext(os.path.basename(path))[0]
+    usable, warnings = {}, []
+    for v in videos:
+        if v["kind"] == "continuous" and clip_of(v["path"]) in labels:
+            label = labels[clip_of(v["path"])]
+            if fingerprint_matches(v, label):
+                usable[v["path"]] = [tuple(j["frames"]) for j in label["jumps"]]
+            else:
+                warnings.append(f"{clip_of(v['path'])}: not the clip the in-game jumps were labelled on "
+                                "(fingerprint differs); its labels are not used")
+    for v in videos:
+        v["jumps"] = []
+        if v["kind"] == "continuous":
+            ranges = [(0, r) for r in usable.get(v["path"], [])]
+        elif v["kind"] == "concatenated":
+            fps = 1.0 / float(np.median(np.diff(v["times"])))
+            starts = [0] + [int(round(c * fps)) for c in v["cuts"]]
+            ends = starts[1:] + [len(v["times"])]
+            ranges = [(start, r) for (path, _), start, end in zip(v["recipe_parts"], starts, ends)
+                      for r in usable.get(path, []) if start + r[0] < end]
+        else:
+            ranges = []
+        for start, (first, last) in ranges:
+            last = min(start + last, len(v["times"]) - 1)
+            v["jumps"].append((float(v["times"][start + first]), float(v["times"][last])))
+    return warnings
+
+
+def at_jump(t: float, jumps: list[tuple[float, float]]) -> bool:
+    return any(first - MATCH_S <= t <= last + MATCH_S for first, last in jumps)
+
+
+def jump_inside(jumps: list[tuple[float, float]], start: float, end: float) -> bool:
+    """A labelled jump with a frame inside the window (its first frame is the boundary)."""
+    return any(last > start + 1e-3 and first < end - 1e-3 for first, last in jumps)
 
 
 def duration_of(v: dict) -> float:
@@ -239,50 +354,70 @@ def _inside(t: float, start: float, end: float) -> bool:
     return start + 1e-3 < t < end - 1e-3
 
 
+def _judge_hits(hits, v: dict) -> tuple[int, int, int, int, int]:
+    """(detected, true, at an in-game jump, inserted cuts, inserted cuts found): a detection
+    at a labelled in-game jump is neither true nor false."""
+    true = [any(abs(h - c) <= MATCH_S for c in v["cuts"]) for h in hits]
+    jump = [not t and at_jump(h, v.get("jumps", [])) for h, t in zip(hits, true)]
+    found = sum(any(abs(h - c) <= MATCH_S for h in hits) for c in v["cuts"])
+    return len(hits), sum(true), sum(jump), len(v["cuts"]), found
+
+
+def _rates(n: dict) -> dict:
+    judged = n["detected"] - n["at_jump"]
+    return {**n, "cut_recall": n["cuts_found"] / max(n["cuts"], 1), "cut_precision": n["true_detected"] / max(judged, 1),
+            "clean_keep": n["clean_kept"] / max(n["clean_windows"], 1)}
+
+
 def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict:
-    """Cut recall and precision (cut events), clean-window keep rate and shake detection."""
-    found = inserted = detected = true_detected = 0
-    clean = clean_kept = shaky = shaky_caught = 0
+    """Cut recall and precision (cut events), clean-window keep rate and shake detection; the
+    windows holding a labelled in-game jump (and no inserted cut) apart, with how many are flagged."""
+    n = dict.fromkeys(("detected", "true_detected", "at_jump", "cuts", "cuts_found", "clean_windows", "clean_kept",
+                       "shaky_windows", "shake_caught", "jump_windows", "jump_flagged"), 0)
     for v in videos:
-        scores = cut_scores(v["difference"], v["histogram"], v["flat"], cut_t)
+        scores = scores_of(v, cut_t)
         hits = v["times"][scores >= 1.0]
-        detected += len(hits)
-        true_detected += sum(any(abs(h - c) <= MATCH_S for c in v["cuts"]) for h in hits)
-        inserted += len(v["cuts"])
-        found += sum(any(abs(h - c) <= MATCH_S for h in hits) for c in v["cuts"])
+        for key, value in zip(("detected", "true_detected", "at_jump", "cuts", "cuts_found"), _judge_hits(hits, v)):
+            n[key] += value
         for w in plan_windows(duration_of(v), WINDOW_S):
             m = cut_and_shake(v["times"], scores, v["shift"], w.start_s, w.end_s)
             has_cut = any(_inside(c, w.start_s, w.end_s) for c in v["cuts"])
             is_shaky = v["shaky_from"] is not None and w.start_s + 1e-3 >= v["shaky_from"]
             if is_shaky:
-                shaky += 1
-                shaky_caught += m["shake"] > max_shake
-            elif not has_cut:
-                clean += 1
-                clean_kept += m["cut_count"] == 0 and m["shake"] <= max_shake
-    return {"cut_recall": found / max(inserted, 1), "cut_precision": true_detected / max(detected, 1),
-            "cuts": inserted, "cuts_found": found, "detected": detected, "true_detected": true_detected,
-            "clean_keep": clean_kept / max(clean, 1), "clean_windows": clean, "clean_kept": int(clean_kept),
-            "shake_recall": shaky_caught / max(shaky, 1), "shaky_windows": shaky, "shake_caught": int(shaky_caught)}
+                n["shaky_windows"] += 1
+                n["shake_caught"] += int(m["shake"] > max_shake)
+            elif has_cut:
+                continue
+            elif jump_inside(v.get("jumps", []), w.start_s, w.end_s):
+                n["jump_windows"] += 1
+                n["jump_flagged"] += int(m["cut_count"] > 0)
+            else:
+                n["clean_windows"] += 1
+                n["clean_kept"] += int(m["cut_count"] == 0 and m["shake"] <= max_shake)
+    return {**_rates(n), "shake_recall": n["shake_caught"] / max(n["shaky_windows"], 1)}
 
 
 def peer_scores(videos: list[dict], name: str) -> dict:
-    found = inserted = detected = true_detected = clean = clean_kept = 0
+    """The same figures for a PySceneDetect detector (in-game jumps apart as for ours)."""
+    n = dict.fromkeys(("detected", "true_detected", "at_jump", "cuts", "cuts_found", "clean_windows", "clean_kept",
+                       "jump_windows", "jump_flagged"), 0)
     for v in videos:
         if name not in v["peers"]:  # jittered: no cut is judged there
             continue
         hits = v["peers"][name][0]
-        detected += len(hits)
-        true_detected += sum(any(abs(h - c) <= MATCH_S for c in v["cuts"]) for h in hits)
-        inserted += len(v["cuts"])
-        found += sum(any(abs(h - c) <= MATCH_S for h in hits) for c in v["cuts"])
+        for key, value in zip(("detected", "true_detected", "at_jump", "cuts", "cuts_found"), _judge_hits(hits, v)):
+            n[key] += value
         for w in plan_windows(duration_of(v), WINDOW_S):
-            if v["shaky_from"] is None and not any(_inside(c, w.start_s, w.end_s) for c in v["cuts"]):
-                clean += 1
-                clean_kept += not any(_inside(h, w.start_s, w.end_s) for h in hits)
-    return {"cut_recall": found / max(inserted, 1), "cut_precision": true_detected / max(detected, 1),
-            "cuts": inserted, "cuts_found": found, "detected": detected, "true_detected": true_detected,
-            "clean_keep": clean_kept / max(clean, 1), "clean_windows": clean, "clean_kept": clean_kept}
+            if v["shaky_from"] is not None or any(_inside(c, w.start_s, w.end_s) for c in v["cuts"]):
+                continue
+            flagged = any(_inside(h, w.start_s, w.end_s) for h in hits)
+            if jump_inside(v.get("jumps", []), w.start_s, w.end_s):
+                n["jump_windows"] += 1
+                n["jump_flagged"] += int(flagged)
+            else:
+                n["clean_windows"] += 1
+                n["clean_kept"] += int(not flagged)
+    return _rates(n)
 
 
 def unrelated_level(videos: list[dict]) -> float:
@@ -298,15 +433,16 @@ def structural_thresholds(videos: list[dict], neighbours: int) -> tuple[float, f
     iterated until it settles."""
     cut_r, other_d, other_r = [], [], []
     for v in videos:
-        d = v["difference"]
-        sided = d / np.maximum(np.maximum(*side_means(d, neighbours)), 0.01)
+        d, _, flat = bridged(v["difference"], v["histogram"], v["flat"], v.get("bridge"), v.get("bridge_histogram"))
+        sided = d / np.maximum(np.maximum(*side_means(d, neighbours, ~flat)), 0.01)
         at_cut = np.zeros(len(d), bool)
         for c in v["cuts"]:
             at_cut[int(np.argmin(np.abs(v["times"] - c)))] = True
-        real = ~v["flat"]
+        jump = np.array([at_jump(t, v.get("jumps", [])) for t in v["times"]], bool)  # not a turn: left out
+        real = ~flat
         cut_r += list(sided[at_cut & real])
-        other_d += list(d[~at_cut & real])
-        other_r += list(sided[~at_cut & real])
+        other_d += list(d[~at_cut & real & ~jump])
+        other_r += list(sided[~at_cut & real & ~jump])
     cut_r, other_d, other_r = np.array(cut_r), np.array(other_d), np.array(other_r)
     unrelated, ratio = unrelated_level(videos), float(cut_r.min())
     for _ in range(20):
@@ -327,13 +463,55 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     for floor, ratio, hist, alone in grid:
         t = replace(base, floor=floor, ratio=ratio, histogram=hist, ratio_alone=alone)
         r = evaluate(videos, t, QualityThresholds().max_shake)
-        key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])
+        key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])  # in-game jump windows count for neither
         if best is None or key > best[0]:
             best = (key, t)
     cut_t = best[1]
     shakes = [(evaluate(videos, cut_t, s), s) for s in (QualityThresholds().max_shake, 0.1, 0.15, 0.2, 0.3, 0.4)]
     max_shake = max(shakes, key=lambda x: (x[0]["clean_keep"], x[0]["shake_recall"]))[1]
     return cut_t, max_shake
+
+
+PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone
+
+
+def persistence(v: dict, i: int) -> tuple[float, float] | None:
+    """The persistence cue of step i (frame i-1 -> i): does the picture come back? (the smallest
+    difference between frame i-1 and frames i+3..i+6 over the step's own difference, and over the
+    difference the camera's own motion makes over as many frames before the step); None near an end."""
+    px, ks = v["frames"]["pixels"], [k for k in PERSIST_AFTER if i + k < len(v["frames"]["pixels"]) and i - 1 - k >= 0]
+    if not ks:
+        return None
+    back = min(motion_compensated_difference(px[i - 1], px[i + k])[0] for k in ks)
+    drift = float(np.median([motion_compensated_difference(px[i - 1 - k], px[i - 1])[0] for k in ks]))
+    return back / max(v["difference"][i], 0.01), back / max(drift, 0.05)
+
+
+def persistence_report(videos: list[dict]) -> None:
+    """The persistence cue at every inserted cut, every labelled in-game jump the configured
+    thresholds detect, and every false detection of the configured thresholds."""
+    classes: dict[str, list] = {"inserted cut": [], "in-game jump": [], "false detection": []}
+    for v in videos:
+        if v["kind"] == "jittered":
+            continue
+        cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
+        hits = set(np.flatnonzero(scores_of(v, CutThresholds()) >= 1.0))
+        for i in sorted(cut_frames | hits):
+            kind = ("inserted cut" if i in cut_frames else
+                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else "false detection")
+            value = persistence(v, i)
+            if value is not None:
+                classes[kind].append((os.path.basename(v["path"]), i, *value))
+    print("\n## persistence cue (comes back / own difference, comes back / motion drift): "
+          "a flash should score low, a cut high")
+    for kind, rows in classes.items():
+        if rows:
+            a, b = np.array([r[2] for r in rows]), np.array([r[3] for r in rows])
+            print(f"  {kind}: {len(rows)} steps, vs own difference {a.min():.2f}/{np.median(a):.2f}/{a.max():.2f}, "
+                  f"vs drift {b.min():.2f}/{np.median(b):.2f}/{b.max():.2f} (min/median/max)")
+        if kind != "inserted cut":
+            for name, i, x, y in rows:
+                print(f"    {name} frame {i}: {x:.2f}, {y:.2f}")
 
 
 def ui_rates(videos: list[dict], hud: list[dict]) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -354,10 +532,16 @@ def all_checks_keep(videos: list[dict]) -> tuple[int, int]:
     return int(sum(kept)), len(kept)
 
 
+_HEADER = ("| {}: detector | cut recall | cut precision (detections at in-game jumps) | clean windows kept (cut, shake) "
+           "| in-game jump windows flagged | shake caught |\n| --- | --- | --- | --- | --- | --- |")
+
+
 def _row(name: str, r: dict) -> str:
     shake = f"{r['shake_caught']}/{r['shaky_windows']}" if "shake_caught" in r else "–"
-    return (f"| {name} | {r['cuts_found']}/{r['cuts']} ({r['cut_recall']:.0%}) | {r['true_detected']}/{r['detected']} "
-            f"({r['cut_precision']:.0%}) | {r['clean_kept']}/{r['clean_windows']} ({r['clean_keep']:.0%}) | {shake} |")
+    judged = r["detected"] - r["at_jump"]
+    return (f"| {name} | {r['cuts_found']}/{r['cuts']} ({r['cut_recall']:.0%}) | {r['true_detected']}/{judged} "
+            f"({r['cut_precision']:.0%}) (+{r['at_jump']}) | {r['clean_kept']}/{r['clean_windows']} ({r['clean_keep']:.0%}) "
+            f"| {r['jump_flagged']}/{r['jump_windows']} | {shake} |")
 
 
 def splits(games: dict[str, list[str]]) -> tuple[dict[str, list[str]], str]:
@@ -379,8 +563,7 @@ def report(choose_on: str, videos: list[dict], hud: list[dict]) -> dict:
     chosen_on = [v for v in videos if v["game"] == choose_on]
     cut_t, max_shake = choose(chosen_on)
     print(f"\n## chosen on {choose_on}: {cut_t}, max_shake={max_shake}")
-    print("| held-out group: detector | cut recall | cut precision | clean windows kept (cut, shake) | shake caught |")
-    print("| --- | --- | --- | --- | --- |")
+    print(_HEADER.format("held-out group"))
     out = {"chosen": cut_t.__dict__, "max_shake": max_shake, "held_out": {}}
     for group in sorted({v["game"] for v in videos} - {choose_on}):
         mine = [v for v in videos if v["game"] == group]
@@ -399,6 +582,10 @@ def main() -> None:
     parser.add_argument("--no-peers", action="store_true", help="skip PySceneDetect (two more decodes per video)")
     parser.add_argument("--cached-only", action="store_true",
                         help="report on the videos already measured in the workdir only (counts say how many)")
+    parser.add_argument("--labels", default=LABELS,
+                        help="in-game jump labels (JSON; '' for none): default %(default)s")
+    parser.add_argument("--persistence", action="store_true",
+                        help="also print the persistence cue (does the picture come back after a step?)")
     parser.add_argument("--reverse", action="store_true", help=argparse.SUPPRESS)  # every direction runs now
     args = parser.parse_args()
     games = clean_clips(args.corpus)
@@ -419,14 +606,17 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:  # HUD first: a partial run has both screens
         measured = list(pool.map(signals_of, hud + built, itertools.repeat(args.workdir),
                                  itertools.repeat(not args.no_peers)))
-    hud, videos = measured[: len(hud)], measured[len(hud):]
+    hud, videos = measured[: len(hud)], [with_cues(v) for v in measured[len(hud):]]
+    for warning in attach_jumps(videos, load_labels(args.labels)):
+        print("WARNING:", warning)
     names = sorted({v["game"] for v in videos})  # with --cached-only, the groups measured so far
     print(f"split {split}: groups {names}")
     for g in names:
         mine = [v for v in videos if v["game"] == g]
         kinds = {k: sum(v["kind"] == k for v in mine) for k in ("continuous", "concatenated", "jittered")}
         print(f"  {g}: {kinds['continuous']} clean clips, {kinds['concatenated']} concatenations, "
-              f"{kinds['jittered']} jittered, {sum(v['game'] == g for v in hud)} HUD versions")
+              f"{kinds['jittered']} jittered, {sum(v['game'] == g for v in hud)} HUD versions; labelled in-game "
+              f"jumps in {sum(bool(v['jumps']) for v in mine if v['kind'] == 'continuous')} clips")
     results = {"split": split, "directions": {}}
     for choose_on in args.choose or names:
         if choose_on not in groups:
@@ -434,9 +624,8 @@ def main() -> None:
         results["directions"][choose_on] = report(choose_on, videos, hud)
     print(f"\n## every group, no choosing: configured {CutThresholds()}, max_shake={QualityThresholds().max_shake}, "
           "and the peers at their defaults")
-    print("| group: detector | cut recall | cut precision | clean windows kept (cut, shake) | shake caught |")
-    print("| --- | --- | --- | --- | --- |")
-    results["configured"], results["ui"] = {}, {}
+    print(_HEADER.format("group"))
+    results["configured"], results["ui"] = {}, {"screen": CurateConfig().ui_detector}
     for g in names:
         mine = [v for v in videos if v["game"] == g]
         r = evaluate(mine, CutThresholds(), QualityThresholds().max_shake)
@@ -449,15 +638,19 @@ def main() -> None:
     for v in videos:
         if v["kind"] != "continuous":
             continue
-        scores = cut_scores(v["difference"], v["histogram"], v["flat"], CutThresholds())
+        scores = scores_of(v, CutThresholds())
         for w in plan_windows(duration_of(v), WINDOW_S):
             m = cut_and_shake(v["times"], scores, v["shift"], w.start_s, w.end_s)
             if m["cut_count"] or m["shake"] > QualityThresholds().max_shake:
                 frames = [int(np.argmin(np.abs(v["times"] - t))) for t in m["cut_times"]]
+                jump = " (holds a labelled in-game jump)" if jump_inside(v["jumps"], w.start_s, w.end_s) else ""
                 print(f"  {os.path.basename(v['path'])} [{w.start_s:g}, {w.end_s:g}) s: cuts at frames {frames}, "
-                      f"shake {m['shake']:.2f}")
-    print("\n| group | UI screen: real HUD windows flagged | clean windows flagged | continuous clean windows kept "
-          "by every quality check |")
+                      f"shake {m['shake']:.2f}{jump}")
+    if args.persistence:
+        persistence_report(videos)
+    screen = CurateConfig().ui_detector
+    print(f"\n| group | UI screen ({screen}, the configured default): real HUD windows flagged | clean windows "
+          "flagged | continuous clean windows kept by every quality check |")
     print("| --- | --- | --- | --- |")
     for g in names:
         (flagged, hud_n), (false, clean_n) = ui_rates([v for v in videos if v["game"] == g],

@@ -17,7 +17,11 @@ frames) and that stands out against each side on its own. Two maps of one game t
 change the histogram little, but their thumbnails decorrelate; a fast turn that phase
 correlation loses also decorrelates, but for several frames in a row, so it does not stand out
 against the side where the turn goes on. A step where either frame is nearly flat (the black end of a fade) is never
-a cut: there the normalized picture is mostly quantization.
+a cut: there the normalized picture is mostly quantization, and such steps are left out of the
+neighbours' means too. A cut *through* a nearly flat frame (a cut onto black, a dip to black
+between two shots) is still found: a short flat run is bridged, the last frame before it compared
+with the first after it by the same cues, and that comparison stands in for the step out of the
+run. A fade out and back into one place bridges to the same picture, so it does not cut.
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
@@ -39,6 +43,7 @@ _MIN_SHIFT_RESPONSE = 0.05
 FLAT_CONTRAST = 4.0  # luma std (0-255) below which a thumbnail is too flat to judge
 _PLANAR_YUV = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p"}
 _LUMA_BINS, _CHROMA_BINS = 32, 16
+MAX_BRIDGE_S = 1.0  # a flat run at most this long is bridged (compared across); longer ones end a shot
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,9 @@ class FrameSignals:
     """Per-frame cues of one source, in decode order: feed every frame's thumbnail to `add`.
 
     Frame i's cues compare it with frame i - 1 (frame 0 gets zeros). Shifts are NaN where
-    phase correlation found none; `shift` holds (dx, dy) pairs flattened. Typed arrays keep an
+    phase correlation found none; `shift` holds (dx, dy) pairs flattened. `bridges` maps the
+    first solid frame after a flat run of at most MAX_BRIDGE_S to its (difference, histogram
+    change) against the last solid frame before the run (rare, so a dict, not two more arrays). Typed arrays keep an
     hour of 60 fps video at about 2 MB of cues (Python lists of floats took about 5x that)."""
 
     def __init__(self):
@@ -121,11 +128,14 @@ class FrameSignals:
         self.histogram = array("d")
         self.flat = array("b")
         self.shift = array("d")  # dx0, dy0, dx1, dy1, ...
+        self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
+        self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
 
     def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
         self.times.append(t)
+        self._bridge(t, prev, thumb)
         if prev is None:
             self.difference.append(0.0), self.histogram.append(0.0), self.flat.append(True)
             self.shift.extend((np.nan, np.nan))
@@ -136,39 +146,78 @@ class FrameSignals:
         self.flat.append(min(prev.contrast, thumb.contrast) < FLAT_CONTRAST)
         self.shift.extend(shift if shift is not None else (np.nan, np.nan))
 
+    def _bridge(self, t: float, prev: Thumb | None, thumb: Thumb) -> None:
+        """Compare across a short flat run once it ends: its last solid frame with this one."""
+        solid = thumb.contrast >= FLAT_CONTRAST
+        if (solid and prev is not None and prev.contrast < FLAT_CONTRAST and self._solid is not None
+                and t - self._solid[0] <= MAX_BRIDGE_S + 1e-6):
+            self.bridges[len(self.times) - 1] = (
+                motion_compensated_difference(self._solid[1].pixels, thumb.pixels)[0],
+                histogram_change(self._solid[1].histogram, thumb.histogram))
+        if solid:
+            self._solid = (t, thumb)
+
+    def bridge_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(difference, histogram change) across each bridged flat run, on the frame after it; NaN elsewhere."""
+        difference, histogram = np.full(len(self.times), np.nan), np.full(len(self.times), np.nan)
+        for i, (d, h) in self.bridges.items():
+            difference[i], histogram[i] = d, h
+        return difference, histogram
+
     def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
-        return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds)
+        return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds,
+                          *self.bridge_arrays())
 
 
-def _side_sums(values: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
-    """Sums and counts of the up-to-k values before and after every element."""
-    padded = np.concatenate([[0.0], np.cumsum(values)])
+def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """Sums and counts of the valid values among the k before and the k after every element."""
+    valid = np.ones(len(values), bool) if valid is None else np.asarray(valid, bool)
+    padded = np.concatenate([[0.0], np.cumsum(np.where(valid, values, 0.0))])
+    counts = np.concatenate([[0], np.cumsum(valid)])
     idx = np.arange(len(values))
     lo, hi = np.maximum(idx - k, 0), np.minimum(idx + k + 1, len(values))
-    return padded[idx] - padded[lo], idx - lo, padded[hi] - padded[idx + 1], hi - idx - 1
+    return (padded[idx] - padded[lo], counts[idx] - counts[lo], padded[hi] - padded[idx + 1],
+            counts[hi] - counts[idx + 1])
 
 
-def neighbour_mean(values: np.ndarray, k: int) -> np.ndarray:
-    """Mean of the up-to-k values on each side of every element, itself excluded."""
-    before, n_before, after, n_after = _side_sums(values, k)
+def neighbour_mean(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> np.ndarray:
+    """Mean of the valid values among the k on each side of every element, itself excluded."""
+    before, n_before, after, n_after = _side_sums(values, k, valid)
     return (before + after) / np.maximum(n_before + n_after, 1)
 
 
-def side_means(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Mean of the up-to-k values before and after every element (0 where a side is empty)."""
-    before, n_before, after, n_after = _side_sums(values, k)
+def side_means(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of the valid values among the k before and the k after every element (0 where a
+    side has none)."""
+    before, n_before, after, n_after = _side_sums(values, k, valid)
     return before / np.maximum(n_before, 1), after / np.maximum(n_after, 1)
 
 
+def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bridge: np.ndarray | None = None,
+            bridge_histogram: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The per-step cues with each bridged flat run's comparison standing in for the step out
+    of it (that step then counts as solid)."""
+    if bridge is None or not len(bridge):
+        return difference, histogram, flat
+    across = np.isfinite(bridge)
+    return (np.where(across, bridge, difference), np.where(across, bridge_histogram, histogram),
+            np.asarray(flat, bool) & ~across)
+
+
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
-               t: CutThresholds = CutThresholds()) -> np.ndarray:
-    """Per frame, a score that is >= 1 exactly when a cut lands on that frame."""
+               t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
+               bridge_histogram: np.ndarray | None = None) -> np.ndarray:
+    """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
+    neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
+    short flat run is judged by the comparison across the run."""
     if len(difference) == 0:
         return np.zeros(0)
-    spike = difference / np.maximum(neighbour_mean(difference, t.neighbours), 0.01)
+    difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
+    solid = ~flat
+    spike = difference / np.maximum(neighbour_mean(difference, t.neighbours, solid), 0.01)
     confirmed = np.maximum(histogram / t.histogram, spike / t.ratio_alone)
     score = np.minimum(np.minimum(difference / t.floor, spike / t.ratio), confirmed)
-    sided = difference / np.maximum(np.maximum(*side_means(difference, t.neighbours)), 0.01)
+    sided = difference / np.maximum(np.maximum(*side_means(difference, t.neighbours, solid)), 0.01)
     score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
     score[flat] = 0.0
     score[0] = 0.0

@@ -98,3 +98,41 @@ def test_side_means_keep_each_side_apart():
     before, after = side_means(np.array([1.0, 2.0, 3.0, 10.0, 5.0]), 2)
     assert list(before) == [0.0, 1.0, 1.5, 2.5, 6.5]
     assert list(after) == [2.5, 6.5, 7.5, 5.0, 0.0]
+
+
+def _black(n: int) -> list[np.ndarray]:
+    return [np.full((360, 640, 3), 3, np.uint8)] * n
+
+
+def test_a_cut_through_black_is_found_on_the_first_frame_after_it():
+    """Frames of one place, a few nearly black frames, then another place: the flat steps never
+    cut, so only the bridge across the black run can find it."""
+    a, b = _world(11), _world(12)
+    frames = [a[:, 4 * i : 4 * i + 640] for i in range(20)] + _black(6) + [b[:, 4 * i : 4 * i + 640] for i in range(20)]
+    signals = _signals(frames)
+    cuts = list(signals.cut_scores() >= 1.0)
+    assert list(signals.bridges) == [26]
+    assert cuts.index(True) == 26 and sum(cuts) == 1
+
+
+def test_a_dip_to_black_back_into_the_same_place_is_not_a_cut():
+    a = _world(13)
+    frames = [a[:, 4 * i : 4 * i + 640] for i in range(20)] + _black(6) + [a[:, 4 * i : 4 * i + 640] for i in range(26, 46)]
+    assert not any(_run(frames))
+
+
+def test_a_long_black_run_is_not_bridged():
+    """Longer than MAX_BRIDGE_S: what comes after is judged on its own steps (none is a cut)."""
+    a, b = _world(14), _world(15)
+    frames = [a[:, 4 * i : 4 * i + 640] for i in range(20)] + _black(40) + [b[:, 4 * i : 4 * i + 640] for i in range(20)]
+    signals = _signals(frames)
+    assert not signals.bridges
+    assert not any(signals.cut_scores() >= 1.0)
+
+
+def test_flat_steps_are_left_out_of_the_neighbours():
+    values = np.array([1.0, 9.0, 9.0, 1.0, 1.0])
+    flat = np.array([False, True, True, False, False])
+    before, after = side_means(values, 2, ~flat)
+    assert before[3] == 0.0 and after[0] == 0.0  # a side with only flat steps is empty
+    assert neighbour_mean(values, 2, ~flat)[3] == pytest.approx(1.0)
