@@ -56,6 +56,7 @@ from g2w.curate.config import CurateConfig, QualityThresholds
 from g2w.curate.cuts import (CutThresholds, FrameSignals, Thumb, bridged, cut_scores, luma_thumb,
                              motion_compensated_difference, side_means)
 from g2w.curate.quality import quality_reasons
+from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.curate.windows import plan_windows
 from g2w.sources import probe_row
 from g2w.video.decode import iter_video_frames
@@ -199,13 +200,18 @@ def cache_path(video: dict, workdir: str) -> str:
                         + os.path.basename(video["path"]) + ".pkl")
 
 
+def configured_screen() -> str:
+    """The UI screen `g2w curate` runs by default here (its `auto` resolved)."""
+    return resolve_ui_screen(CurateConfig().ui_detector)[0]
+
+
 def signals_of(video: dict, workdir: str, peers: bool = True) -> dict:
     """The analysis thumbnails of every frame of one built video, the sampled-frame quality
     measures of its windows (under the configured UI screen), and PySceneDetect's cuts on the
     same file; cached, and completed in place when a cache lacks a part (an older format)."""
     video = make(video)
     cache = cache_path(video, workdir)
-    screen = CurateConfig().ui_detector
+    screen = configured_screen()
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(video["path"]):
         measured = {**pickle.load(open(cache, "rb")), **video}
         stale = False
@@ -244,7 +250,7 @@ def _thumbs(path: str) -> tuple[dict, float]:
 
 def _windows(path: str) -> list[dict]:
     """The job's window analysis (quality checks, the configured UI screen) of one clip."""
-    rows = AnalyzeWindows(ui_detector=CurateConfig().ui_detector).analyze_source(probe_row(path))
+    rows = AnalyzeWindows(ui_detector=configured_screen()).analyze_source(probe_row(path))
     return [{k: r[k] for k in ("start_s", "end_s", "status", "luma_mean", "dark_fraction", "bright_fraction",
                                "sharpness", "frozen_fraction", "border_fraction", "ui_coverage", "width", "height",
                                "fps")} for r in rows]
@@ -273,7 +279,7 @@ def _measure(video: dict, peers: bool = True) -> dict:
     screen) for the clips as captured, with or without their HUD."""
     from scenedetect import AdaptiveDetector, ContentDetector, detect
 
-    out = {**video, "ours_s": 0.0, "peers": {}, "windows": [], "ui_screen": CurateConfig().ui_detector}
+    out = {**video, "ours_s": 0.0, "peers": {}, "windows": [], "ui_screen": configured_screen()}
     if video["kind"] != "hud":
         out["frames"], decode_s = _thumbs(video["path"])
         start = time.perf_counter()
@@ -625,7 +631,7 @@ def main() -> None:
     print(f"\n## every group, no choosing: configured {CutThresholds()}, max_shake={QualityThresholds().max_shake}, "
           "and the peers at their defaults")
     print(_HEADER.format("group"))
-    results["configured"], results["ui"] = {}, {"screen": CurateConfig().ui_detector}
+    results["configured"], results["ui"] = {}, {"screen": configured_screen()}
     for g in names:
         mine = [v for v in videos if v["game"] == g]
         r = evaluate(mine, CutThresholds(), QualityThresholds().max_shake)
@@ -648,8 +654,8 @@ def main() -> None:
                       f"shake {m['shake']:.2f}{jump}")
     if args.persistence:
         persistence_report(videos)
-    screen = CurateConfig().ui_detector
-    print(f"\n| group | UI screen ({screen}, the configured default): real HUD windows flagged | clean windows "
+    screen = configured_screen()
+    print(f"\n| group | UI screen ({screen}, the default): real HUD windows flagged | clean windows "
           "flagged | continuous clean windows kept by every quality check |")
     print("| --- | --- | --- | --- |")
     for g in names:
