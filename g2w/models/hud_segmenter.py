@@ -34,9 +34,11 @@ class HudSegmenterConfig:
     stack_step: int = 2  # frames between stack members
     span: int = 32  # frames per temporal-statistics window
     input_long_side: int = 256  # the network runs with the frame's long side scaled to this
-    widths: tuple[int, ...] = (12, 24, 32, 48)  # channels per U-Net level (each level halves the size)
+    widths: tuple[int, ...] = (16, 32, 64, 96)  # channels per U-Net level (each level halves the size)
     num_labels: int = len(LABELS)
-    refine_width: int = 8  # channels of the refinement convolution at the input resolution
+    refine_width: int = 12  # channels of the refinement convolutions at the input resolution
+    refine_depth: int = 1  # dense 3x3 convolutions (BatchNorm, ReLU) before the refinement's output
+    refine_median: bool = True  # the refinement also sees the temporal median (RGB)
 
     @property
     def in_channels(self) -> int:
@@ -49,7 +51,15 @@ class HudSegmenterConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "HudSegmenterConfig":
-        return cls(**{**data, "widths": tuple(data["widths"])})
+        # configs written before the refinement options existed describe the old refinement
+        old = {"refine_depth": 1, "refine_median": False}
+        return cls(**{**old, **data, "widths": tuple(data["widths"])})
+
+    @property
+    def refine_channels(self) -> int:
+        """Refinement input: the upsampled UI logit, the current frame (RGB), the median (RGB,
+        when `refine_median`) and the spread."""
+        return 1 + 3 + 3 * self.refine_median + 1
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -85,9 +95,10 @@ class HudSegmenter(nn.Module):
         self.up = nn.ModuleList(_separable(w[i + 1] + w[i], w[i]) for i in reversed(range(len(w) - 1)))
         self.ui_head = nn.Conv2d(w[0], 1, 1)
         self.label_head = nn.Conv2d(w[0], config.num_labels, 1)
-        # refinement input: upsampled UI logit, the current frame (RGB) and the spread plane
+        # refinement input: upsampled UI logit, the current frame (RGB), [the median (RGB),] the spread
         r = config.refine_width
-        self.refine = nn.Sequential(_conv(5, r), nn.Conv2d(r, 1, 3, 1, 1))
+        layers = [_conv(config.refine_channels, r)] + [_conv(r, r) for _ in range(config.refine_depth - 1)]
+        self.refine = nn.Sequential(*layers, nn.Conv2d(r, 1, 3, 1, 1))
 
     @property
     def multiple(self) -> int:
@@ -110,7 +121,8 @@ class HudSegmenter(nn.Module):
         size = x.shape[-2:]
         coarse = F.interpolate(self.ui_head(y), size=size, mode="bilinear", align_corners=False)
         current = 3 * (self.config.stack // 2)
-        ui = coarse + self.refine(torch.cat([coarse, x[:, current:current + 3], x[:, -1:]], 1))
+        median = [x[:, -4:-1]] if self.config.refine_median else []
+        ui = coarse + self.refine(torch.cat([coarse, x[:, current:current + 3], *median, x[:, -1:]], 1))
         # labels stay at half resolution: they only name regions the UI logit has found
         return ui[..., :h, :w], self.label_head(y)[..., :(h + 1) // 2, :(w + 1) // 2]
 

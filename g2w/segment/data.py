@@ -105,6 +105,20 @@ def frame_input(sample: dict, t: int, config: HudSegmenterConfig) -> np.ndarray:
     return assemble([frames[i] for i in stack_indices(t, len(frames), config)], median, spread)
 
 
+def rescale(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor,
+            size: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Input (bilinear) and targets (nearest) scaled to `size` (h, w), sampled at the same points.
+
+    Targets use "nearest-exact", which samples at pixel centres as bilinear with
+    align_corners=False does; plain "nearest" takes floor(i * scale) and shifts the targets by
+    up to half a source pixel against the input (thin strokes then train on a misplaced mask).
+    """
+    x = F.interpolate(x[None], size=size, mode="bilinear", align_corners=False)[0]
+    ui = F.interpolate(ui[None, None], size=size, mode="nearest-exact")[0, 0]
+    labels = F.interpolate(labels[None, None].float(), size=size, mode="nearest-exact")[0, 0].long()
+    return x, ui, labels
+
+
 def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
             rng: np.random.Generator, jitter: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Scale and aspect jitter, a random crop of `crop` x `crop`, brightness/contrast and blur
@@ -116,9 +130,7 @@ def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
     sx, sy = np.exp(rng.uniform(np.log(0.6), np.log(1.6), 2)) if jitter else (1.0, 1.0)
     h, w = x.shape[-2:]
     size = (max(8, round(h * sy)), max(8, round(w * sx)))
-    x = F.interpolate(x[None], size=size, mode="bilinear", align_corners=False)[0]
-    ui = F.interpolate(ui[None, None], size=size, mode="nearest")[0, 0]
-    labels = F.interpolate(labels[None, None].float(), size=size, mode="nearest")[0, 0].long()
+    x, ui, labels = rescale(x, ui, labels, size)
     pad_h, pad_w = max(0, crop - size[0]), max(0, crop - size[1])
     if pad_h or pad_w:
         x = F.pad(x, (0, pad_w, 0, pad_h), mode="replicate")

@@ -95,3 +95,18 @@ def test_full_mask_thresholds_the_upsampled_probability():
     assert set(np.unique(got)) <= {0, 255}
     assert np.mean((got > 0) != want) < 0.01  # only pixels within 1/255 of the threshold may differ
     assert np.array_equal(full_mask(pred, 32, 18) > 0, prob >= 0.5)
+
+
+def test_scale_jitter_keeps_targets_on_the_input_pixels():
+    from g2w.segment.data import rescale
+
+    x = torch.zeros(1, 20, 30)
+    x[0, 7:9, 11:14] = 1  # a thin widget, 2 px tall
+    ui, labels = x[0].clone(), (x[0] * 5 - 1).long()
+    for size in [(32, 48), (13, 19), (25, 41), (12, 18)]:
+        xs, us, ls = rescale(x, ui, labels, size)
+        # the target is where the bilinearly scaled input is mostly widget (ties at 0.5 aside)
+        inside = xs[0] >= 0.5
+        ties = (xs[0] - 0.5).abs() < 1e-6
+        assert torch.equal(inside[~ties], us.bool()[~ties]), size
+        assert torch.equal(ls >= 0, us.bool())

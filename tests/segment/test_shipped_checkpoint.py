@@ -7,12 +7,12 @@ from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import DEFAULT_CHECKPOINT, Segmenter, full_mask
 from g2w.video import iter_masks
 
-# Set from the checkpoint's measurements: IoU 0.360 on this fixture (320x180 clips, a size absent
+# Set from the checkpoint's measurements: IoU 0.386 on this fixture (320x180 clips, a size absent
 # from its training data, where thin widgets shrink below the 256 px input's resolution; held-out
-# validation 0.72 on synthesized pairs and 0.52 on the unseen FreeDM game, model card). The
-# previous checkpoint scored 0.378 here. The floor leaves room for codec and platform
+# validation 0.80 on synthesized pairs and 0.56 on the unseen FreeDM maps, model card). The
+# previous checkpoint scored 0.360 here (floor 0.3). The floor leaves room for codec and platform
 # differences, not for a broken model.
-IOU_FLOOR = 0.3
+IOU_FLOOR = 0.33
 
 
 def test_shipped_checkpoint_is_small_and_finds_the_ui(synth_out):
