@@ -101,31 +101,11 @@ class _Crop:
         return self.grid + big
 
 
-def _smooth_fill(image: np.ndarray, hole: np.ndarray) -> np.ndarray:
-    """`image` (h, w) uint8 with its `hole` pixels (uint8, >0) replaced by a smooth fill from
-    around them (push-pull: average the known pixels down a pyramid, then fill each level's
-    gaps from the coarser one). Far cheaper than Telea on a hole this large, and just as good
-    for its one use: keeping a static widget from pinning the optical flow to zero."""
-    known = (hole == 0).astype(np.float32)
-    levels = [(image.astype(np.float32) * known, known)]
-    while levels[-1][1].min() <= 0 and min(levels[-1][1].shape) > 2:
-        v, k = levels[-1]
-        levels.append((cv2.pyrDown(v), cv2.pyrDown(k)))
-    v, k = levels[-1]
-    est = v / np.maximum(k, 1e-6) if k.max() > 0 else np.full_like(v, 128)
-    for v, k in reversed(levels[:-1]):
-        up = cv2.pyrUp(est, dstsize=(v.shape[1], v.shape[0]))
-        # known pixels keep their value, gaps take the coarser level's estimate
-        est = np.where(k > 0, v / np.maximum(k, 1e-6), up) if v is levels[0][0] else \
-            (v + np.maximum(0, 1 - k) * up) / np.maximum(k + np.maximum(0, 1 - k), 1e-6)
-    out = image.copy()
-    out[hole > 0] = np.clip(est[hole > 0] + 0.5, 0, 255).astype(np.uint8)
-    return out
-
-
 def _flow_inputs(crop: _Crop, frames: list[np.ndarray], holes: list[np.ndarray]) -> tuple[list, list]:
-    """Per frame: the crop's grey image at flow resolution with the UI pre-filled (a static
-    widget would otherwise pin the flow around it to zero), and the hole there, grown a little."""
+    """Per frame: the crop's grey image at flow resolution with the UI pre-filled by Telea (a
+    static widget would otherwise pin the flow around it to zero), and the hole there, grown a
+    little. Radius 1 costs a third of radius 3 and fills as well (within 0.2 dB either way on
+    the held-out cases); a push-pull pyramid fill, cheaper still, lost 0.5 dB."""
     small_holes = [cv2.dilate(crop.shrink(crop.cut(h), nearest=True), np.ones((5, 5), np.uint8)) for h in holes]
     gray = [crop.shrink(cv2.cvtColor(crop.cut(f), cv2.COLOR_RGB2GRAY)) for f in frames]
     gray = [cv2.inpaint(g, hole, 1, cv2.INPAINT_TELEA) if hole.any() else g for g, hole in zip(gray, small_holes)]
