@@ -3,9 +3,9 @@
 `gt` is the synthetic `mask.mkv` when the case has one, else the annotation's boxes mapped onto
 the video (wild cases); it is an oracle. `segmenter` predicts the mask from the video alone, so
 a method using it needs nothing but the footage; its per-frame UI probability becomes a mask
-through `MaskRefine` (`removal_masks`), grown by `DEFAULT_REFINE.grow_px` more than a gt mask. Either way masks arrive one frame at a time at
-the video's own size, binarised to 0/255 and grown by `dilate_px` so the soft, codec-smeared rim
-of each widget is covered too.
+through `MaskRefine` (`removal_masks`). Either way masks arrive one frame at a time at the
+video's own size, binarised to 0/255 and grown by `dilate_px` (a segmenter mask by
+`DEFAULT_REFINE.grow_px` more) so the soft, codec-smeared rim of each widget is covered too.
 """
 
 from __future__ import annotations
