@@ -5,10 +5,11 @@ trained on:
 - mask IoU and pixel F1 of the segmenter at the video's own size (its thresholded, upsampled
   mask against `mask.mkv`);
 - PSNR inside the ground-truth mask against the clean reference, for `identity`, `telea-gt`
-  (oracle mask), `telea` and `propagate` (both with the segmenter's mask: mask-free);
+  (oracle mask), `telea` and `propagate` with the segmenter's mask (mask-free), and `propagate`
+  with the ground-truth mask (`propagate-gt`: the fill's own quality, apart from the mask's);
 - the reference judge's AAR and BG for the same methods (`g2w evaluate --judge reference`).
 
-Usage: python benchmarks/removal_quality.py SYNTH_OUT --output DIR [--checkpoint CKPT]
+Usage: python benchmarks/removal_quality.py SYNTH_OUT --output DIR [--checkpoint CKPT] [--methods A,B]
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import iter_frames, iter_masks
 
-METHODS = (("identity", {}), ("telea-gt", {}), ("telea", {"mask": "segmenter"}), ("propagate", {"mask": "segmenter"}))
+METHODS = (("identity", {}), ("telea-gt", {}), ("telea", {"mask": "segmenter"}), ("propagate", {"mask": "gt"}),
+           ("propagate", {"mask": "segmenter"}))
 
 
 def segmenter_scores(cases, checkpoint: str | None) -> dict:
@@ -59,13 +61,17 @@ def main() -> None:
     parser.add_argument("synth_out")
     parser.add_argument("--output", required=True)
     parser.add_argument("--checkpoint", default=None)
+    parser.add_argument("--methods", default="", help="comma-separated subset of: identity, telea-gt, "
+                        "telea-segmenter, propagate-gt, propagate-segmenter (default: all)")
     args = parser.parse_args()
     cases = load_cases(args.synth_out)
     result = {"cases": len(cases), "segmenter": segmenter_scores(cases, args.checkpoint), "methods": {}}
     print(json.dumps(result["segmenter"]), flush=True)
     for method, options in METHODS:
-        name = f"{method}-segmenter" if options.get("mask") == "segmenter" else method
-        if args.checkpoint and "mask" in options:
+        name = f"{method}-{options['mask']}" if "mask" in options else method
+        if args.methods and name not in args.methods.split(","):
+            continue
+        if args.checkpoint and options.get("mask") == "segmenter":
             options = {**options, "checkpoint": os.path.abspath(args.checkpoint)}
         edited = os.path.join(args.output, "removed", name)
         run_remove(method, args.synth_out, edited, options)

@@ -2,16 +2,19 @@
 
 `gt` is the synthetic `mask.mkv` when the case has one, else the annotation's boxes mapped onto
 the video (wild cases); it is an oracle. `segmenter` predicts the mask from the video alone, so
-a method using it needs nothing but the footage. Either way masks arrive one frame at a time at
-the video's own size, binarised to 0/255 and grown by `dilate_px` so the soft, codec-smeared rim
-of each widget is covered too.
+a method using it needs nothing but the footage; its per-frame UI probability becomes a mask
+through `MaskRefine` (`removal_masks`). Either way masks arrive one frame at a time at the
+video's own size, binarised to 0/255 and grown by `dilate_px` (a segmenter mask by
+`DEFAULT_REFINE.grow_px` more) so the soft, codec-smeared rim of each widget is covered too.
 """
 
 from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -49,16 +52,118 @@ def box_masks(annotation: Annotation, width: int, height: int, frame_count: int)
         yield mask
 
 
-def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None) -> Iterator[np.ndarray]:
+@dataclass(frozen=True)
+class MaskRefine:
+    """How the segmenter's per-frame UI probability becomes a removal mask.
+
+    Screen UI stays put, so evidence is pooled over time: a pixel's probability is raised to its
+    mean over `window` frames centred on it (a widget the network sees clearly in most frames is
+    kept in the frames where it hesitates). Then hysteresis: pixels at or above `high` are UI,
+    and so are pixels at or above `low` connected to them (the faint rim and thin strokes of a
+    widget the network found). `close_px` joins nearby parts (glyphs of one text) and enclosed
+    gaps inside a found region are filled: removing a widget but keeping a hole in it leaves its
+    inner edges. All of this runs at the model's resolution; the result is upsampled to the
+    video's size and thresholded like `full_mask`. `grow_px` then widens the remover's dilation
+    for this mask only.
+    """
+
+    window: int = 0  # frames; 0 or 1: every frame on its own
+    high: float = 0.5
+    low: float = 0.5  # == high: no hysteresis
+    close_px: int = 0
+    fill_enclosed: bool = False
+    grow_px: int = 0  # added to the remover's own dilation (the segmenter's edges are less sure than gt's)
+
+
+PLAIN = MaskRefine()
+DEFAULT_REFINE = MaskRefine(grow_px=4)  # chosen on the held-out cases, see README "Measured"
+
+
+def _refine_frame(prob: np.ndarray, mean: np.ndarray | None, r: MaskRefine) -> np.ndarray:
+    """(h, w) uint8 0/255 UI mask at model resolution from one frame's uint8 probability."""
+    p = prob if mean is None else np.maximum(prob, mean)
+    high = p >= int(np.ceil(r.high * 255))
+    if r.low < r.high:
+        weak = (p >= int(np.ceil(r.low * 255))).astype(np.uint8)
+        count, comp = cv2.connectedComponents(weak, connectivity=8)
+        keep = np.zeros(count, bool)
+        keep[np.unique(comp[high])] = True
+        keep[0] = False
+        mask = keep[comp]
+    else:
+        mask = high
+    mask = mask.astype(np.uint8) * 255
+    if r.close_px:
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r.close_px + 1, 2 * r.close_px + 1))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k)
+    if r.fill_enclosed and mask.any():
+        # background not reachable from the border is enclosed by UI: fill it
+        h, w = mask.shape
+        flood = np.zeros((h + 2, w + 2), np.uint8)
+        flood[1:-1, 1:-1] = mask
+        cv2.floodFill(flood, None, (0, 0), 128)
+        mask = np.where(flood[1:-1, 1:-1] == 0, 255, mask).astype(np.uint8)
+    return mask
+
+
+def _upsample(mask: np.ndarray, width: int, height: int) -> np.ndarray:
+    if mask.shape == (height, width):
+        return mask
+    up = cv2.resize(mask, (width, height), interpolation=cv2.INTER_LINEAR)
+    return cv2.threshold(up, 127, 255, cv2.THRESH_BINARY)[1]
+
+
+def removal_masks(probs: Iterable[np.ndarray], width: int, height: int,
+                  refine: MaskRefine | None = None) -> Iterator[np.ndarray]:
+    """Full-size 0/255 masks from per-frame uint8 UI probabilities (model resolution), refined by
+    `refine` (default `DEFAULT_REFINE`). Streams with `refine.window` frames in memory."""
+    r = refine or DEFAULT_REFINE
+    if r.window <= 1 and r == MaskRefine(high=r.high, low=r.high, grow_px=r.grow_px):
+        # the plain threshold, exactly `full_mask` (probability upsampled, then thresholded)
+        level = int(np.ceil(r.high * 255))
+        for prob in probs:
+            up = prob if prob.shape == (height, width) else cv2.resize(prob, (width, height),
+                                                                         interpolation=cv2.INTER_LINEAR)
+            yield cv2.threshold(up, level - 1, 255, cv2.THRESH_BINARY)[1]
+        return
+    if r.window <= 1:
+        for prob in probs:
+            yield _upsample(_refine_frame(prob, None, r), width, height)
+        return
+    half = r.window // 2
+    buf: deque = deque()  # probabilities of frames [first, first + len(buf))
+    total = None
+    first = done = 0
+    for prob in probs:
+        buf.append(prob)
+        total = prob.astype(np.uint32) if total is None else total + prob
+        # frame `done` has its whole window (done - half .. done + half) once done + half is in
+        while done + half < first + len(buf):
+            yield _upsample(_refine_frame(buf[done - first], (total // len(buf)).astype(np.uint8), r), width, height)
+            done += 1
+            if done - half > first:  # the oldest frame leaves every later window
+                total -= buf.popleft()
+                first += 1
+    while done < first + len(buf):
+        yield _upsample(_refine_frame(buf[done - first], (total // len(buf)).astype(np.uint8), r), width, height)
+        done += 1
+        if done - half > first and len(buf) > 1:
+            total -= buf.popleft()
+            first += 1
+
+
+def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None,
+              refine: MaskRefine | None = None) -> Iterator[np.ndarray]:
     """The case's masks before dilation, one per frame of its source video."""
     if source not in MASK_SOURCES:
         raise ValueError(f"unknown mask source {source!r}: use one of {MASK_SOURCES}")
     info = probe(case.source)
     if source == "segmenter":
-        from g2w.segment.predict import Segmenter, full_mask
+        from g2w.segment.predict import Segmenter
 
         segmenter = Segmenter(checkpoint, threads=1)
-        return (full_mask(p, info.width, info.height) for p in segmenter.frames(case.source))
+        probs = (np.clip(p.ui * 255 + 0.5, 0, 255).astype(np.uint8) for p in segmenter.frames(case.source))
+        return removal_masks(probs, info.width, info.height, refine)
     if case.mask and os.path.exists(case.mask):
         return iter_masks(case.mask)
     return box_masks(load_annotation(case.annotation), info.width, info.height, info.frame_count)
@@ -72,6 +177,9 @@ def holes(masks: Iterator[np.ndarray], dilate_px: int) -> Iterator[np.ndarray]:
         yield cv2.dilate(hole, kernel) if dilate_px and hole.any() else hole
 
 
-def case_holes(case: Case, source: str = "gt", dilate_px: int = 2, checkpoint: str | None = None) -> Iterator[np.ndarray]:
+def case_holes(case: Case, source: str = "gt", dilate_px: int = 2, checkpoint: str | None = None,
+               refine: MaskRefine | None = None) -> Iterator[np.ndarray]:
     """What a remover fills in each frame: the chosen mask, binarised and dilated."""
-    return holes(raw_masks(case, source, checkpoint), dilate_px)
+    if source == "segmenter":
+        dilate_px += (refine or DEFAULT_REFINE).grow_px
+    return holes(raw_masks(case, source, checkpoint, refine), dilate_px)

@@ -77,3 +77,19 @@ def test_methods_with_the_ground_truth_mask_write_every_frame(synth_out, tmp_pat
     assert np.mean([_error(e, s, f) for e, s, f in zip(edited, source, far)]) < \
         np.mean([_error(r, s, f) for r, s, f in zip(reencoded, source, far)]) + 0.5
     assert np.mean([_error(e, s, m > 0) for e, s, m in zip(edited, source, masks)]) > 10
+
+
+def test_a_large_never_visible_hole_is_filled_at_low_resolution_and_only_there():
+    rng = np.random.default_rng(1)
+    world = cv2.GaussianBlur(rng.integers(0, 255, (240, 400, 3)).astype(np.uint8), (0, 0), 6)
+    hole = np.zeros((240, 400), np.uint8)
+    hole[60:180, 100:300] = 255  # 24,000 px, never visible (still camera): Telea at a quarter size
+    hud = [world.copy() for _ in range(6)]
+    for f in hud:
+        f[hole > 0] = (255, 40, 40)
+    out = fill_chunk(hud, [hole] * len(hud))
+    inside = hole > 0
+    for o, h in zip(out, hud):
+        assert np.array_equal(o[~inside], h[~inside])
+        assert np.abs(o[inside].astype(int) - (255, 40, 40)).sum(-1).min() > 30  # no UI colour left
+        assert _error(o, world, inside) < 40  # a smooth fill from the surroundings, not noise
