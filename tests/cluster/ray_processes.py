@@ -54,32 +54,49 @@ class LocalCluster:
         self.address = f"127.0.0.1:{self.gcs}"
         self.dashboard = f"http://127.0.0.1:{dashboard}"
         self.procs: list[subprocess.Popen] = []
+        self.raylets: list[tuple[subprocess.Popen, list[str]]] = []  # (process, its arguments), for restarts
         self._start(["--head", f"--port={self.gcs}", "--include-dashboard=true", "--dashboard-host=127.0.0.1",
                      f"--dashboard-port={dashboard}", f"--ray-client-server-port={client}", f"--temp-dir={self.temp}",
                      *head_args])
 
-    def _start(self, args: list[str]) -> None:
+    def _start(self, args: list[str]) -> subprocess.Popen:
         cmd = [RAY, "start", "--block", "--disable-usage-stats", *node_port_args(), *args]
-        self.procs.append(subprocess.Popen(cmd, env=self.env, start_new_session=True,
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        proc = subprocess.Popen(cmd, env=self.env, start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(proc)
+        return proc
 
     def add_raylet(self, args: list[str]) -> None:
-        self._start([f"--address={self.address}", *args])
+        """Joins once the head's GCS answers: `ray start --address` gives up after a while when it
+        does not, which a loaded CI machine can take longer than (seen in CI: the second raylet
+        never joined)."""
+        self.wait_for("Node status", timeout_s=300)
+        self.raylets.append((self._start([f"--address={self.address}", *args]), args))
 
     def status(self) -> str:
         out = subprocess.run([RAY, "status", f"--address={self.address}"], env=self.env, capture_output=True, text=True)
         return out.stdout if out.returncode == 0 else ""
 
     def wait_for(self, text: str, timeout_s: float = 120) -> None:
+        """Polls `ray status`; a raylet whose `ray start` gave up is started again."""
         end = time.monotonic() + timeout_s
         while text not in self.status():
             if time.monotonic() > end:
                 raise TimeoutError(f"the test cluster never showed {text!r}:\n{self.status()}")
+            self._restart_exited_raylets()
             time.sleep(2)
+
+    def _restart_exited_raylets(self) -> None:
+        for i, (proc, args) in enumerate(self.raylets):
+            if proc.poll() is not None:
+                self.raylets[i] = (self._start([f"--address={self.address}", *args]), args)
 
     def stop(self) -> None:
         for p in reversed(self.procs):  # --block stops the processes it started when signalled
-            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:  # a raylet that gave up and was replaced
+                pass
         for p in reversed(self.procs):
             try:
                 p.wait(10)
