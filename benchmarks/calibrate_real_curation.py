@@ -215,7 +215,7 @@ def signals_of(video: dict, workdir: str, peers: bool = True) -> dict:
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(video["path"]):
         measured = {**pickle.load(open(cache, "rb")), **video}
         stale = False
-        if video["kind"] != "hud" and "frames" not in measured:
+        if video["kind"] != "hud" and "blocks" not in measured.get("frames", {}):  # older caches: no local cue
             measured.update(frames=_thumbs(video["path"])[0])
             stale = True
         if video["kind"] in ("continuous", "hud") and measured.get("ui_screen", "static-edges") != screen:
@@ -239,12 +239,13 @@ def _save(measured: dict, cache: str) -> None:
 def _thumbs(path: str) -> tuple[dict, float]:
     """Every frame's analysis thumbnail (the job's `luma_thumb`), and the seconds it took."""
     start = time.perf_counter()
-    times, pixels, contrast, histogram = [], [], [], []
+    times, pixels, contrast, histogram, blocks = [], [], [], [], []
     for _, t, frame in iter_video_frames(path, threads=1):
         thumb = luma_thumb(frame)
         times.append(t), pixels.append(thumb.pixels), contrast.append(thumb.contrast), histogram.append(thumb.histogram)
+        blocks.append(thumb.blocks)
     frames = {"times": np.array(times), "pixels": np.array(pixels, np.float32), "contrast": np.array(contrast),
-              "histogram": np.array(histogram, np.float32)}
+              "histogram": np.array(histogram, np.float32), "blocks": np.array(blocks, np.uint8)}
     return frames, time.perf_counter() - start
 
 
@@ -261,16 +262,20 @@ def with_cues(video: dict) -> dict:
     if "frames" not in video:
         return video
     f, s = video["frames"], FrameSignals()
+    blocks = f.get("blocks")
     for k in range(len(f["times"])):
-        s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k]))
+        s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k],
+                                          None if blocks is None else blocks[k]))
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
+            **dict(zip(("unexplained", "unexplained_motion"), s.local_cue_arrays())),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
             "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
             "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
 
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
-    return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"))
+    return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"),
+                      v.get("unexplained"), v.get("unexplained_motion"))
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -472,10 +477,63 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
         key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])  # in-game jump windows count for neither
         if best is None or key > best[0]:
             best = (key, t)
-    cut_t = best[1]
+    cut_t = local_cue_thresholds(videos, best[1])
     shakes = [(evaluate(videos, cut_t, s), s) for s in (QualityThresholds().max_shake, 0.1, 0.15, 0.2, 0.3, 0.4)]
     max_shake = max(shakes, key=lambda x: (x[0]["clean_keep"], x[0]["shake_recall"]))[1]
     return cut_t, max_shake
+
+
+# The local cue's grid: the defaults first (ties go to them), then from the mildest change on.
+_VETO = (0.0, 0.05, 0.1, 0.15, 0.2)
+_PROMOTE_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
+_PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
+
+
+def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
+    """The local cue's veto floor and promotion (score, unexplained share) on top of the chosen
+    thresholds: the grid point that finds the most inserted cuts, then keeps the most clean
+    windows, then is the most precise."""
+    defaults = (base.unexplained_floor, base.promote_score, base.promote_unexplained)
+    grid = [defaults] + [g for g in itertools.product(_VETO, _PROMOTE_SCORE, _PROMOTE_SHARE) if g != defaults]
+    best = None
+    for floor, score, share in grid:
+        t = replace(base, unexplained_floor=floor, promote_score=score, promote_unexplained=share)
+        r = evaluate(videos, t, QualityThresholds().max_shake)
+        key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])
+        if best is None or key > best[0]:
+            best = (key, t)
+    return best[1]
+
+
+def local_cue_report(videos: list[dict]) -> None:
+    """The local cue (share of blocks no nearby shift explains) where it was measured: at the
+    inserted cuts, at the detections of the configured thresholds without the local cue that are
+    neither cuts nor labelled jumps (flashes, overlays, strafes), at detected in-game jumps, and
+    at the other candidate steps."""
+    plain = replace(CutThresholds(), unexplained_floor=0.0, promote_score=float("inf"))
+    classes: dict[str, list] = {"inserted cut": [], "false detection": [], "in-game jump": [], "other candidate": []}
+    for v in videos:
+        if v["kind"] == "jittered" or "unexplained" not in v:
+            continue
+        cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
+        scores = cut_scores(v["difference"], v["histogram"], v["flat"], plain, v.get("bridge"), v.get("bridge_histogram"))
+        for i in np.flatnonzero(np.isfinite(v["unexplained"])):
+            kind = ("inserted cut" if i in cut_frames else "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
+                    "false detection" if scores[i] >= 1 else "other candidate")
+            if kind != "in-game jump" or scores[i] >= 1:
+                classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i]),
+                                      float(v["unexplained_motion"][i])))
+    print("\n## local cue at candidate steps: share of blocks no nearby shift explains (promotion), and the same "
+          "against the step before's motion (veto); min/median/max; a flash or a turn should be low, a cut high")
+    for kind, rows in classes.items():
+        if rows:
+            u, m = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
+            m = m[np.isfinite(m)]
+            print(f"  {kind}: {len(rows)} steps, {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}; against the motion "
+                  f"{m.min():.2f}/{np.median(m):.2f}/{m.max():.2f}"
+                  + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(m, 0.9):.2f}" if kind == "other candidate" else ""))
+            if kind in ("false detection", "inserted cut"):
+                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {m:.2f})" for n, i, sc, u, m in rows))
 
 
 PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone
@@ -652,6 +710,7 @@ def main() -> None:
                 jump = " (holds a labelled in-game jump)" if jump_inside(v["jumps"], w.start_s, w.end_s) else ""
                 print(f"  {os.path.basename(v['path'])} [{w.start_s:g}, {w.end_s:g}) s: cuts at frames {frames}, "
                       f"shake {m['shake']:.2f}{jump}")
+    local_cue_report(videos)
     if args.persistence:
         persistence_report(videos)
     screen = configured_screen()

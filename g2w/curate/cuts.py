@@ -23,6 +23,21 @@ between two shots) is still found: a short flat run is bridged, the last frame b
 with the first after it by the same cues, and that comparison stands in for the step out of the
 run. A fade out and back into one place bridges to the same picture, so it does not cut.
 
+A fourth cue explains a step *locally*: on a larger 160x90 luma thumbnail, each block of an 8x6
+grid is searched for in the previous frame, near where it was and near where the global shift
+puts it, by zero-mean normalized correlation (gain- and offset-invariant, so a red damage tint or
+a brightening flash mostly vanishes). The share of textured blocks that no nearby position
+explains is the step's *unexplained share*: a camera turn leaves few blocks unexplained (each
+finds itself somewhere close), a beam or a muzzle flash only the minority of blocks it covers, a
+cut between two moments of one map most blocks, even where the global difference and the
+histogram barely move. It costs a few milliseconds, so it is measured only at candidate steps
+(score >= CANDIDATE_SCORE once the neighbours after the step are known). A step just under the
+cut score (>= `promote_score`) that leaves at least `promote_unexplained` of its blocks
+unexplained is a cut. The opposite use, a veto (a step reaching the cut score with fewer than
+`unexplained_floor` unexplained is a flash or a tint, not a cut), is off by default: it removes
+real flashes, but on smooth textures (the procedural games' noise) a block of one place finds a
+close match in another, so it would drop true cuts there too.
+
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
 (`scene_cut`); a cut on a window's first frame belongs to neither window.
@@ -32,6 +47,8 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+
+from collections import deque
 
 import av
 import cv2
@@ -44,6 +61,14 @@ FLAT_CONTRAST = 4.0  # luma std (0-255) below which a thumbnail is too flat to j
 _PLANAR_YUV = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p"}
 _LUMA_BINS, _CHROMA_BINS = 32, 16
 MAX_BRIDGE_S = 1.0  # a flat run at most this long is bridged (compared across); longer ones end a shot
+BLOCKS_THUMB = (160, 90)  # the local cue's luma thumbnail
+BLOCK_GRID = (8, 6)  # blocks across and down (20 x 15 pixels each)
+BLOCK_SEARCH = 0.2  # searched this far (fraction of the width) around the block and the global shift
+BLOCK_MATCH = 0.5  # best normalized correlation below which a block is unexplained
+BLOCK_MIN_STD = 4.0  # luma std below which a block is too flat to judge
+MIN_BLOCKS = 4  # textured blocks needed for an unexplained share
+CANDIDATE_SCORE = 0.5  # the unexplained share is measured where the cut score reaches this
+MOTION_FACTOR = 2.0  # a block is unexplained against the motion at twice the step before's median mismatch
 
 
 @dataclass(frozen=True)
@@ -57,6 +82,10 @@ class CutThresholds:
     neighbours: int = 4  # frames on each side the spike is compared with
     decorrelated: float = 0.87  # a difference this large: the frames share nothing a shift explains
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
+    unexplained_floor: float = 0.0  # a cut leaves at least this share of blocks unexplained (0: no veto; see
+    # the README: smooth procedural textures match anywhere, so a veto would drop their cuts)
+    promote_score: float = 0.85  # a score this close to 1 is a cut when ...
+    promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
 
 
 @dataclass(frozen=True)
@@ -64,6 +93,7 @@ class Thumb:
     pixels: np.ndarray  # (36, 64) float32, zero mean, unit std
     contrast: float  # luma std before normalizing
     histogram: np.ndarray  # luma then U then V bins, each channel summing to 1
+    blocks: np.ndarray | None = None  # (90, 160) uint8 luma for the local cue; None: no local cue
 
 
 def _strided(plane, width: int, height: int) -> np.ndarray:
@@ -79,10 +109,11 @@ def _histogram(y: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def luma_thumb(frame: av.VideoFrame) -> Thumb:
-    """The frame's normalized 64x36 luma thumbnail and its colour histogram, read from the
-    planes without a colour conversion when the decoder gives planar 8-bit YUV."""
+    """The frame's normalized 64x36 luma thumbnail, its colour histogram and the 160x90 luma of
+    the local cue, read from the planes without a colour conversion when the decoder gives
+    planar 8-bit YUV."""
     if frame.format.name not in _PLANAR_YUV:  # nv12, gray, 10-bit, RGB: swscale makes planar 8-bit
-        frame = frame.reformat(width=2 * THUMB[0], height=2 * THUMB[1], format="yuv420p")
+        frame = frame.reformat(width=2 * BLOCKS_THUMB[0], height=2 * BLOCKS_THUMB[1], format="yuv420p")
     y = _strided(frame.planes[0], 2 * THUMB[0], 2 * THUMB[1])  # range does not matter: normalized below
     u, v = (_strided(p, THUMB[0], THUMB[1]) for p in frame.planes[1:3])
     small = cv2.resize(y, THUMB, interpolation=cv2.INTER_AREA)
@@ -90,7 +121,9 @@ def luma_thumb(frame: av.VideoFrame) -> Thumb:
     small = cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0)
     mean, std = cv2.meanStdDev(small)
     contrast = float(std[0, 0])
-    return Thumb((small - float(mean[0, 0])) / max(contrast, 1e-3), contrast, histogram)
+    blocks = cv2.resize(_strided(frame.planes[0], 2 * BLOCKS_THUMB[0], 2 * BLOCKS_THUMB[1]), BLOCKS_THUMB,
+                        interpolation=cv2.INTER_AREA)
+    return Thumb((small - float(mean[0, 0])) / max(contrast, 1e-3), contrast, histogram, blocks)
 
 
 def motion_compensated_difference(prev: np.ndarray, cur: np.ndarray) -> tuple[float, tuple | None]:
@@ -108,6 +141,57 @@ def motion_compensated_difference(prev: np.ndarray, cur: np.ndarray) -> tuple[fl
     return min(raw, cv2.mean(inner)[0]), (dx / THUMB[0], dy / THUMB[0])
 
 
+def block_matches(prev: np.ndarray, cur: np.ndarray) -> np.ndarray:
+    """The best zero-mean normalized correlation of each textured block of cur (BLOCK_GRID) with
+    prev, searched within BLOCK_SEARCH of the block and of where the global phase-correlation
+    shift puts it. Both are BLOCKS_THUMB luma images."""
+    p, c = prev.astype(np.float32), cur.astype(np.float32)
+    height, width = c.shape
+    bw, bh = width // BLOCK_GRID[0], height // BLOCK_GRID[1]
+    reach = int(round(BLOCK_SEARCH * width))
+    centres = [(0, 0)]
+    (dx, dy), response = cv2.phaseCorrelate(p, c)
+    if response >= _MIN_SHIFT_RESPONSE and (round(dx), round(dy)) != (0, 0):
+        centres.append((-int(round(dx)), -int(round(dy))))  # cur(x) ~ prev(x - shift)
+    matches = []
+    for y0 in range(0, bh * BLOCK_GRID[1], bh):
+        for x0 in range(0, bw * BLOCK_GRID[0], bw):
+            block = c[y0:y0 + bh, x0:x0 + bw]
+            if cv2.meanStdDev(block)[1][0, 0] < BLOCK_MIN_STD:
+                continue
+            best = -1.0
+            for ox, oy in centres:
+                xa, xb = max(0, x0 + ox - reach), min(width, x0 + ox + bw + reach)
+                ya, yb = max(0, y0 + oy - reach), min(height, y0 + oy + bh + reach)
+                if xb - xa >= bw and yb - ya >= bh:
+                    match = cv2.matchTemplate(p[ya:yb, xa:xb], block, cv2.TM_CCOEFF_NORMED)
+                    best = max(best, float(np.nan_to_num(match, nan=-1.0).max()))
+            matches.append(best)
+    return np.array(matches)
+
+
+def _share_below(matches: np.ndarray, level: float) -> float:
+    return float(np.mean(matches < level)) if len(matches) >= MIN_BLOCKS else float("nan")
+
+
+def unexplained_share(prev: np.ndarray, cur: np.ndarray) -> float:
+    """The share of cur's textured blocks that no nearby position of prev matches with a
+    correlation of BLOCK_MATCH (`block_matches`); NaN with fewer than MIN_BLOCKS textured blocks."""
+    return _share_below(block_matches(prev, cur), BLOCK_MATCH)
+
+
+def unexplained_against_motion(matches: np.ndarray, before: np.ndarray) -> float:
+    """The share of a step's block matches that fall clearly below how well the step before it
+    matched (`before`, the camera's own motion in this footage): below 1 - MOTION_FACTOR times
+    that step's median mismatch (1 - correlation), and never above BLOCK_MATCH's bar. On noisy
+    real footage this is BLOCK_MATCH; on clean, smooth textures, where a block of one place
+    correlates ~0.9 with some spot of another and motion matches ~1.0, the bar rises with it."""
+    if len(before) < MIN_BLOCKS:
+        return float("nan")
+    level = max(BLOCK_MATCH, 1.0 - MOTION_FACTOR * (1.0 - float(np.median(before))))
+    return _share_below(matches, level)
+
+
 def histogram_change(a: np.ndarray, b: np.ndarray) -> float:
     """Total variation between two frames' histograms, averaged over luma, U and V (0-1)."""
     return float(np.abs(a - b).sum() / 6)
@@ -122,29 +206,79 @@ class FrameSignals:
     change) against the last solid frame before the run (rare, so a dict, not two more arrays). Typed arrays keep an
     hour of 60 fps video at about 2 MB of cues (Python lists of floats took about 5x that)."""
 
-    def __init__(self):
+    def __init__(self, thresholds: CutThresholds = CutThresholds()):
         self.times = array("d")
         self.difference = array("d")
         self.histogram = array("d")
         self.flat = array("b")
         self.shift = array("d")  # dx0, dy0, dx1, dy1, ...
+        self.unexplained = array("d")  # the local cue, NaN where not measured (not a candidate)
+        self.unexplained_motion = array("d")  # ... judged against the step before's matches (the veto's)
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
+        self._thresholds = thresholds  # which steps are candidates for the local cue
+        self._recent: deque = deque(maxlen=thresholds.neighbours + 3)  # (index, blocks) of the latest frames
+        self._judged = 1  # steps before this one have had their candidacy decided
 
     def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
         self.times.append(t)
+        self.unexplained.append(np.nan), self.unexplained_motion.append(np.nan)
+        self._recent.append((len(self.times) - 1, thumb.blocks))
         self._bridge(t, prev, thumb)
         if prev is None:
             self.difference.append(0.0), self.histogram.append(0.0), self.flat.append(True)
             self.shift.extend((np.nan, np.nan))
-            return
-        diff, shift = motion_compensated_difference(prev.pixels, thumb.pixels)
-        self.difference.append(diff)
-        self.histogram.append(histogram_change(prev.histogram, thumb.histogram))
-        self.flat.append(min(prev.contrast, thumb.contrast) < FLAT_CONTRAST)
-        self.shift.extend(shift if shift is not None else (np.nan, np.nan))
+        else:
+            diff, shift = motion_compensated_difference(prev.pixels, thumb.pixels)
+            self.difference.append(diff)
+            self.histogram.append(histogram_change(prev.histogram, thumb.histogram))
+            self.flat.append(min(prev.contrast, thumb.contrast) < FLAT_CONTRAST)
+            self.shift.extend(shift if shift is not None else (np.nan, np.nan))
+        # a step's score is known once the neighbours after it are: measure the local cue there
+        last = len(self.times) - 1 - self._thresholds.neighbours
+        if last >= self._judged:
+            for i in range(self._judged, last + 1):
+                self.unexplained[i], self.unexplained_motion[i] = self._local_cue(i)
+            self._judged = last + 1
+
+    def _local_cue(self, i: int) -> tuple[float, float]:
+        """Step i's unexplained shares (plain, against the step before's motion) when it is a
+        candidate (score >= CANDIDATE_SCORE from the neighbours on both sides) with its frames
+        still held; NaN otherwise. A bridged step is judged across its flat run, which the local
+        cue does not see: NaN there too."""
+        none = (float("nan"), float("nan"))
+        if i in self.bridges or self.flat[i]:
+            return none
+        k = self._thresholds.neighbours
+        lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
+        bridge, bridge_histogram = np.full(hi - lo, np.nan), np.full(hi - lo, np.nan)
+        for j in range(lo, hi):
+            if j in self.bridges:
+                bridge[j - lo], bridge_histogram[j - lo] = self.bridges[j]
+        local = cut_scores(np.array(self.difference[lo:hi]), np.array(self.histogram[lo:hi]),
+                           np.array(self.flat[lo:hi], bool), self._thresholds, bridge, bridge_histogram)
+        if i == 0 or local[i - lo] < CANDIDATE_SCORE:
+            return none
+        held = dict(self._recent)
+        if held.get(i - 1) is None or held.get(i) is None:
+            return none
+        matches = block_matches(held[i - 1], held[i])
+        before = block_matches(held[i - 2], held[i - 1]) if held.get(i - 2) is not None else np.zeros(0)
+        return _share_below(matches, BLOCK_MATCH), unexplained_against_motion(matches, before)
+
+    def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The local cue of every step (plain, against the motion); the last few steps, whose
+        neighbours after them never all came, are judged with those that did (as `cut_scores`
+        judges them)."""
+        plain, motion = np.array(self.unexplained), np.array(self.unexplained_motion)
+        for i in range(max(self._judged, 1), len(plain)):
+            plain[i], motion[i] = self._local_cue(i)
+        return plain, motion
+
+    def unexplained_array(self) -> np.ndarray:
+        return self.local_cue_arrays()[0]
 
     def _bridge(self, t: float, prev: Thumb | None, thumb: Thumb) -> None:
         """Compare across a short flat run once it ends: its last solid frame with this one."""
@@ -166,7 +300,7 @@ class FrameSignals:
 
     def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
         return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds,
-                          *self.bridge_arrays())
+                          *self.bridge_arrays(), *self.local_cue_arrays())
 
 
 def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
@@ -206,10 +340,14 @@ def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bri
 
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
-               bridge_histogram: np.ndarray | None = None) -> np.ndarray:
+               bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None,
+               unexplained_motion: np.ndarray | None = None) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
-    short flat run is judged by the comparison across the run."""
+    short flat run is judged by the comparison across the run; with `unexplained` (the local cue,
+    NaN where not measured), one scoring at least `promote_score` that leaves at least
+    `promote_unexplained` of its blocks unexplained is a cut, and with `unexplained_motion` (the
+    share against the step before's motion) one that leaves fewer than `unexplained_floor` is not."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -219,6 +357,26 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     score = np.minimum(np.minimum(difference / t.floor, spike / t.ratio), confirmed)
     sided = difference / np.maximum(np.maximum(*side_means(difference, t.neighbours, solid)), 0.01)
     score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
+    if unexplained is not None and len(unexplained):
+        score = with_local_cue(score, np.asarray(unexplained, float), t,
+                               None if unexplained_motion is None else np.asarray(unexplained_motion, float))
     score[flat] = 0.0
     score[0] = 0.0
     return score
+
+
+def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds,
+                   unexplained_motion: np.ndarray | None = None) -> np.ndarray:
+    """The cut score where the local cue was measured: raised to 1 when the score is within
+    `promote_score` and at least `promote_unexplained` of the blocks are unexplained (min of
+    score / promote_score and share / promote_unexplained); capped below 1 where fewer than
+    `unexplained_floor` are unexplained against the motion (min with that share / floor),
+    promotion included; unchanged where a share is NaN (no veto without `unexplained_motion`)."""
+    measured = np.isfinite(unexplained)
+    share = np.where(measured, unexplained, 0.0)
+    motion = np.full(len(share), np.nan) if unexplained_motion is None else unexplained_motion
+    with np.errstate(divide="ignore", invalid="ignore"):
+        promoted = np.where(measured, np.minimum(score / t.promote_score, share / t.promote_unexplained), 0.0)
+        cap = np.where(np.isfinite(motion) & (t.unexplained_floor > 0),
+                       np.nan_to_num(motion, nan=0.0) / max(t.unexplained_floor, 1e-9), np.inf)
+    return np.minimum(np.maximum(score, promoted), cap)

@@ -3,7 +3,8 @@ import cv2
 import numpy as np
 import pytest
 
-from g2w.curate.cuts import CutThresholds, FrameSignals, cut_scores, luma_thumb, neighbour_mean, side_means
+from g2w.curate.cuts import (CutThresholds, FrameSignals, cut_scores, luma_thumb, neighbour_mean, side_means,
+                             block_matches, unexplained_against_motion, unexplained_share, with_local_cue)
 from g2w.sample_data.textures import colorize, tileable_noise
 
 
@@ -136,3 +137,80 @@ def test_flat_steps_are_left_out_of_the_neighbours():
     before, after = side_means(values, 2, ~flat)
     assert before[3] == 0.0 and after[0] == 0.0  # a side with only flat steps is empty
     assert neighbour_mean(values, 2, ~flat)[3] == pytest.approx(1.0)
+
+
+def _detail(seed: int, shape=(90, 400)) -> np.ndarray:
+    """A 160x90-sized view's worth of fine, game-like detail (the local cue's thumbnail scale)."""
+    noise = np.random.default_rng(seed).integers(0, 256, shape).astype(np.float32)
+    return np.clip(cv2.GaussianBlur(noise, (0, 0), 0.8) * 2 - 128, 0, 255).astype(np.uint8)
+
+
+def test_the_local_cue_explains_a_turn_and_a_tint_but_not_another_place():
+    world, other = _detail(1), _detail(2)
+    before, turned = world[:, 100:260], world[:, 118:278]  # 18 px: far beyond a pixel, within the search
+    assert unexplained_share(before, turned) <= 1 / 8  # at most the column of blocks the turn uncovered
+    tinted = cv2.convertScaleAbs(turned, alpha=0.55, beta=40)  # a damage tint: gain and offset
+    assert unexplained_share(before, tinted) <= 1 / 8
+    assert unexplained_share(before, other[:, 100:260]) > 0.8
+
+
+def test_a_flash_over_a_minority_of_blocks_leaves_only_those_unexplained():
+    world = _detail(3)
+    before, after = world[:, 100:260], world[:, 104:264].copy()
+    after[:, :40] = 255  # a beam across a quarter of the view: flat and bright there
+    share = unexplained_share(before, after)
+    assert share < 0.2  # the flat blocks are not judged, the rest are explained
+    after[:, :40] = _detail(4)[:, :40]  # a textured overlay instead
+    assert 0.15 < unexplained_share(before, after) < 0.4
+
+
+def test_too_few_textured_blocks_give_no_local_cue():
+    flat = np.full((90, 160), 90, np.uint8)
+    assert np.isnan(unexplained_share(flat, flat))
+
+
+def test_the_local_cue_promotes_a_near_miss_and_can_veto_a_flash():
+    t = CutThresholds(unexplained_floor=0.15, promote_score=0.85, promote_unexplained=0.6)
+    score = np.array([0.9, 0.9, 1.3, 1.3, 0.5, 0.9, 1.3])
+    share = np.array([0.7, 0.3, 0.1, 0.5, 0.9, np.nan, 0.1])
+    motion = np.array([0.7, 0.3, 0.1, 0.5, 0.9, np.nan, np.nan])  # the last: no step before to judge against
+    judged = with_local_cue(score, share, t, motion)
+    assert list(judged >= 1) == [True, False, False, True, False, False, True]
+    assert judged[5] == 0.9  # not measured: unchanged
+    assert list(with_local_cue(score, share, t) >= 1) == [True, False, True, True, False, False, True]  # no veto
+    off = CutThresholds(unexplained_floor=0.0, promote_score=float("inf"))
+    assert list(with_local_cue(score, share, off, motion)) == list(score)
+
+
+def test_against_the_motion_a_smooth_texture_cut_stays_unexplained():
+    """Procedural noise is smooth: a block of one place correlates ~0.9 with some spot of another,
+    so the plain share calls a switch of world explained; against a pan that matched ~1.0 it is not."""
+    a, b = _world(1), _world(2)
+    thumbs = [luma_thumb(_frame(f)).blocks for f in (a[:, 168:808], a[:, 174:814], b[:, :640])]
+    assert unexplained_share(thumbs[1], thumbs[2]) < 0.2
+    before = block_matches(thumbs[0], thumbs[1])
+    assert np.median(before) > 0.95
+    assert unexplained_against_motion(block_matches(thumbs[1], thumbs[2]), before) > 0.8
+    assert unexplained_against_motion(block_matches(thumbs[1], thumbs[2]), np.zeros(0)) != 0  # NaN: no step before
+    frames = [a[:, 6 * i : 6 * i + 640] for i in range(30)] + [b[:, 6 * i : 6 * i + 640] for i in range(30)]
+    assert list(np.flatnonzero(_signals(frames).cut_scores(CutThresholds(unexplained_floor=0.2)) >= 1)) == [30]
+
+
+def test_the_local_cue_is_measured_at_candidates_only_and_once():
+    a, b = _world(1), _world(2)
+    frames = [a[:, 6 * i : 6 * i + 640] for i in range(30)] + [b[:, 6 * i : 6 * i + 640] for i in range(30)]
+    signals = _signals(frames)
+    measured = np.flatnonzero(np.isfinite(signals.unexplained_array()))
+    assert list(measured) == [30]  # the switch of world; the pan steps are no candidates
+    assert luma_thumb(_frame(frames[0])).blocks.shape == (90, 160)
+
+
+def test_the_local_cue_needs_no_more_than_the_neighbours_after_a_step():
+    """Measured while frames stream in (once the neighbours after a step came), it equals what
+    the end of the source gives for the last steps."""
+    a, b = _world(1), _world(2)
+    frames = [a[:, 6 * i : 6 * i + 640] for i in range(30)] + [b[:, 6 * i : 6 * i + 640] for i in range(3)]
+    signals = _signals(frames)  # the cut is 2 frames before the end: judged at the end
+    assert np.isnan(signals.unexplained[30]) and np.isfinite(signals.unexplained_array()[30])
+    streamed = _signals(frames + [b[:, 6 * i : 6 * i + 640] for i in range(3, 10)])
+    assert streamed.unexplained[30] == signals.unexplained_array()[30]
