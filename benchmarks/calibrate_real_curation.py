@@ -53,7 +53,7 @@ import numpy as np
 
 from g2w.curate.analyze import AnalyzeWindows, cut_and_shake
 from g2w.curate.config import CurateConfig, QualityThresholds
-from g2w.curate.cuts import (CutThresholds, FrameSignals, Thumb, bridged, cut_scores, luma_thumb,
+from g2w.curate.cuts import (CANDIDATE_SCORE, CutThresholds, FrameSignals, Thumb, bridged, cut_scores, luma_thumb,
                              motion_compensated_difference, side_means)
 from g2w.curate.quality import quality_reasons
 from g2w.curate.ui_screen import resolve_ui_screen
@@ -68,6 +68,8 @@ MATCH_S = 0.1  # a detected cut this close to an inserted one found it
 UNRELATED_EVERY = 15  # frames between the thumbnails kept to measure unrelated-frame differences
 LABELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "real_in_game_jumps.json")
 FINGERPRINT_FRAMES, FINGERPRINT_TOLERANCE = (0, 50, 100, 149), 1.0
+# The job measures the local cue only where its own thresholds let it decide; the calibration
+# measures it wherever a grid point could use it, and where it reports it: from CANDIDATE_SCORE up.
 
 
 @functools.lru_cache(maxsize=None)
@@ -261,13 +263,13 @@ def with_cues(video: dict) -> dict:
     """The video with the job's per-frame cues, `FrameSignals` replayed on its thumbnails."""
     if "frames" not in video:
         return video
-    f, s = video["frames"], FrameSignals()
+    f, s = video["frames"], FrameSignals(measure_from=CANDIDATE_SCORE)
     blocks = f.get("blocks")
     for k in range(len(f["times"])):
         s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k],
                                           None if blocks is None else blocks[k]))
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
-            **dict(zip(("unexplained", "unexplained_motion"), s.local_cue_arrays())),
+            "unexplained": s.unexplained_array(),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
             "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
             "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
@@ -275,7 +277,7 @@ def with_cues(video: dict) -> dict:
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
     return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"),
-                      v.get("unexplained"), v.get("unexplained_motion"))
+                      v.get("unexplained"))
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -483,21 +485,20 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     return cut_t, max_shake
 
 
-# The local cue's grid: the defaults first (ties go to them), then from the mildest change on.
-_VETO = (0.0, 0.05, 0.1, 0.15, 0.2)
+# The local cue's promotion grid: the defaults first (ties go to them), then from the mildest change on.
 _PROMOTE_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 _PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 
 
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
-    """The local cue's veto floor and promotion (score, unexplained share) on top of the chosen
-    thresholds: the grid point that finds the most inserted cuts, then keeps the most clean
-    windows, then is the most precise."""
-    defaults = (base.unexplained_floor, base.promote_score, base.promote_unexplained)
-    grid = [defaults] + [g for g in itertools.product(_VETO, _PROMOTE_SCORE, _PROMOTE_SHARE) if g != defaults]
+    """The local cue's promotion (score, unexplained share) on top of the chosen thresholds: the
+    grid point that finds the most inserted cuts, then keeps the most clean windows, then is the
+    most precise."""
+    defaults = (base.promote_score, base.promote_unexplained)
+    grid = [defaults] + [g for g in itertools.product(_PROMOTE_SCORE, _PROMOTE_SHARE) if g != defaults]
     best = None
-    for floor, score, share in grid:
-        t = replace(base, unexplained_floor=floor, promote_score=score, promote_unexplained=share)
+    for score, share in grid:
+        t = replace(base, promote_score=score, promote_unexplained=share)
         r = evaluate(videos, t, QualityThresholds().max_shake)
         key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])
         if best is None or key > best[0]:
@@ -510,7 +511,7 @@ def local_cue_report(videos: list[dict]) -> None:
     inserted cuts, at the detections of the configured thresholds without the local cue that are
     neither cuts nor labelled jumps (flashes, overlays, strafes), at detected in-game jumps, and
     at the other candidate steps."""
-    plain = replace(CutThresholds(), unexplained_floor=0.0, promote_score=float("inf"))
+    plain = replace(CutThresholds(), promote_score=float("inf"))
     classes: dict[str, list] = {"inserted cut": [], "false detection": [], "in-game jump": [], "other candidate": []}
     for v in videos:
         if v["kind"] == "jittered" or "unexplained" not in v:
@@ -521,19 +522,17 @@ def local_cue_report(videos: list[dict]) -> None:
             kind = ("inserted cut" if i in cut_frames else "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
                     "false detection" if scores[i] >= 1 else "other candidate")
             if kind != "in-game jump" or scores[i] >= 1:
-                classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i]),
-                                      float(v["unexplained_motion"][i])))
-    print("\n## local cue at candidate steps: share of blocks no nearby shift explains (promotion), and the same "
-          "against the step before's motion (veto); min/median/max; a flash or a turn should be low, a cut high")
+                classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i])))
+    print("\n## local cue at candidate steps (score without it >= "
+          f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains, min/median/max; a flash or a turn should be "
+          "low, a cut high")
     for kind, rows in classes.items():
         if rows:
-            u, m = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
-            m = m[np.isfinite(m)]
-            print(f"  {kind}: {len(rows)} steps, {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}; against the motion "
-                  f"{m.min():.2f}/{np.median(m):.2f}/{m.max():.2f}"
-                  + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(m, 0.9):.2f}" if kind == "other candidate" else ""))
+            u = np.array([r[3] for r in rows])
+            print(f"  {kind}: {len(rows)} steps, {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}"
+                  + (f"; 90th percentile {np.quantile(u, 0.9):.2f}" if kind == "other candidate" else ""))
             if kind in ("false detection", "inserted cut"):
-                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {m:.2f})" for n, i, sc, u, m in rows))
+                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f})" for n, i, sc, u in rows))
 
 
 PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone

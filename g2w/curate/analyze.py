@@ -119,7 +119,7 @@ class AnalyzeWindows(Step):
         # before the first window, also the longest flat run a cut is bridged across (cuts.MAX_BRIDGE_S)
         start_s = max(0.0, windows[0].start_s - context - MAX_BRIDGE_S) if first_window > 0 else 0.0
         tail_s = windows[-1].end_s + context if windows[-1].index + 1 < len(every) else None
-        signals = FrameSignals()
+        signals = FrameSignals(self.cut_thresholds)
         ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []
         position = 0

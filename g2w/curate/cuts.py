@@ -30,13 +30,14 @@ a brightening flash mostly vanishes). The share of textured blocks that no nearb
 explains is the step's *unexplained share*: a camera turn leaves few blocks unexplained (each
 finds itself somewhere close), a beam or a muzzle flash only the minority of blocks it covers, a
 cut between two moments of one map most blocks, even where the global difference and the
-histogram barely move. It costs a few milliseconds, so it is measured only at candidate steps
-(score >= CANDIDATE_SCORE once the neighbours after the step are known). A step just under the
+histogram barely move. It costs a few milliseconds, so it is measured only where it can change
+the decision (a score in [promote_score, 1), known once the neighbours after the step are). A
+step just under the
 cut score (>= `promote_score`) that leaves at least `promote_unexplained` of its blocks
-unexplained is a cut. The opposite use, a veto (a step reaching the cut score with fewer than
-`unexplained_floor` unexplained is a flash or a tint, not a cut), is off by default: it removes
-real flashes, but on smooth textures (the procedural games' noise) a block of one place finds a
-close match in another, so it would drop true cuts there too.
+unexplained is a cut. The opposite use, a veto (a step reaching the cut score with few blocks
+unexplained is a flash or a tint), is not made: it removes real flashes, but on smooth textures
+(the procedural games' noise) a block of one place finds a close match in another, so it would
+drop their true cuts too (README, "Calibration").
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
@@ -67,8 +68,7 @@ BLOCK_SEARCH = 0.2  # searched this far (fraction of the width) around the block
 BLOCK_MATCH = 0.5  # best normalized correlation below which a block is unexplained
 BLOCK_MIN_STD = 4.0  # luma std below which a block is too flat to judge
 MIN_BLOCKS = 4  # textured blocks needed for an unexplained share
-CANDIDATE_SCORE = 0.5  # the unexplained share is measured where the cut score reaches this
-MOTION_FACTOR = 2.0  # a block is unexplained against the motion at twice the step before's median mismatch
+CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score up (the job: where it decides)
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,6 @@ class CutThresholds:
     neighbours: int = 4  # frames on each side the spike is compared with
     decorrelated: float = 0.87  # a difference this large: the frames share nothing a shift explains
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
-    unexplained_floor: float = 0.0  # a cut leaves at least this share of blocks unexplained (0: no veto; see
-    # the README: smooth procedural textures match anywhere, so a veto would drop their cuts)
     promote_score: float = 0.85  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
 
@@ -180,18 +178,6 @@ def unexplained_share(prev: np.ndarray, cur: np.ndarray) -> float:
     return _share_below(block_matches(prev, cur), BLOCK_MATCH)
 
 
-def unexplained_against_motion(matches: np.ndarray, before: np.ndarray) -> float:
-    """The share of a step's block matches that fall clearly below how well the step before it
-    matched (`before`, the camera's own motion in this footage): below 1 - MOTION_FACTOR times
-    that step's median mismatch (1 - correlation), and never above BLOCK_MATCH's bar. On noisy
-    real footage this is BLOCK_MATCH; on clean, smooth textures, where a block of one place
-    correlates ~0.9 with some spot of another and motion matches ~1.0, the bar rises with it."""
-    if len(before) < MIN_BLOCKS:
-        return float("nan")
-    level = max(BLOCK_MATCH, 1.0 - MOTION_FACTOR * (1.0 - float(np.median(before))))
-    return _share_below(matches, level)
-
-
 def histogram_change(a: np.ndarray, b: np.ndarray) -> float:
     """Total variation between two frames' histograms, averaged over luma, U and V (0-1)."""
     return float(np.abs(a - b).sum() / 6)
@@ -206,25 +192,25 @@ class FrameSignals:
     change) against the last solid frame before the run (rare, so a dict, not two more arrays). Typed arrays keep an
     hour of 60 fps video at about 2 MB of cues (Python lists of floats took about 5x that)."""
 
-    def __init__(self, thresholds: CutThresholds = CutThresholds()):
+    def __init__(self, thresholds: CutThresholds = CutThresholds(), measure_from: float | None = None):
         self.times = array("d")
         self.difference = array("d")
         self.histogram = array("d")
         self.flat = array("b")
         self.shift = array("d")  # dx0, dy0, dx1, dy1, ...
         self.unexplained = array("d")  # the local cue, NaN where not measured (not a candidate)
-        self.unexplained_motion = array("d")  # ... judged against the step before's matches (the veto's)
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
-        self._thresholds = thresholds  # which steps are candidates for the local cue
-        self._recent: deque = deque(maxlen=thresholds.neighbours + 3)  # (index, blocks) of the latest frames
+        self._thresholds = thresholds  # which steps the local cue can decide
+        self._measure_from = measure_from  # or: measure it at every step scoring this much (calibration)
+        self._recent: deque = deque(maxlen=thresholds.neighbours + 2)  # (index, blocks) of the latest frames
         self._judged = 1  # steps before this one have had their candidacy decided
 
     def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
         self.times.append(t)
-        self.unexplained.append(np.nan), self.unexplained_motion.append(np.nan)
+        self.unexplained.append(np.nan)
         self._recent.append((len(self.times) - 1, thumb.blocks))
         self._bridge(t, prev, thumb)
         if prev is None:
@@ -240,45 +226,37 @@ class FrameSignals:
         last = len(self.times) - 1 - self._thresholds.neighbours
         if last >= self._judged:
             for i in range(self._judged, last + 1):
-                self.unexplained[i], self.unexplained_motion[i] = self._local_cue(i)
+                self.unexplained[i] = self._local_cue(i)
             self._judged = last + 1
 
-    def _local_cue(self, i: int) -> tuple[float, float]:
-        """Step i's unexplained shares (plain, against the step before's motion) when it is a
-        candidate (score >= CANDIDATE_SCORE from the neighbours on both sides) with its frames
-        still held; NaN otherwise. A bridged step is judged across its flat run, which the local
-        cue does not see: NaN there too."""
-        none = (float("nan"), float("nan"))
-        if i in self.bridges or self.flat[i]:
-            return none
-        k = self._thresholds.neighbours
+    def _local_cue(self, i: int) -> float:
+        """Step i's unexplained share where it can change the decision (a score in
+        [promote_score, 1) from the neighbours on both sides; with `measure_from`, any score from
+        that up) and both frames are still held; NaN otherwise. A bridged step is judged across
+        its flat run, which the local cue does not see: NaN there too."""
+        if i == 0 or i in self.bridges or self.flat[i]:
+            return float("nan")
+        k, t = self._thresholds.neighbours, self._thresholds
         lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
         bridge, bridge_histogram = np.full(hi - lo, np.nan), np.full(hi - lo, np.nan)
         for j in range(lo, hi):
             if j in self.bridges:
                 bridge[j - lo], bridge_histogram[j - lo] = self.bridges[j]
-        local = cut_scores(np.array(self.difference[lo:hi]), np.array(self.histogram[lo:hi]),
-                           np.array(self.flat[lo:hi], bool), self._thresholds, bridge, bridge_histogram)
-        if i == 0 or local[i - lo] < CANDIDATE_SCORE:
-            return none
+        score = cut_scores(np.array(self.difference[lo:hi]), np.array(self.histogram[lo:hi]),
+                           np.array(self.flat[lo:hi], bool), t, bridge, bridge_histogram)[i - lo]
+        decides = score >= self._measure_from if self._measure_from is not None else t.promote_score <= score < 1.0
         held = dict(self._recent)
-        if held.get(i - 1) is None or held.get(i) is None:
-            return none
-        matches = block_matches(held[i - 1], held[i])
-        before = block_matches(held[i - 2], held[i - 1]) if held.get(i - 2) is not None else np.zeros(0)
-        return _share_below(matches, BLOCK_MATCH), unexplained_against_motion(matches, before)
-
-    def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The local cue of every step (plain, against the motion); the last few steps, whose
-        neighbours after them never all came, are judged with those that did (as `cut_scores`
-        judges them)."""
-        plain, motion = np.array(self.unexplained), np.array(self.unexplained_motion)
-        for i in range(max(self._judged, 1), len(plain)):
-            plain[i], motion[i] = self._local_cue(i)
-        return plain, motion
+        if not decides or held.get(i - 1) is None or held.get(i) is None:
+            return float("nan")
+        return unexplained_share(held[i - 1], held[i])
 
     def unexplained_array(self) -> np.ndarray:
-        return self.local_cue_arrays()[0]
+        """The local cue of every step; the last few steps, whose neighbours after them never
+        all came, are judged with those that did (as `cut_scores` judges them)."""
+        out = np.array(self.unexplained)
+        for i in range(max(self._judged, 1), len(out)):
+            out[i] = self._local_cue(i)
+        return out
 
     def _bridge(self, t: float, prev: Thumb | None, thumb: Thumb) -> None:
         """Compare across a short flat run once it ends: its last solid frame with this one."""
@@ -300,7 +278,7 @@ class FrameSignals:
 
     def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
         return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds,
-                          *self.bridge_arrays(), *self.local_cue_arrays())
+                          *self.bridge_arrays(), self.unexplained_array())
 
 
 def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
@@ -340,14 +318,12 @@ def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bri
 
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
-               bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None,
-               unexplained_motion: np.ndarray | None = None) -> np.ndarray:
+               bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
     short flat run is judged by the comparison across the run; with `unexplained` (the local cue,
-    NaN where not measured), one scoring at least `promote_score` that leaves at least
-    `promote_unexplained` of its blocks unexplained is a cut, and with `unexplained_motion` (the
-    share against the step before's motion) one that leaves fewer than `unexplained_floor` is not."""
+    NaN where not measured), a step scoring at least `promote_score` that leaves at least
+    `promote_unexplained` of its blocks unexplained is a cut."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -358,25 +334,18 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     sided = difference / np.maximum(np.maximum(*side_means(difference, t.neighbours, solid)), 0.01)
     score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
     if unexplained is not None and len(unexplained):
-        score = with_local_cue(score, np.asarray(unexplained, float), t,
-                               None if unexplained_motion is None else np.asarray(unexplained_motion, float))
+        score = with_local_cue(score, np.asarray(unexplained, float), t)
     score[flat] = 0.0
     score[0] = 0.0
     return score
 
 
-def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds,
-                   unexplained_motion: np.ndarray | None = None) -> np.ndarray:
-    """The cut score where the local cue was measured: raised to 1 when the score is within
-    `promote_score` and at least `promote_unexplained` of the blocks are unexplained (min of
-    score / promote_score and share / promote_unexplained); capped below 1 where fewer than
-    `unexplained_floor` are unexplained against the motion (min with that share / floor),
-    promotion included; unchanged where a share is NaN (no veto without `unexplained_motion`)."""
+def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds) -> np.ndarray:
+    """The cut score where the local cue was measured, raised to 1 when the score is within
+    `promote_score` and at least `promote_unexplained` of the blocks are unexplained (the max of
+    the score and min(score / promote_score, share / promote_unexplained)); unchanged where the
+    share is NaN."""
     measured = np.isfinite(unexplained)
-    share = np.where(measured, unexplained, 0.0)
-    motion = np.full(len(share), np.nan) if unexplained_motion is None else unexplained_motion
     with np.errstate(divide="ignore", invalid="ignore"):
-        promoted = np.where(measured, np.minimum(score / t.promote_score, share / t.promote_unexplained), 0.0)
-        cap = np.where(np.isfinite(motion) & (t.unexplained_floor > 0),
-                       np.nan_to_num(motion, nan=0.0) / max(t.unexplained_floor, 1e-9), np.inf)
-    return np.minimum(np.maximum(score, promoted), cap)
+        promoted = np.minimum(score / t.promote_score, np.where(measured, unexplained, 0.0) / t.promote_unexplained)
+    return np.where(measured, np.maximum(score, promoted), score)
