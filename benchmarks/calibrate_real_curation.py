@@ -485,7 +485,8 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     return cut_t, max_shake
 
 
-# The local cue's promotion grid: the defaults first (ties go to them), then from the mildest change on.
+# The local cue's promotion grid, from the mildest change on (none first): ties go to the milder point,
+# not to the configured defaults, so a direction's promotion owes nothing to them.
 _PROMOTE_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 _PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 
@@ -493,9 +494,8 @@ _PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
     """The local cue's promotion (score, unexplained share) on top of the chosen thresholds: the
     grid point that finds the most inserted cuts, then keeps the most clean windows, then is the
-    most precise."""
-    defaults = (base.promote_score, base.promote_unexplained)
-    grid = [defaults] + [g for g in itertools.product(_PROMOTE_SCORE, _PROMOTE_SHARE) if g != defaults]
+    most precise; ties go to the mildest."""
+    grid = itertools.product(_PROMOTE_SCORE, _PROMOTE_SHARE)
     best = None
     for score, share in grid:
         t = replace(base, promote_score=score, promote_unexplained=share)

@@ -237,6 +237,9 @@ class FrameSignals:
         if i == 0 or i in self.bridges or self.flat[i]:
             return float("nan")
         k, t = self._thresholds.neighbours, self._thresholds
+        lowest = self._measure_from if self._measure_from is not None else t.promote_score
+        if self.difference[i] / min(t.floor, t.decorrelated) < lowest:  # no path can score that much
+            return float("nan")
         lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
         bridge, bridge_histogram = np.full(hi - lo, np.nan), np.full(hi - lo, np.nan)
         for j in range(lo, hi):

@@ -73,3 +73,26 @@ def test_the_committed_labels_are_well_formed():
         for jump in label["jumps"]:
             first, last = jump["frames"]
             assert 0 < first <= last < 150 and jump["kind"] and jump["note"]
+
+
+def test_the_promotion_is_chosen_on_the_choose_split_and_needs_the_local_cue():
+    """A near-miss cut (difference 0.27 under the 0.3 floor: score 0.9) with most blocks
+    unexplained is found once the calibration's promotion grid is searched; a turn's step of the
+    same score with few blocks unexplained stays out, so the chosen point keeps the clean clip."""
+    bench = _bench()
+    concat = _clip("/w/g_concat_a.mp4", n=300, kind="concatenated", cuts=[5.0], parts=[])
+    concat["difference"][150] = 0.27
+    clean = _clip("/c/clean/b-s0001.mp4", spike=90)
+    clean["difference"][90] = 0.27
+    for v, share in ((concat, 0.8), (clean, 0.2)):
+        v["jumps"] = []
+        v["unexplained"] = np.full(len(v["times"]), np.nan)
+        v["unexplained"][150 if v is concat else 90] = share
+    off = CutThresholds(promote_score=float("inf"))
+    assert bench.evaluate([concat, clean], off, 0.25)["cuts_found"] == 0
+    chosen = bench.local_cue_thresholds([concat, clean], off)
+    r = bench.evaluate([concat, clean], chosen, 0.25)
+    assert (r["cuts_found"], r["detected"]) == (1, 1) and r["clean_kept"] == r["clean_windows"] == 3
+    assert chosen.promote_score <= 0.9 and 0.2 < chosen.promote_unexplained <= 0.8  # the turn's 0.2 is under the bar
+    del concat["unexplained"], clean["unexplained"]
+    assert bench.evaluate([concat, clean], chosen, 0.25)["cuts_found"] == 0  # not measured: no promotion
