@@ -82,7 +82,7 @@ class CutThresholds:
     neighbours: int = 4  # frames on each side the spike is compared with
     decorrelated: float = 0.87  # a difference this large: the frames share nothing a shift explains
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
-    promote_score: float = 0.85  # a score this close to 1 is a cut when ...
+    promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
 
 
