@@ -269,7 +269,7 @@ def with_cues(video: dict) -> dict:
         s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k],
                                           None if blocks is None else blocks[k]))
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
-            "unexplained": s.unexplained_array(),
+            **dict(zip(("unexplained", "coherent"), s.local_cue_arrays())),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
             "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
             "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
@@ -277,7 +277,7 @@ def with_cues(video: dict) -> dict:
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
     return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"),
-                      v.get("unexplained"))
+                      v.get("unexplained"), v.get("coherent"))
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -489,16 +489,17 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
 # not to the configured defaults, so a direction's promotion owes nothing to them.
 _PROMOTE_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 _PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
+_VETO_COHERENT = (float("inf"), 0.6, 0.5, 0.4, 0.3, 0.25, 0.2)
 
 
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
-    """The local cue's promotion (score, unexplained share) on top of the chosen thresholds: the
-    grid point that finds the most inserted cuts, then keeps the most clean windows, then is the
-    most precise; ties go to the mildest."""
-    grid = itertools.product(_PROMOTE_SCORE, _PROMOTE_SHARE)
+    """The local cue's promotion (score, unexplained share) and veto (coherent share) on top of
+    the chosen thresholds: the grid point that finds the most inserted cuts, then keeps the most
+    clean windows, then is the most precise; ties go to the mildest."""
+    grid = itertools.product(_VETO_COHERENT, _PROMOTE_SCORE, _PROMOTE_SHARE)
     best = None
-    for score, share in grid:
-        t = replace(base, promote_score=score, promote_unexplained=share)
+    for veto, score, share in grid:
+        t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto)
         r = evaluate(videos, t, QualityThresholds().max_shake)
         key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])
         if best is None or key > best[0]:
@@ -511,7 +512,7 @@ def local_cue_report(videos: list[dict]) -> None:
     inserted cuts, at the detections of the configured thresholds without the local cue that are
     neither cuts nor labelled jumps (flashes, overlays, strafes), at detected in-game jumps, and
     at the other candidate steps."""
-    plain = replace(CutThresholds(), promote_score=float("inf"))
+    plain = replace(CutThresholds(), promote_score=float("inf"), veto_coherent=float("inf"))
     classes: dict[str, list] = {"inserted cut": [], "false detection": [], "in-game jump": [], "other candidate": []}
     for v in videos:
         if v["kind"] == "jittered" or "unexplained" not in v:
@@ -522,17 +523,22 @@ def local_cue_report(videos: list[dict]) -> None:
             kind = ("inserted cut" if i in cut_frames else "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
                     "false detection" if scores[i] >= 1 else "other candidate")
             if kind != "in-game jump" or scores[i] >= 1:
-                classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i])))
+                classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i]),
+                                      float(v["coherent"][i])))
     print("\n## local cue at candidate steps (score without it >= "
-          f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains, min/median/max; a flash or a turn should be "
-          "low, a cut high")
+          f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains (a flash or a turn low, a cut high), and "
+          "share explained at the camera's offset (a flash high, a cut low); min/median/max")
     for kind, rows in classes.items():
         if rows:
-            u = np.array([r[3] for r in rows])
-            print(f"  {kind}: {len(rows)} steps, {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}"
-                  + (f"; 90th percentile {np.quantile(u, 0.9):.2f}" if kind == "other candidate" else ""))
+            u, c = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
+            c = c[np.isfinite(c)]
+            print(f"  {kind}: {len(rows)} steps, unexplained {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}, coherent "
+                  f"{c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}"
+                  + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(c, 0.9):.2f}"
+                     if kind == "other candidate" else ""))
             if kind in ("false detection", "inserted cut"):
-                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f})" for n, i, sc, u in rows))
+                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f})"
+                                         for n, i, sc, u, c in rows))
 
 
 PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone

@@ -68,6 +68,7 @@ BLOCK_SEARCH = 0.2  # searched this far (fraction of the width) around the block
 BLOCK_MATCH = 0.5  # best normalized correlation below which a block is unexplained
 BLOCK_MIN_STD = 4.0  # luma std below which a block is too flat to judge
 MIN_BLOCKS = 4  # textured blocks needed for an unexplained share
+COHERENT_PX = 5  # offsets this close (pixels of BLOCKS_THUMB) are one motion
 CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score up (the job: where it decides)
 
 
@@ -84,6 +85,7 @@ class CutThresholds:
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
+    veto_coherent: float = 0.2  # a step whose blocks are this coherently explained is no cut (inf: never)
 
 
 @dataclass(frozen=True)
@@ -139,10 +141,11 @@ def motion_compensated_difference(prev: np.ndarray, cur: np.ndarray) -> tuple[fl
     return min(raw, cv2.mean(inner)[0]), (dx / THUMB[0], dy / THUMB[0])
 
 
-def block_matches(prev: np.ndarray, cur: np.ndarray) -> np.ndarray:
+def block_matches(prev: np.ndarray, cur: np.ndarray, offsets: bool = False) -> np.ndarray:
     """The best zero-mean normalized correlation of each textured block of cur (BLOCK_GRID) with
     prev, searched within BLOCK_SEARCH of the block and of where the global phase-correlation
-    shift puts it. Both are BLOCKS_THUMB luma images."""
+    shift puts it; with `offsets`, rows of (correlation, dx, dy): where in prev the best match
+    lies, relative to the block (pixels). Both are BLOCKS_THUMB luma images."""
     p, c = prev.astype(np.float32), cur.astype(np.float32)
     height, width = c.shape
     bw, bh = width // BLOCK_GRID[0], height // BLOCK_GRID[1]
@@ -157,15 +160,38 @@ def block_matches(prev: np.ndarray, cur: np.ndarray) -> np.ndarray:
             block = c[y0:y0 + bh, x0:x0 + bw]
             if cv2.meanStdDev(block)[1][0, 0] < BLOCK_MIN_STD:
                 continue
-            best = -1.0
+            best, where = -1.0, (0, 0)
             for ox, oy in centres:
                 xa, xb = max(0, x0 + ox - reach), min(width, x0 + ox + bw + reach)
                 ya, yb = max(0, y0 + oy - reach), min(height, y0 + oy + bh + reach)
                 if xb - xa >= bw and yb - ya >= bh:
                     match = cv2.matchTemplate(p[ya:yb, xa:xb], block, cv2.TM_CCOEFF_NORMED)
-                    best = max(best, float(np.nan_to_num(match, nan=-1.0).max()))
-            matches.append(best)
-    return np.array(matches)
+                    _, top, _, (mx, my) = cv2.minMaxLoc(np.nan_to_num(match, nan=-1.0))
+                    if top > best:
+                        best, where = float(top), (xa + mx - x0, ya + my - y0)
+            matches.append((best, *where))
+    out = np.array(matches, np.float64).reshape(-1, 3)
+    return out if offsets else out[:, 0]
+
+
+def coherent_share(matches: np.ndarray, expected: tuple[float, float]) -> float:
+    """The share of textured blocks explained (BLOCK_MATCH) at one common offset: within
+    COHERENT_PX of the explained blocks' median offset, itself in agreement with `expected`
+    (the offset the camera's ongoing motion predicts, pixels; within COHERENT_PX plus half its
+    size), else 0. `matches` are `block_matches(..., offsets=True)` rows. A flash over a moving
+    view: the rest of the picture is explained at the camera's offset, high; a cut: each block
+    finds a different spot, if any, low; a jump of the view by a large shift: coherent, but not
+    at the camera's offset, 0. NaN with fewer than MIN_BLOCKS textured blocks."""
+    if len(matches) < MIN_BLOCKS:
+        return float("nan")
+    explained = matches[:, 0] >= BLOCK_MATCH
+    if not explained.any():
+        return 0.0
+    centre = np.median(matches[explained, 1:], axis=0)
+    if np.abs(centre - np.asarray(expected)).max() > COHERENT_PX + 0.5 * np.abs(expected).max():
+        return 0.0
+    near = explained & (np.abs(matches[:, 1:] - centre).max(axis=1) <= COHERENT_PX)
+    return float(near.mean())
 
 
 def _share_below(matches: np.ndarray, level: float) -> float:
@@ -199,6 +225,7 @@ class FrameSignals:
         self.flat = array("b")
         self.shift = array("d")  # dx0, dy0, dx1, dy1, ...
         self.unexplained = array("d")  # the local cue, NaN where not measured (not a candidate)
+        self.coherent = array("d")  # ... the share explained at the camera's offset (the veto's), NaN likewise
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
@@ -210,7 +237,7 @@ class FrameSignals:
     def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
         self.times.append(t)
-        self.unexplained.append(np.nan)
+        self.unexplained.append(np.nan), self.coherent.append(np.nan)
         self._recent.append((len(self.times) - 1, thumb.blocks))
         self._bridge(t, prev, thumb)
         if prev is None:
@@ -226,20 +253,24 @@ class FrameSignals:
         last = len(self.times) - 1 - self._thresholds.neighbours
         if last >= self._judged:
             for i in range(self._judged, last + 1):
-                self.unexplained[i] = self._local_cue(i)
+                self.unexplained[i], self.coherent[i] = self._local_cue(i)
             self._judged = last + 1
 
-    def _local_cue(self, i: int) -> float:
-        """Step i's unexplained share where it can change the decision (a score in
-        [promote_score, 1) from the neighbours on both sides; with `measure_from`, any score from
-        that up) and both frames are still held; NaN otherwise. A bridged step is judged across
-        its flat run, which the local cue does not see: NaN there too."""
+    def _local_cue(self, i: int) -> tuple[float, float]:
+        """Step i's unexplained share and coherent share where they can change the decision (a
+        score in [promote_score, 1) for the first, >= 1 with a veto for the second, from the
+        neighbours on both sides; with `measure_from`, both at any score from that up) and both
+        frames are still held; NaN otherwise. A bridged step is judged across its flat run, which
+        the local cue does not see: NaN there too."""
+        none = (float("nan"), float("nan"))
         if i == 0 or i in self.bridges or self.flat[i]:
-            return float("nan")
+            return none
         k, t = self._thresholds.neighbours, self._thresholds
-        lowest = self._measure_from if self._measure_from is not None else t.promote_score
+        veto = np.isfinite(t.veto_coherent)
+        lowest = self._measure_from if self._measure_from is not None else (
+            min(t.promote_score, 1.0) if veto else t.promote_score)
         if self.difference[i] / min(t.floor, t.decorrelated) < lowest:  # no path can score that much
-            return float("nan")
+            return none
         lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
         bridge, bridge_histogram = np.full(hi - lo, np.nan), np.full(hi - lo, np.nan)
         for j in range(lo, hi):
@@ -247,19 +278,32 @@ class FrameSignals:
                 bridge[j - lo], bridge_histogram[j - lo] = self.bridges[j]
         score = cut_scores(np.array(self.difference[lo:hi]), np.array(self.histogram[lo:hi]),
                            np.array(self.flat[lo:hi], bool), t, bridge, bridge_histogram)[i - lo]
-        decides = score >= self._measure_from if self._measure_from is not None else t.promote_score <= score < 1.0
+        if self._measure_from is not None:
+            promote = coherence = score >= self._measure_from
+        else:
+            promote, coherence = t.promote_score <= score < 1.0, veto and score >= 1.0
         held = dict(self._recent)
-        if not decides or held.get(i - 1) is None or held.get(i) is None:
-            return float("nan")
-        return unexplained_share(held[i - 1], held[i])
+        if not (promote or coherence) or held.get(i - 1) is None or held.get(i) is None:
+            return none
+        matches = block_matches(held[i - 1], held[i], offsets=True)
+        share = _share_below(matches[:, 0], BLOCK_MATCH) if promote else float("nan")
+        if not coherence:
+            return share, float("nan")
+        before = self.shift[2 * (i - 1): 2 * i] if i >= 2 else (np.nan, np.nan)
+        motion = np.nan_to_num(np.asarray(before, float), nan=0.0) * BLOCKS_THUMB[0]  # fractions of the width
+        return share, coherent_share(matches, tuple(-motion))  # cur(x) ~ prev(x - shift): found at -shift
+
+    def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The local cue of every step (unexplained share, coherent share); the last few steps,
+        whose neighbours after them never all came, are judged with those that did (as
+        `cut_scores` judges them)."""
+        share, coherent = np.array(self.unexplained), np.array(self.coherent)
+        for i in range(max(self._judged, 1), len(share)):
+            share[i], coherent[i] = self._local_cue(i)
+        return share, coherent
 
     def unexplained_array(self) -> np.ndarray:
-        """The local cue of every step; the last few steps, whose neighbours after them never
-        all came, are judged with those that did (as `cut_scores` judges them)."""
-        out = np.array(self.unexplained)
-        for i in range(max(self._judged, 1), len(out)):
-            out[i] = self._local_cue(i)
-        return out
+        return self.local_cue_arrays()[0]
 
     def _bridge(self, t: float, prev: Thumb | None, thumb: Thumb) -> None:
         """Compare across a short flat run once it ends: its last solid frame with this one."""
@@ -281,7 +325,7 @@ class FrameSignals:
 
     def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
         return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds,
-                          *self.bridge_arrays(), self.unexplained_array())
+                          *self.bridge_arrays(), *self.local_cue_arrays())
 
 
 def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
@@ -321,12 +365,14 @@ def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bri
 
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
-               bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None) -> np.ndarray:
+               bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None,
+               coherent: np.ndarray | None = None) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
     short flat run is judged by the comparison across the run; with `unexplained` (the local cue,
     NaN where not measured), a step scoring at least `promote_score` that leaves at least
-    `promote_unexplained` of its blocks unexplained is a cut."""
+    `promote_unexplained` of its blocks unexplained is a cut; with `coherent`, one whose blocks are
+    at least `veto_coherent` explained at the camera's offset is not."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -337,18 +383,25 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     sided = difference / np.maximum(np.maximum(*side_means(difference, t.neighbours, solid)), 0.01)
     score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
     if unexplained is not None and len(unexplained):
-        score = with_local_cue(score, np.asarray(unexplained, float), t)
+        score = with_local_cue(score, np.asarray(unexplained, float), t,
+                               None if coherent is None else np.asarray(coherent, float))
     score[flat] = 0.0
     score[0] = 0.0
     return score
 
 
-def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds) -> np.ndarray:
-    """The cut score where the local cue was measured, raised to 1 when the score is within
+def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds,
+                   coherent: np.ndarray | None = None) -> np.ndarray:
+    """The cut score where the local cue was measured: raised to 1 when the score is within
     `promote_score` and at least `promote_unexplained` of the blocks are unexplained (the max of
-    the score and min(score / promote_score, share / promote_unexplained)); unchanged where the
-    share is NaN."""
+    the score and min(score / promote_score, share / promote_unexplained)); held under 1 (0.99)
+    where at least `veto_coherent` of the blocks are explained at the camera's offset; unchanged
+    where a share is NaN."""
     measured = np.isfinite(unexplained)
     with np.errstate(divide="ignore", invalid="ignore"):
         promoted = np.minimum(score / t.promote_score, np.where(measured, unexplained, 0.0) / t.promote_unexplained)
-    return np.where(measured, np.maximum(score, promoted), score)
+    score = np.where(measured, np.maximum(score, promoted), score)
+    if coherent is not None and np.isfinite(t.veto_coherent):
+        vetoed = np.nan_to_num(coherent, nan=-1.0) >= t.veto_coherent
+        score = np.where(vetoed, np.minimum(score, 0.99), score)
+    return score

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from g2w.curate.cuts import (CutThresholds, FrameSignals, cut_scores, luma_thumb, neighbour_mean, side_means,
-                             block_matches, unexplained_share, with_local_cue)
+                             block_matches, coherent_share, unexplained_share, with_local_cue)
 from g2w.sample_data.textures import colorize, tileable_noise
 
 
@@ -208,3 +208,27 @@ def test_the_local_cue_needs_no_more_than_the_neighbours_after_a_step():
     assert np.isnan(signals.unexplained[30]) and np.isfinite(signals.unexplained_array()[30])
     streamed = _signals(frames + [b[:, 6 * i : 6 * i + 640] for i in range(3, 10)], measure_from=0.5)
     assert streamed.unexplained[30] == signals.unexplained_array()[30]
+
+
+def test_a_flash_is_explained_at_the_cameras_offset_and_a_cut_or_a_jump_is_not():
+    world, other = _detail(5, (90, 600)), _detail(6, (90, 600))
+    before, after = world[:, 200:360], world[:, 204:364].copy()  # the camera moves 4 px a frame
+    after[20:50, :] = _detail(7)[20:50, :160]  # a textured beam across a third of the view
+    flash = block_matches(before, after, offsets=True)
+    assert coherent_share(flash, (4, 0)) > 0.5  # the rest is found where the camera's motion puts it: 4 px on
+    assert coherent_share(block_matches(before, other[:, 200:360], offsets=True), (4, 0)) < 0.2
+    jump = block_matches(before, world[:, 230:390], offsets=True)  # 30 px at once while the camera moved 4
+    assert coherent_share(jump, (4, 0)) == 0.0 and coherent_share(jump, (30, 0)) > 0.6  # less what it uncovered
+
+
+def test_the_coherent_veto_holds_a_flash_under_the_cut_score_and_spares_procedural_cuts():
+    t = CutThresholds(veto_coherent=0.3)
+    score, share = np.array([1.3, 1.3, 0.5]), np.full(3, np.nan)
+    assert list(with_local_cue(score, share, t, np.array([0.5, 0.1, 0.9])) >= 1) == [False, True, False]
+    assert list(with_local_cue(score, share, CutThresholds(), np.array([0.5, 0.1, 0.9])) >= 1) == [True, True, False]
+    a, b = _world(1), _world(2)
+    switch = [a[:, 6 * i : 6 * i + 640] for i in range(30)] + [b[:, 6 * i : 6 * i + 640] for i in range(30)]
+    a = _world(5)
+    jump_back = [a[:, 3 * i : 3 * i + 640] for i in range(0, 60)] + [a[:, 3 * i : 3 * i + 640] for i in range(20, 40)]
+    for frames, cut in ((switch, 30), (jump_back, 60)):
+        assert list(np.flatnonzero(_signals(frames, t).cut_scores(t) >= 1)) == [cut]
