@@ -31,13 +31,15 @@ explains is the step's *unexplained share*: a camera turn leaves few blocks unex
 finds itself somewhere close), a beam or a muzzle flash only the minority of blocks it covers, a
 cut between two moments of one map most blocks, even where the global difference and the
 histogram barely move. It costs a few milliseconds, so it is measured only where it can change
-the decision (a score in [promote_score, 1), known once the neighbours after the step are). A
-step just under the
-cut score (>= `promote_score`) that leaves at least `promote_unexplained` of its blocks
-unexplained is a cut. The opposite use, a veto (a step reaching the cut score with few blocks
-unexplained is a flash or a tint), is not made: it removes real flashes, but on smooth textures
-(the procedural games' noise) a block of one place finds a close match in another, so it would
-drop their true cuts too (README, "Calibration").
+the decision (a score of at least min(promote_score, 1), known once the neighbours after the step
+are). It acts twice. A step just under the cut score (>= `promote_score`) that leaves at least
+`promote_unexplained` of its blocks unexplained is a cut. A step reaching the cut score whose
+blocks are at least `veto_coherent` explained at ONE offset, the one the camera's ongoing motion
+predicts (the global shift of the step before), is a flash, a beam or a tint over a moving view,
+not a cut. The share unexplained alone cannot veto: on smooth textures (the procedural games'
+noise) a block of one place finds a close match somewhere in another, so a cut there looks
+explained; but each block finds a different spot, so it is not coherent, and a jump of the view
+by a large shift is coherent at an offset the camera's motion does not predict.
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
