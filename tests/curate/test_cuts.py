@@ -225,7 +225,8 @@ def test_the_coherent_veto_holds_a_flash_under_the_cut_score_and_spares_procedur
     t = CutThresholds(veto_coherent=0.3)
     score, share = np.array([1.3, 1.3, 0.5]), np.full(3, np.nan)
     assert list(with_local_cue(score, share, t, np.array([0.5, 0.1, 0.9])) >= 1) == [False, True, False]
-    assert list(with_local_cue(score, share, CutThresholds(), np.array([0.5, 0.1, 0.9])) >= 1) == [True, True, False]
+    off = CutThresholds(veto_coherent=float("inf"))
+    assert list(with_local_cue(score, share, off, np.array([0.5, 0.1, 0.9])) >= 1) == [True, True, False]
     a, b = _world(1), _world(2)
     switch = [a[:, 6 * i : 6 * i + 640] for i in range(30)] + [b[:, 6 * i : 6 * i + 640] for i in range(30)]
     a = _world(5)
