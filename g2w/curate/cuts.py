@@ -36,10 +36,11 @@ are). It acts twice. A step just under the cut score (>= `promote_score`) that l
 `promote_unexplained` of its blocks unexplained is a cut. A step reaching the cut score whose
 blocks are at least `veto_coherent` explained at ONE offset, the one the camera's ongoing motion
 predicts (the global shift of the step before), is a flash, a beam or a tint over a moving view,
-not a cut. The share unexplained alone cannot veto: on smooth textures (the procedural games'
-noise) a block of one place finds a close match somewhere in another, so a cut there looks
-explained; but each block finds a different spot, so it is not coherent, and a jump of the view
-by a large shift is coherent at an offset the camera's motion does not predict.
+not a cut. That veto is off by default (`veto_coherent` inf): it holds real flashes under the cut
+score, but two procedural cuts (corridor, racing: the new shot repeats the old one's layout at
+the camera's offset) are as coherent as the real flashes. The share unexplained alone cannot
+veto either: on smooth textures (the procedural games' noise) a block of one place finds a close
+match somewhere in another, so a cut there looks explained.
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
