@@ -1,0 +1,160 @@
+"""The segmenter's full-resolution step: decide the pixels near the UI it found from the video's own pixels.
+
+The network runs at 256 px on the long side, so at 720p one of its pixels covers 5x5 video
+pixels: the gaps between the glyphs of a status text, or the world showing between a widget's
+strokes, are below its resolution, and the bilinearly upsampled mask fills them. Here the
+video's own luma decides. A frame is cut into `tile`-pixel tiles on its own grid; a tile is a
+candidate when, in any frame of the 32-frame statistics window, the upsampled UI probability
+reaches `low` in it. Only candidate tiles cost full-resolution work: over each window the
+temporal median and spread of luma are computed on those tiles alone (`window_evidence`), and
+`FullResRefiner`, a three-layer convolution, turns (coarse logit, luma, median, spread,
+difference from the median) into a refined logit per pixel (`refine_tiles`). Screen-space UI
+stays put, so its pixels equal their median with no spread while the world in a glyph gap moves.
+Outside candidate tiles the probability is below `low` in every frame of the window, so the
+plain mask is empty there and stays so.
+
+`Segmenter.frames` attaches the result to each prediction (`FullResTiles`), and `full_mask`
+uses it. `RefinerTask` trains the refiner through the shared harness on pairs' full-size masks.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import torch
+
+from g2w.models.hud_segmenter import FullResRefiner
+from g2w.segment.inputs import temporal_median
+
+
+def frame_luma(frame) -> np.ndarray:
+    """(H, W) uint8 luma of a decoded `av.VideoFrame` at its own size: a copy of the Y plane as
+    coded (no colour conversion), or swscale's grey for formats without one."""
+    from g2w.video.decode import luma_plane
+
+    found = luma_plane(frame)
+    return np.array(found[0]) if found is not None else frame.to_ndarray(format="gray")
+
+
+def upsampled_probability(ui: np.ndarray, width: int, height: int) -> np.ndarray:
+    """(height, width) uint8 UI probability: quantised to 1/255 steps, then bilinearly upsampled
+    (exactly what `full_mask` thresholds)."""
+    q = np.clip(ui * 255 + 0.5, 0, 255).astype(np.uint8)
+    if q.shape != (height, width):
+        q = cv2.resize(q, (width, height), interpolation=cv2.INTER_LINEAR)
+    return q
+
+
+def pad_to_tiles(image: np.ndarray, tile: int, margin: int) -> np.ndarray:
+    """`image` (H, W) with `margin` replicated pixels on every side and the bottom and right
+    extended to whole tiles."""
+    h, w = image.shape
+    return cv2.copyMakeBorder(image, margin, margin + (-h) % tile, margin, margin + (-w) % tile, cv2.BORDER_REPLICATE)
+
+
+def candidate_tiles(probabilities: list[np.ndarray], tile: int, level: int) -> np.ndarray:
+    """(K, 2) int (tile row, tile column) of every tile where any of the upsampled uint8
+    probabilities reaches `level`."""
+    any_ = None
+    for q in probabilities:
+        h, w = q.shape
+        hit = cv2.copyMakeBorder((q >= level).view(np.uint8), 0, (-h) % tile, 0, (-w) % tile, cv2.BORDER_CONSTANT, 0)
+        hit = hit.reshape(hit.shape[0] // tile, tile, hit.shape[1] // tile, tile).max(axis=(1, 3))
+        any_ = hit if any_ is None else np.maximum(any_, hit)
+    if any_ is None:
+        return np.zeros((0, 2), np.int64)
+    return np.argwhere(any_ > 0)
+
+
+def crop_tiles(padded: np.ndarray, tiles: np.ndarray, tile: int, margin: int) -> np.ndarray:
+    """(K, tile + 2 margin, tile + 2 margin) crops of a `pad_to_tiles` image, one per tile."""
+    side = tile + 2 * margin
+    span = np.arange(side)
+    rows = tiles[:, 0, None] * tile + span  # (K, side) in padded coordinates
+    cols = tiles[:, 1, None] * tile + span
+    return padded[rows[:, :, None], cols[:, None, :]]
+
+
+def tile_statistics(crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Temporal median and spread of a window's luma crops (each (K, S, S) uint8): the spread is
+    the mean absolute deviation from the median, x4 and clipped to uint8 (the model input's
+    convention, `g2w.segment.inputs.window_stats`)."""
+    median = temporal_median(crops)
+    deviation = np.zeros(median.shape, np.float32)
+    for c in crops:
+        deviation += cv2.absdiff(c, median)
+    spread = np.clip(deviation * (4.0 / len(crops)), 0, 255).astype(np.uint8)
+    return median, spread
+
+
+def evidence(q: np.ndarray, luma: np.ndarray, median: np.ndarray, spread: np.ndarray) -> torch.Tensor:
+    """(K, 5, S, S) float32 refiner input from uint8 crops (K, S, S): coarse logit / 4, luma,
+    median, spread and |luma - median|, the last four in 0..1."""
+    p = torch.from_numpy(q).float().clamp_(0.5, 254.5) / 255
+    logit = torch.log(p / (1 - p)) / 4
+    planes = [torch.from_numpy(a) for a in (luma, median, spread, cv2.absdiff(luma, median))]
+    return torch.cat([logit[:, None], torch.stack(planes, 1).float() / 255], 1)
+
+
+@torch.inference_mode()
+def refine_tiles(refiner: FullResRefiner, q: np.ndarray, luma: np.ndarray, median: np.ndarray,
+                 spread: np.ndarray, batch: int = 256) -> np.ndarray:
+    """(K, tile, tile) float32 refined UI logits of K candidate tiles."""
+    out = []
+    for start in range(0, len(q), batch):
+        part = slice(start, start + batch)
+        x = evidence(q[part], luma[part], median[part], spread[part]).contiguous(memory_format=torch.channels_last)
+        out.append(refiner(x)[:, 0].numpy())
+    if not out:
+        t = refiner.config.tile
+        return np.zeros((0, t, t), np.float32)
+    return np.concatenate(out)
+
+
+@dataclass
+class FullResTiles:
+    """One frame's full-resolution refinement: refined logits on candidate tiles; the rest of
+    the frame is not UI."""
+
+    width: int
+    height: int
+    tile: int
+    tiles: np.ndarray  # (K, 2) tile row, column
+    logits: np.ndarray  # (K, tile, tile) float32
+
+    def mask(self, threshold: float = 0.5) -> np.ndarray:
+        """(height, width) uint8 0/255 mask: refined probability >= threshold."""
+        t = self.tile
+        level = float(np.log(threshold / (1 - threshold))) if 0 < threshold < 1 else (-np.inf if threshold <= 0 else np.inf)
+        gh, gw = -(-self.height // t), -(-self.width // t)
+        grid = np.zeros((gh, t, gw, t), np.uint8)
+        if len(self.tiles):
+            grid[self.tiles[:, 0], :, self.tiles[:, 1], :] = (self.logits >= level).astype(np.uint8) * 255
+        return np.ascontiguousarray(grid.reshape(gh * t, gw * t)[: self.height, : self.width])
+
+
+def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: list[np.ndarray]) -> list[FullResTiles]:
+    """Refine one statistics window: the segmenter's UI probabilities (model resolution) and the
+    frames' lumas (full size), both in frame order; returns one `FullResTiles` per frame."""
+    cfg, m = refiner.config, refiner.margin
+    height, width = lumas[0].shape
+    qs = [upsampled_probability(ui, width, height) for ui in uis]
+    tiles = candidate_tiles(qs, cfg.tile, int(np.ceil(cfg.low * 255)))
+    if not len(tiles):
+        empty = np.zeros((0, cfg.tile, cfg.tile), np.float32)
+        return [FullResTiles(width, height, cfg.tile, tiles, empty) for _ in uis]
+    crops = [crop_tiles(pad_to_tiles(y, cfg.tile, m), tiles, cfg.tile, m) for y in lumas]
+    median, spread = tile_statistics(crops)
+    out = []
+    for q, y in zip(qs, crops):
+        qc = crop_tiles(pad_to_tiles(q, cfg.tile, m), tiles, cfg.tile, m)
+        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread)))
+    return out
+
+
+def load_refiner(checkpoint: str) -> FullResRefiner | None:
+    """The refiner saved beside a segmenter checkpoint, or None (then masks are the plain upsampled ones)."""
+    return FullResRefiner.from_pretrained(checkpoint) if os.path.isdir(checkpoint) else None
