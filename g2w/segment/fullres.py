@@ -58,24 +58,25 @@ def pad_to_tiles(image: np.ndarray, tile: int, margin: int) -> np.ndarray:
 def candidate_tiles(probabilities: list[np.ndarray], tile: int, level: int) -> np.ndarray:
     """(K, 2) int (tile row, tile column) of every tile where any of the upsampled uint8
     probabilities reaches `level`."""
-    any_ = None
+    top = None
     for q in probabilities:
-        h, w = q.shape
-        hit = cv2.copyMakeBorder((q >= level).view(np.uint8), 0, (-h) % tile, 0, (-w) % tile, cv2.BORDER_CONSTANT, 0)
-        hit = hit.reshape(hit.shape[0] // tile, tile, hit.shape[1] // tile, tile).max(axis=(1, 3))
-        any_ = hit if any_ is None else np.maximum(any_, hit)
-    if any_ is None:
+        top = q if top is None else np.maximum(top, q)
+    if top is None:
         return np.zeros((0, 2), np.int64)
-    return np.argwhere(any_ > 0)
+    h, w = top.shape
+    top = cv2.copyMakeBorder(top, 0, (-h) % tile, 0, (-w) % tile, cv2.BORDER_CONSTANT, 0)
+    gh, gw = top.shape[0] // tile, top.shape[1] // tile
+    rows = top.reshape(gh, tile, gw * tile).max(axis=1)  # elementwise maxima of whole rows: fast
+    return np.argwhere(rows.reshape(gh, gw, tile).max(axis=2) >= level)
 
 
 def crop_tiles(padded: np.ndarray, tiles: np.ndarray, tile: int, margin: int) -> np.ndarray:
     """(K, tile + 2 margin, tile + 2 margin) crops of a `pad_to_tiles` image, one per tile."""
     side = tile + 2 * margin
-    span = np.arange(side)
-    rows = tiles[:, 0, None] * tile + span  # (K, side) in padded coordinates
-    cols = tiles[:, 1, None] * tile + span
-    return padded[rows[:, :, None], cols[:, None, :]]
+    gh, gw = (padded.shape[0] - 2 * margin) // tile, (padded.shape[1] - 2 * margin) // tile
+    sy, sx = padded.strides
+    view = np.lib.stride_tricks.as_strided(padded, (gh, gw, side, side), (tile * sy, tile * sx, sy, sx), writeable=False)
+    return view[tiles[:, 0], tiles[:, 1]]
 
 
 def tile_statistics(crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -84,19 +85,26 @@ def tile_statistics(crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     convention, `g2w.segment.inputs.window_stats`)."""
     median = temporal_median(crops)
     deviation = np.zeros(median.shape, np.float32)
+    flat = median.reshape(len(median), -1)
     for c in crops:
-        deviation += cv2.absdiff(c, median)
+        deviation += cv2.absdiff(c.reshape(flat.shape), flat).reshape(median.shape)
     spread = np.clip(deviation * (4.0 / len(crops)), 0, 255).astype(np.uint8)
     return median, spread
 
 
+_LOGIT = np.log((np.clip(np.arange(256), 0.5, 254.5) / 255) / (1 - np.clip(np.arange(256), 0.5, 254.5) / 255))
+_EVIDENCE_LUT = np.stack([_LOGIT / 4] + [np.arange(256) / 255] * 4, 1).astype(np.float32)  # (256, 5)
+
+
 def evidence(q: np.ndarray, luma: np.ndarray, median: np.ndarray, spread: np.ndarray) -> torch.Tensor:
-    """(K, 5, S, S) float32 refiner input from uint8 crops (K, S, S): coarse logit / 4, luma,
-    median, spread and |luma - median|, the last four in 0..1."""
-    p = torch.from_numpy(q).float().clamp_(0.5, 254.5) / 255
-    logit = torch.log(p / (1 - p)) / 4
-    planes = [torch.from_numpy(a) for a in (luma, median, spread, cv2.absdiff(luma, median))]
-    return torch.cat([logit[:, None], torch.stack(planes, 1).float() / 255], 1)
+    """(K, 5, S, S) float32 refiner input (channels-last in memory) from uint8 crops (K, S, S):
+    coarse logit / 4, luma, median, spread and |luma - median|, the last four in 0..1."""
+    k, h, w = q.shape
+    out = np.empty((k, h, w, 5), np.float32)
+    difference = cv2.absdiff(luma.reshape(k, -1), median.reshape(k, -1)).reshape(q.shape)
+    for c, plane in enumerate((q, luma, median, spread, difference)):
+        out[..., c] = _EVIDENCE_LUT[plane, c]
+    return torch.from_numpy(out).permute(0, 3, 1, 2)
 
 
 @torch.inference_mode()
@@ -106,7 +114,7 @@ def refine_tiles(refiner: FullResRefiner, q: np.ndarray, luma: np.ndarray, media
     out = []
     for start in range(0, len(q), batch):
         part = slice(start, start + batch)
-        x = evidence(q[part], luma[part], median[part], spread[part]).contiguous(memory_format=torch.channels_last)
+        x = evidence(q[part], luma[part], median[part], spread[part])
         out.append(refiner(x)[:, 0].numpy())
     if not out:
         t = refiner.config.tile

@@ -185,18 +185,21 @@ class Segmenter:
                     lumas[k] = frame_luma(frame)
                 yield frame.to_ndarray(format="rgb24", width=w, height=h)  # swscale scales while converting
 
-        first, window = 0, []
-        span = self.config.span
-        for batch in prefetch(_batched(stream_inputs(low(), self.config), BATCH), depth=2):  # decode beside the network
-            for pred in self.predict(batch, first):
-                if self.refiner is None:
-                    yield pred
-                    continue
-                window.append(pred)
-                if (pred.index + 1) % span == 0:  # the window (`stream_inputs`' statistics span) is complete
-                    yield from self._refine(window, lumas)
-                    window = []
-            first += len(batch)
+        def predicted() -> Iterator[FramePrediction]:
+            first = 0
+            for batch in prefetch(_batched(stream_inputs(low(), self.config), BATCH), depth=2):  # decode beside the network
+                yield from self.predict(batch, first)
+                first += len(batch)
+
+        if self.refiner is None:
+            yield from predicted()
+            return
+        window, span = [], self.config.span
+        for pred in prefetch(predicted(), depth=2 * BATCH):  # the network beside the refinement
+            window.append(pred)
+            if (pred.index + 1) % span == 0:  # the window (`stream_inputs`' statistics span) is complete
+                yield from self._refine(window, lumas)
+                window = []
         if window:
             yield from self._refine(window, lumas)
 
