@@ -93,7 +93,7 @@ def tile_statistics(crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 _LOGIT = np.log((np.clip(np.arange(256), 0.5, 254.5) / 255) / (1 - np.clip(np.arange(256), 0.5, 254.5) / 255))
-_EVIDENCE_LUT = np.stack([_LOGIT / 4] + [np.arange(256) / 255] * 4, 1).astype(np.float32)  # (256, 5)
+_LOGIT_4 = (_LOGIT / 4).astype(np.float32)
 
 
 def evidence(q: np.ndarray, luma: np.ndarray, median: np.ndarray, spread: np.ndarray) -> torch.Tensor:
@@ -102,8 +102,9 @@ def evidence(q: np.ndarray, luma: np.ndarray, median: np.ndarray, spread: np.nda
     k, h, w = q.shape
     out = np.empty((k, h, w, 5), np.float32)
     difference = cv2.absdiff(luma.reshape(k, -1), median.reshape(k, -1)).reshape(q.shape)
-    for c, plane in enumerate((q, luma, median, spread, difference)):
-        out[..., c] = _EVIDENCE_LUT[plane, c]
+    np.take(_LOGIT_4, q, out=out[..., 0])
+    for c, plane in enumerate((luma, median, spread, difference), 1):
+        np.multiply(plane, np.float32(1 / 255), out=out[..., c], casting="unsafe")
     return torch.from_numpy(out).permute(0, 3, 1, 2)
 
 
