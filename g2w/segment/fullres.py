@@ -108,19 +108,31 @@ def evidence(q: np.ndarray, luma: np.ndarray, median: np.ndarray, spread: np.nda
     return torch.from_numpy(out).permute(0, 3, 1, 2)
 
 
+SURE_UI = 250  # a tile whose upsampled probability is at least this everywhere (1/255 steps) stays UI
+SURE_WORLD = 100  # a tile whose upsampled probability stays below this everywhere stays world
+SURE_LOGIT = 20.0
+
+
 @torch.inference_mode()
 def refine_tiles(refiner: FullResRefiner, q: np.ndarray, luma: np.ndarray, median: np.ndarray,
                  spread: np.ndarray, batch: int = 256) -> np.ndarray:
-    """(K, tile, tile) float32 refined UI logits of K candidate tiles."""
-    out = []
-    for start in range(0, len(q), batch):
-        part = slice(start, start + batch)
+    """(K, tile, tile) float32 refined UI logits of K candidate tiles.
+
+    Tiles the coarse map already settles in this frame skip the convolutions: wholly inside a
+    confident widget (probability >= SURE_UI everywhere: UI) or wholly far from one (< SURE_WORLD
+    everywhere: world). Chosen on the refiner's training pairs, where the refined mask's IoU
+    moved from 0.8639 to 0.8636 while 23 % of the tiles were skipped.
+    """
+    m, t = refiner.margin, refiner.config.tile
+    inner = q[:, m:-m, m:-m].reshape(len(q), -1)
+    out = np.full((len(q), t, t), -SURE_LOGIT, np.float32)
+    out[inner.min(axis=1) >= SURE_UI] = SURE_LOGIT
+    todo = np.flatnonzero((inner.min(axis=1) < SURE_UI) & (inner.max(axis=1) >= SURE_WORLD))
+    for start in range(0, len(todo), batch):
+        part = todo[start:start + batch]
         x = evidence(q[part], luma[part], median[part], spread[part])
-        out.append(refiner(x)[:, 0].numpy())
-    if not out:
-        t = refiner.config.tile
-        return np.zeros((0, t, t), np.float32)
-    return np.concatenate(out)
+        out[part] = refiner(x)[:, 0].numpy()
+    return out
 
 
 @dataclass
