@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    segmenter = Segmenter(args.checkpoint, threads=args.threads)
+    segmenter = Segmenter(args.checkpoint, threads=args.threads, full_res=True)
     if segmenter.refiner is None:
         parser.error(f"{segmenter.checkpoint} has no full-resolution refiner (hud_refiner.safetensors)")
     scores = defaultdict(lambda: {"plain": SegmentationScore(), "refined": SegmentationScore()})

@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     info = probe(args.clip)
-    segmenter = Segmenter(args.checkpoint, threads=args.threads)
+    segmenter = Segmenter(args.checkpoint, threads=args.threads, full_res=True)
     plain = Segmenter(args.checkpoint, threads=args.threads, full_res=False)
     runs = {"refined": [], "plain": []}
     for _ in range(args.repeats):  # interleaved, so load changes hit both alike

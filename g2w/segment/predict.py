@@ -147,11 +147,13 @@ class Segmenter:
     stall whenever another thread holds a core (measured in the README).
 
     `full_res`: use the checkpoint's full-resolution refiner (`hud_refiner.*`) when it has one;
-    `frames` then also reads each frame's luma at full size and attaches the refinement.
+    `frames` then also reads each frame's luma at full size and attaches the refinement (what
+    `full_mask` returns). Off by default, so callers that only read the model-resolution
+    probability (removal masks, curation) do not pay for it; `g2w detect` turns it on.
     """
 
     def __init__(self, checkpoint: str | None = None, device: str = "cpu", threads: int | None = None,
-                 full_res: bool = True):
+                 full_res: bool = False):
         if threads:
             torch.set_num_threads(max(1, threads - 1))
         self.checkpoint = checkpoint or DEFAULT_CHECKPOINT

@@ -26,7 +26,7 @@ def test_refiner_task_matches_inference_and_learns(synth_out, tmp_path):
         add_frame(refiner, rec, [cached_plain], [cached_refined])
     src = f"{pair}/hud.mp4"
     info = probe(src)
-    preds = list(Segmenter(DEFAULT_CHECKPOINT, threads=1).frames(src))
+    preds = list(Segmenter(DEFAULT_CHECKPOINT, threads=1, full_res=True).frames(src))
     ts = set(np.linspace(0, len(preds) - 1, 6).round().astype(int).tolist())
     plain, refined = SegmentationScore(), SegmentationScore()
     for k, truth in enumerate(iter_masks(f"{pair}/mask.mkv")):
