@@ -513,6 +513,18 @@ def _segmenter_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refiner_train(args: argparse.Namespace) -> int:
+    from g2w.jobs.train_segmenter import run_train_refiner
+
+    try:
+        run_train_refiner(args.data, args.val, args.output, checkpoint=args.checkpoint, steps=args.steps,
+                          seed=args.seed, batch_size=args.batch_size, eval_every=args.eval_every)
+    except ValueError as exc:
+        print(f"g2w hud-segmenter train-refiner: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _detect(args: argparse.Namespace) -> int:
     from g2w.jobs.detect import run_detect
 
@@ -542,6 +554,16 @@ def _add_segmenter_commands(sub) -> None:
     q.add_argument("--lr-schedule", choices=("cosine", "constant"), default="cosine",
                    help="after the warm-up: cosine decay to a tenth of the rate, or constant")
     q.set_defaults(run=_segmenter_train)
+    q = seg.add_parser("train-refiner", help="train the full-resolution mask refiner of a segmenter checkpoint")
+    q.add_argument("--data", nargs="+", required=True, metavar="PAIRS", help="pairs, as for train")
+    q.add_argument("--val", nargs="+", required=True, metavar="PAIRS", help="held-out pairs, as for train")
+    q.add_argument("--output", required=True, metavar="RUN")
+    q.add_argument("--checkpoint", default=None, help="segmenter folder (default: the shipped g2w/weights)")
+    q.add_argument("--steps", type=_positive(int), default=1500)
+    q.add_argument("--eval-every", type=_positive(int), default=500, help="checkpoint every N steps")
+    q.add_argument("--batch-size", type=_positive(int), default=16, help="pairs per step (8 tiles each)")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(run=_refiner_train)
 
     p = sub.add_parser("detect", help="find the UI in videos: mask.mkv, annotation.json, preview.png per video")
     p.add_argument("videos", nargs="+", metavar="VIDEO", help="video files, folders, globs or lists")

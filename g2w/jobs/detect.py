@@ -92,7 +92,7 @@ def detect_video(segmenter, video: str, out_dir: str, progress=None) -> dict:
 def _segmenter(checkpoint: str | None):
     from g2w.segment.predict import Segmenter
 
-    return Segmenter(checkpoint)
+    return Segmenter(checkpoint, full_res=True)  # masks refined at the video's own size when the checkpoint can
 
 
 def detect_file(video: str, out_dir: str, checkpoint: str | None = None, progress=None) -> int:
@@ -139,7 +139,7 @@ class DetectVideos(Step):
     def setup(self) -> None:
         from g2w.segment.predict import Segmenter
 
-        self._segmenter = Segmenter(self.checkpoint, threads=self.threads)
+        self._segmenter = Segmenter(self.checkpoint, threads=self.threads, full_res=True)
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [detect_one(self._segmenter, str(v), self.output) for v in batch["video"]]

@@ -107,3 +107,52 @@ def _report(output: str, history: list[dict], metrics: dict) -> str:
         ("Per label", table(per_label, ["label", "pixel_recall", "label_accuracy", "box_ap50"])),
     ])
     return path
+
+
+def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: str | None = None,
+                      steps: int = 1500, seed: int = 0, batch_size: int = 16, eval_every: int = 500) -> dict:
+    """`g2w hud-segmenter train-refiner`: train the full-resolution refiner of a (frozen) segmenter
+    checkpoint through the shared harness. Writes RUN/model/ (the segmenter's files copied, plus
+    hud_refiner.json + .safetensors: a complete checkpoint folder) and RUN/metrics.json (held-out
+    full-size mask IoU, plain and refined, overall and per source)."""
+    from g2w.models.hud_segmenter import REFINER_CONFIG, REFINER_WEIGHTS, FullResRefiner, FullResRefinerConfig
+    from g2w.segment.predict import DEFAULT_CHECKPOINT
+    from g2w.segment.refiner_task import RefinerTask
+    from g2w.train import FitConfig, fit
+
+    output = os.path.abspath(output)
+    checkpoint = os.path.abspath(checkpoint or DEFAULT_CHECKPOINT)
+    os.makedirs(output, exist_ok=True)
+    task = RefinerTask(data=[os.path.abspath(d) for d in data], val=[os.path.abspath(v) for v in val],
+                       cache_dir=os.path.join(output, "cache"), checkpoint=checkpoint,
+                       model=asdict(FullResRefinerConfig()), seed=seed)
+    train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
+    if not train_n or not val_n:
+        raise ValueError(f"need pairs for training ({train_n} found) and validation ({val_n})")
+    print(f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}",
+          flush=True)
+    start = time.perf_counter()
+    cfg = FitConfig(output=output, steps=steps, global_batch=batch_size, micro_batch=batch_size, lr=task.lr,
+                    weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, steps), grad_clip=0.0,
+                    lr_schedule="cosine", num_workers=1, checkpoint_every=min(eval_every, steps), log_every=LOG_EVERY,
+                    seed=seed)
+    summary = fit(task, cfg)
+    seconds = time.perf_counter() - start
+    model_dir = os.path.join(output, "model")
+    os.makedirs(model_dir, exist_ok=True)
+    for name in (CONFIG_NAME, WEIGHTS_NAME):
+        shutil.copy(os.path.join(checkpoint, name), os.path.join(model_dir, name))
+    shutil.copy(os.path.join(output, "weights.safetensors"), os.path.join(model_dir, REFINER_WEIGHTS))
+    with open(os.path.join(model_dir, REFINER_CONFIG), "w") as f:
+        json.dump(task.model, f, indent=1)
+    refiner = FullResRefiner.from_pretrained(model_dir)  # loads as the shipped one does
+    with open(os.path.join(output, "validation", "metrics.json")) as f:
+        validation = json.load(f)
+    metrics = {"validation": validation, "train_pairs": train_n, "val_pairs": val_n, "steps": steps, "seed": seed,
+               "batch_size": batch_size, "train_seconds": round(seconds, 1), "segmenter": checkpoint,
+               "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
+               "model": task.model, "parameters": sum(p.numel() for p in refiner.parameters())}
+    write_metrics(output, metrics)
+    print(json.dumps(validation, indent=1), flush=True)
+    print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}", flush=True)
+    return metrics

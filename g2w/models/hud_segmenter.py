@@ -162,3 +162,69 @@ class HudSegmenter(nn.Module):
             model = cls(HudSegmenterConfig.from_dict(json.load(f)))
         model.load_state_dict(load_file(os.path.join(directory, WEIGHTS_NAME), device=device))
         return model.to(device).eval()
+
+
+REFINER_WEIGHTS = "hud_refiner.safetensors"
+REFINER_CONFIG = "hud_refiner.json"
+
+
+@dataclass(frozen=True)
+class FullResRefinerConfig:
+    """The full-resolution refinement (`FullResRefiner`), run after the segmenter on tiles of the
+    video's own pixel grid near the UI it found."""
+
+    width: int = 8  # channels of the two hidden convolutions
+    tile: int = 32  # full-resolution tile side; only tiles holding a candidate pixel are refined
+    low: float = 0.25  # upsampled UI probability that makes a pixel (and its tile) a candidate
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "FullResRefinerConfig":
+        return cls(**data)
+
+
+class FullResRefiner(nn.Module):
+    """(B, 5, T + 2m, T + 2m) evidence -> refined UI logits (B, 1, T, T), m = `margin`.
+
+    Evidence channels, all at the video's own resolution (`g2w.segment.fullres.evidence`): the
+    segmenter's upsampled UI logit, the frame's luma, the window's temporal median of luma, the
+    spread (mean absolute deviation from the median) and the frame's absolute difference from
+    the median. Three unpadded 3x3 convolutions (the middle one dilated by 2) see 4 px around
+    each pixel, enough to tell a static glyph's pixels and its rim from the moving world in the
+    gap next to it; the output is a correction added to the coarse logit.
+    """
+
+    margin = 4  # pixels each side the convolutions consume (1 + 2 + 1)
+
+    def __init__(self, config: FullResRefinerConfig | None = None):
+        super().__init__()
+        self.config = config or FullResRefinerConfig()
+        w = self.config.width
+        self.net = nn.Sequential(nn.Conv2d(5, w, 3), nn.ReLU(inplace=True), nn.Conv2d(w, w, 3, dilation=2),
+                                 nn.ReLU(inplace=True), nn.Conv2d(w, 1, 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        m = self.margin
+        return x[:, :1, m:-m, m:-m] * 4 + self.net(x)  # channel 0 is the coarse logit / 4
+
+    def save_pretrained(self, directory: str) -> str:
+        from safetensors.torch import save_file
+
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, REFINER_CONFIG), "w") as f:
+            json.dump(asdict(self.config), f, indent=1)
+        path = os.path.join(directory, REFINER_WEIGHTS)
+        save_file({k: v.detach().cpu().contiguous() for k, v in self.state_dict().items()}, path)
+        return path
+
+    @classmethod
+    def from_pretrained(cls, directory: str) -> "FullResRefiner | None":
+        """The refiner saved in `directory`, or None when the folder has none."""
+        from safetensors.torch import load_file
+
+        path = os.path.join(directory, REFINER_WEIGHTS)
+        if not os.path.exists(path):
+            return None
+        with open(os.path.join(directory, REFINER_CONFIG)) as f:
+            model = cls(FullResRefinerConfig.from_dict(json.load(f)))
+        model.load_state_dict(load_file(path))
+        return model.eval()

@@ -2,8 +2,10 @@
 
 `Segmenter.frames(video)` streams a video once at the model's resolution (swscale scales while
 converting, so no full-size RGB is held) and yields, per frame, the UI probability and label
-probabilities at model resolution. `full_mask` refines a frame's mask to the video's own size by
-bilinear upsampling of the logits (smooth widget edges, no blockiness). `instances` turns a
+probabilities at model resolution. `full_mask` turns a frame's prediction into a mask at the video's
+own size: when the checkpoint has a full-resolution refiner (`g2w.segment.fullres`), the one
+`frames` computed from the video's own pixels near the UI, else the probability bilinearly
+upsampled and thresholded. `instances` turns a
 frame's prediction into labelled boxes (connected components), and `Tracker` links them across
 frames by overlap, which is what `annotation()` writes in the Appendix G format.
 """
@@ -19,10 +21,12 @@ import numpy as np
 import torch
 
 from g2w.models.hud_segmenter import HudSegmenter
+from g2w.segment.fullres import FullResTiles, frame_luma, load_refiner, window_refinement
 from g2w.segment.inputs import model_size, stream_inputs
 from g2w.segment.metrics import box_iou
 from g2w.taxonomy import LABELS
-from g2w.video import iter_frames, probe
+from g2w.video import probe
+from g2w.video.decode import iter_video_frames
 from g2w.video.overlap import prefetch
 
 DEFAULT_CHECKPOINT = os.path.join(os.path.dirname(os.path.dirname(__file__)), "weights")
@@ -36,6 +40,7 @@ class FramePrediction:
     index: int
     ui: np.ndarray  # (h, w) float32 UI probability at model resolution
     labels: np.ndarray  # (L, ceil(h/2), ceil(w/2)) float32 label probabilities
+    full_res: FullResTiles | None = None  # the full-resolution refinement, when `Segmenter.frames` made one
 
     def label_map(self) -> np.ndarray:
         """(h, w) most likely label index per pixel at the UI map's resolution."""
@@ -44,12 +49,16 @@ class FramePrediction:
 
 
 def full_mask(prediction: FramePrediction, width: int, height: int, threshold: float = 0.5) -> np.ndarray:
-    """(height, width) uint8 0/255 mask: the probability upsampled bilinearly, then thresholded.
+    """(height, width) uint8 0/255 mask: the full-resolution refinement's when the prediction
+    carries one for this size, else the probability upsampled bilinearly, then thresholded.
 
     The probability is quantised to 1/255 steps before upsampling (uint8 resize and threshold
     run several times faster than float32 at 720p); a pixel can only flip where the upsampled
     probability lies within 1/255 of the threshold.
     """
+    fr = prediction.full_res
+    if fr is not None and (fr.width, fr.height) == (width, height):
+        return fr.mask(threshold)
     prob = prediction.ui
     level = int(np.ceil(threshold * 255))  # prob >= threshold  <=>  quantised >= level (up to rounding)
     q = np.clip(prob * 255 + 0.5, 0, 255).astype(np.uint8)
@@ -136,15 +145,24 @@ class Segmenter:
     with two cores, one OpenMP thread for the network plus a decoding thread is several times
     faster than two OpenMP threads sharing cores with the decoder, whose spinning barriers
     stall whenever another thread holds a core (measured in the README).
+
+    `full_res`: use the checkpoint's full-resolution refiner (`hud_refiner.*`) when it has one;
+    `frames` then also reads each frame's luma at full size and attaches the refinement (what
+    `full_mask` returns). Off by default, so callers that only read the model-resolution
+    probability (removal masks, curation) do not pay for it; `g2w detect` turns it on.
     """
 
-    def __init__(self, checkpoint: str | None = None, device: str = "cpu", threads: int | None = None):
+    def __init__(self, checkpoint: str | None = None, device: str = "cpu", threads: int | None = None,
+                 full_res: bool = False):
         if threads:
             torch.set_num_threads(max(1, threads - 1))
         self.checkpoint = checkpoint or DEFAULT_CHECKPOINT
         self.model = HudSegmenter.from_pretrained(self.checkpoint, device=device).for_inference()
         self.config = self.model.config
         self.device = device
+        self.refiner = load_refiner(self.checkpoint) if full_res else None
+        if self.refiner is not None:
+            self.refiner = self.refiner.to(memory_format=torch.channels_last).requires_grad_(False)
 
     @torch.inference_mode()
     def predict(self, batch: list[np.ndarray], first: int = 0) -> list[FramePrediction]:
@@ -156,11 +174,40 @@ class Segmenter:
         return [FramePrediction(first + k, ui[k], labels[k]) for k in range(len(batch))]
 
     def frames(self, video: str) -> Iterator[FramePrediction]:
-        """Predictions for every frame of `video`, in order."""
+        """Predictions for every frame of `video`, in order (with the full-resolution refinement
+        when the checkpoint has a refiner: each statistics window's predictions are then held
+        until the window is complete)."""
         info = probe(video)
         w, h = model_size(info.width, info.height, self.config.input_long_side)
-        low = (f.rgb for f in iter_frames(video, width=w, height=h))
-        first = 0
-        for batch in prefetch(_batched(stream_inputs(low, self.config), BATCH), depth=2):  # decode beside the network
-            yield from self.predict(batch, first)
-            first += len(batch)
+        lumas: dict[int, np.ndarray] = {}  # full-size luma by frame number, filled by the decoding thread
+
+        def low() -> Iterator[np.ndarray]:
+            for k, (_, _, frame) in enumerate(iter_video_frames(video)):
+                if self.refiner is not None:
+                    lumas[k] = frame_luma(frame)
+                yield frame.to_ndarray(format="rgb24", width=w, height=h)  # swscale scales while converting
+
+        def predicted() -> Iterator[FramePrediction]:
+            first = 0
+            for batch in prefetch(_batched(stream_inputs(low(), self.config), BATCH), depth=2):  # decode beside the network
+                yield from self.predict(batch, first)
+                first += len(batch)
+
+        if self.refiner is None:
+            yield from predicted()
+            return
+        window, span = [], self.config.span
+        for pred in prefetch(predicted(), depth=2 * BATCH):  # the network beside the refinement
+            window.append(pred)
+            if (pred.index + 1) % span == 0:  # the window (`stream_inputs`' statistics span) is complete
+                yield from self._refine(window, lumas)
+                window = []
+        if window:
+            yield from self._refine(window, lumas)
+
+    def _refine(self, window: list[FramePrediction], lumas: dict[int, np.ndarray]) -> list[FramePrediction]:
+        found = window_refinement(self.refiner, [p.ui for p in window], [lumas[p.index] for p in window])
+        for pred, fr in zip(window, found):
+            pred.full_res = fr
+            del lumas[pred.index]
+        return window
