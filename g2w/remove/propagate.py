@@ -23,6 +23,7 @@ memory is bounded by `chunk_frames` however long the video.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -35,6 +36,7 @@ from g2w.video import VideoWriter, iter_frames
 from g2w.video.overlap import BackgroundWriter, prefetch
 
 FAR = np.float32(1e9)  # "never reached" distance
+_POOL = ThreadPoolExecutor(1, thread_name_prefix="propagate-backward")  # the backward pass, beside the forward one
 
 
 def _flow_engine() -> cv2.DISOpticalFlow:
@@ -278,17 +280,22 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
     cut_holes = [crop.cut(h) for h in holes]
     n = len(frames)
     gray, small_holes = _flow_inputs(crop, frames, holes)
-    fmaps = _flows(crop, gray, small_holes, cut_holes, -1)
-    bmaps = _flows(crop, gray, small_holes, cut_holes, +1)
-    forward = _sweep(crop, cut_holes, fmaps, range(n))
-    backward = _sweep(crop, cut_holes, bmaps, range(n - 1, -1, -1))
-    if check.ring_px:
-        def grow(px):
-            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
-            return [cv2.dilate(h, kernel) if h.any() and px else h for h in cut_holes]
-        traced, inner = grow(check.ring_px), grow(check.gap_px)
-        r_fwd = _sweep(crop, traced, fmaps, range(n))
-        r_bwd = _sweep(crop, traced, bmaps, range(n - 1, -1, -1))
+
+    def grow(px):
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
+        return [cv2.dilate(h, kernel) if h.any() and px else h for h in cut_holes]
+
+    traced, inner = (grow(check.ring_px), grow(check.gap_px)) if check.ring_px else (None, None)
+
+    def direction(step: int, order: range) -> tuple:
+        """Flow, hole sweep and ring sweep of one direction (OpenCV releases the GIL: the two
+        directions run side by side)."""
+        maps = _flows(crop, gray, small_holes, cut_holes, step)
+        return _sweep(crop, cut_holes, maps, order), _sweep(crop, traced, maps, order) if traced else None
+
+    later = _POOL.submit(direction, +1, range(n - 1, -1, -1))
+    forward, r_fwd = direction(-1, range(n))
+    backward, r_bwd = later.result()
     cw = crop.size[0]
     for t in range(n):
         idx = np.flatnonzero(cut_holes[t])  # the hole's pixels, row-major in the crop
