@@ -88,6 +88,18 @@ def test_the_check_keeps_a_correct_propagation():
     assert all(np.array_equal(c, p) for c, p in zip(checked, plain))
 
 
+def test_traces_longer_than_the_cap_count_as_unreached():
+    """Panning 4 px a frame under a 40 px widget, the hole's middle is 5 frames from being seen:
+    with a 2-frame cap it is left to Telea (far worse there), with no cap it is propagated."""
+    clean, hud, hole = _panning_scene()
+    inside = hole > 0
+    capped = fill_chunk(hud, [hole] * len(hud), check=RimCheck(ring_px=0, max_steps=2))
+    free = fill_chunk(hud, [hole] * len(hud), check=NO_CHECK)
+    err_capped = np.mean([_error(o, c, inside) for o, c in zip(capped, clean)])
+    err_free = np.mean([_error(o, c, inside) for o, c in zip(free, clean)])
+    assert err_capped > 2 * err_free
+
+
 @pytest.mark.parametrize("method", ["propagate", "telea"])
 def test_methods_with_the_ground_truth_mask_write_every_frame(synth_out, tmp_path, method):
     assert not METHODS[method].mask  # mask-free by default; mask="gt" makes them oracles
