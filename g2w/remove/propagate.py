@@ -23,6 +23,7 @@ memory is bounded by `chunk_frames` however long the video.
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -36,7 +37,16 @@ from g2w.video import VideoWriter, iter_frames
 from g2w.video.overlap import BackgroundWriter, prefetch
 
 FAR = np.float32(1e9)  # "never reached" distance
-_POOL = ThreadPoolExecutor(1, thread_name_prefix="propagate-backward")  # the backward pass, beside the forward one
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool() -> ThreadPoolExecutor:
+    """This process's one-thread pool for the backward pass (made per process id: a forked
+    child must not inherit a pool whose thread it does not have)."""
+    pid = os.getpid()
+    if pid not in _POOLS:
+        _POOLS[pid] = ThreadPoolExecutor(1, thread_name_prefix="propagate-backward")
+    return _POOLS[pid]
 
 
 def _flow_engine() -> cv2.DISOpticalFlow:
@@ -293,7 +303,7 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
         maps = _flows(crop, gray, small_holes, cut_holes, step)
         return _sweep(crop, cut_holes, maps, order), _sweep(crop, traced, maps, order) if traced else None
 
-    later = _POOL.submit(direction, +1, range(n - 1, -1, -1))
+    later = _pool().submit(direction, +1, range(n - 1, -1, -1))
     forward, r_fwd = direction(-1, range(n))
     backward, r_bwd = later.result()
     cw = crop.size[0]
