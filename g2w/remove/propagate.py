@@ -10,8 +10,11 @@ visible a few frames earlier or later. Per chunk of frames:
 2. a forward pass carries known pixels from frame t-1 into frame t's hole along the flow, and a
    backward pass does the same from t+1; each filled pixel remembers how many steps it travelled;
 3. where both passes reach a pixel they are blended with weights 1/steps (the nearer frame in
-   time counts more); pixels neither pass reaches (never visible in the chunk) are filled
-   spatially with Telea.
+   time counts more); pixels neither pass reaches within `RimCheck.max_steps` frames (never
+   visible nearby) are filled spatially with Telea;
+4. each hole is checked on a ring of known pixels around it, traced the same way: where the
+   propagation mispredicts that ring (the flow behind the widget was guessed wrong), the whole
+   hole gets Telea's fill instead (`RimCheck`).
 
 Only hole pixels change: every pixel outside the hole is the decoded source frame, exactly (the
 output video is then H.264-encoded like every other method's). Chunks are independent, so
@@ -19,6 +22,10 @@ memory is bounded by `chunk_frames` however long the video.
 """
 
 from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -30,6 +37,16 @@ from g2w.video import VideoWriter, iter_frames
 from g2w.video.overlap import BackgroundWriter, prefetch
 
 FAR = np.float32(1e9)  # "never reached" distance
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool() -> ThreadPoolExecutor:
+    """This process's one-thread pool for the backward pass (made per process id: a forked
+    child must not inherit a pool whose thread it does not have)."""
+    pid = os.getpid()
+    if pid not in _POOLS:
+        _POOLS[pid] = ThreadPoolExecutor(1, thread_name_prefix="propagate-backward")
+    return _POOLS[pid]
 
 
 def _flow_engine() -> cv2.DISOpticalFlow:
@@ -200,7 +217,7 @@ def _telea(image: np.ndarray, hole: np.ndarray, radius: int) -> np.ndarray:
 
 
 def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 160,
-               radius: int = 3) -> list[np.ndarray]:
+               radius: int = 3, check: RimCheck | None = None) -> list[np.ndarray]:
     """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
 
     Each group of nearby holes (the union over the chunk, grown by `margin`) is handled in its
@@ -215,37 +232,92 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
     grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
     count, regions = cv2.connectedComponents(grown)
     for k in range(1, count):
-        _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius)
+        _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius, check or RimCheck())
     return out
 
 
+def _traced_colors(colors, sweeps, idx, max_steps):
+    """Blended colour (n, 3) and reached flags (n,) of crop pixels `idx` from the passes `sweeps`."""
+    color, weight = np.zeros((len(idx), 3), np.float32), np.zeros(len(idx), np.float32)
+    for src, sx, sy, dist in sweeps:
+        src = src.ravel()[idx]
+        d = dist.ravel()[idx]
+        reach = src >= 0
+        if max_steps is not None:
+            reach &= d <= max_steps
+        reached = np.flatnonzero(reach)
+        if len(reached):
+            at = idx[reached]
+            w = 1 / np.maximum(d[reached], 1)
+            color[reached] += _gather(colors, src[reached], sx.ravel()[at], sy.ravel()[at]) * w[:, None]
+            weight[reached] += w
+    got = weight > 0
+    color[got] /= weight[got, None]
+    return color, got
+
+
+@dataclass(frozen=True)
+class RimCheck:
+    """When a hole's propagated fill is trusted: the rule that falls back to Telea.
+
+    The flow inside a hole is a guess (an affine motion fitted around it); where the scene's
+    motion is not affine (a corridor walked down, parallax between walls and floor) or a trace
+    is long, propagated pixels land in the wrong place, which the reference judge scores as a
+    major artifact while Telea's smooth fill is at worst a minor one. So each hole is tested on
+    pixels whose truth is known: a ring just outside it (from `gap_px` to `ring_px` beyond its
+    edge; the gap skips the widget's own soft halo) is traced from other frames exactly like the
+    hole, in separate passes that treat the ring as unknown (so the hole's own traces are
+    unchanged), and compared with the frame. Per connected hole, when the ring's mean absolute
+    error exceeds `tol` (0-255 levels), the whole hole is filled by Telea instead: one rule per
+    hole, never a patchwork of both fills. Traces longer than `max_steps` frames count as
+    unreached (Telea too). Chosen on the `heldout720` cases and checked on `heldout2` (README,
+    "Measured").
+    """
+
+    ring_px: int = 5
+    gap_px: int = 2
+    tol: float = 12.0
+    max_steps: int | None = 15
+
+
+NO_CHECK = RimCheck(ring_px=0, max_steps=None)  # the fill before the check: every reached pixel is trusted
+
+
 def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop, out: list[np.ndarray],
-                 radius: int) -> None:
+                 radius: int, check: RimCheck) -> None:
     """Fill the hole pixels inside one crop of every frame, writing into `out`."""
     colors = [crop.cut(f) for f in frames]
     cut_holes = [crop.cut(h) for h in holes]
     n = len(frames)
     gray, small_holes = _flow_inputs(crop, frames, holes)
-    forward = _sweep(crop, cut_holes, _flows(crop, gray, small_holes, cut_holes, -1), range(n))
-    backward = _sweep(crop, cut_holes, _flows(crop, gray, small_holes, cut_holes, +1), range(n - 1, -1, -1))
+
+    def grow(px):
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
+        return [cv2.dilate(h, kernel) if h.any() and px else h for h in cut_holes]
+
+    traced, inner = (grow(check.ring_px), grow(check.gap_px)) if check.ring_px else (None, None)
+
+    def direction(step: int, order: range) -> tuple:
+        """Flow, hole sweep and ring sweep of one direction (OpenCV releases the GIL: the two
+        directions run side by side)."""
+        maps = _flows(crop, gray, small_holes, cut_holes, step)
+        return _sweep(crop, cut_holes, maps, order), _sweep(crop, traced, maps, order) if traced else None
+
+    later = _pool().submit(direction, +1, range(n - 1, -1, -1))
+    forward, r_fwd = direction(-1, range(n))
+    backward, r_bwd = later.result()
     cw = crop.size[0]
     for t in range(n):
         idx = np.flatnonzero(cut_holes[t])  # the hole's pixels, row-major in the crop
         if not len(idx):
             continue
-        color, weight = np.zeros((len(idx), 3), np.float32), np.zeros(len(idx), np.float32)
-        for src, sx, sy, dist in (forward[t], backward[t]):
-            src = src.ravel()[idx]
-            reached = np.flatnonzero(src >= 0)
-            if len(reached):
-                at = idx[reached]
-                w = 1 / np.maximum(dist.ravel()[at], 1)
-                color[reached] += _gather(colors, src[reached], sx.ravel()[at], sy.ravel()[at]) * w[:, None]
-                weight[reached] += w
-        got = weight > 0
+        color, got = _traced_colors(colors, (forward[t], backward[t]), idx, check.max_steps)
         ys, xs = np.divmod(idx, cw)
+        if check.ring_px:
+            got &= ~_untrusted(colors[t], cut_holes[t], traced[t], inner[t], (r_fwd[t], r_bwd[t]), colors,
+                               ys, xs, check)
         region = crop.cut(out[t])  # a view into the output frame
-        region[ys[got], xs[got]] = np.clip(color[got] / weight[got, None] + 0.5, 0, 255).astype(np.uint8)
+        region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
         if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
             uy, ux = ys[~got], xs[~got]
             pad = 2 * radius + 2
@@ -255,6 +327,26 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
             unreached[uy - y0, ux - x0] = 255
             box = region[y0:y1, x0:x1]
             box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
+
+
+def _untrusted(frame: np.ndarray, hole: np.ndarray, traced: np.ndarray, inner: np.ndarray, sweeps: tuple,
+               colors: list[np.ndarray], ys: np.ndarray, xs: np.ndarray, check: RimCheck) -> np.ndarray:
+    """Flags (n,) of the hole pixels (ys, xs) whose hole's ring is predicted worse than `check.tol`."""
+    cw = hole.shape[1]
+    ring = np.flatnonzero((traced > 0) & (inner == 0))
+    r_color, r_got = _traced_colors(colors, sweeps, ring, check.max_steps)
+    ring, r_color = ring[r_got], r_color[r_got]
+    if not len(ring):  # nothing to test with: the hole's own reach decides
+        return np.zeros(len(ys), bool)
+    ry, rx = np.divmod(ring, cw)
+    err = np.abs(frame[ry, rx].astype(np.float32) - r_color).mean(axis=1)
+    count, comp = cv2.connectedComponents(hole)
+    # each ring pixel belongs to the hole it surrounds (the largest label nearby, where rings meet)
+    owner = cv2.dilate(comp.astype(np.float32), np.ones((2 * check.ring_px + 3,) * 2, np.uint8))[ry, rx].astype(int)
+    total = np.bincount(owner, err, count)
+    num = np.bincount(owner, None, count)
+    bad = np.flatnonzero((num > 0) & (total > check.tol * num))
+    return np.isin(comp[ys, xs], bad[bad > 0])
 
 
 def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 4, chunk_frames: int = 90,

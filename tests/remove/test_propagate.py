@@ -6,7 +6,7 @@ import pytest
 
 from g2w.evaluate.cases import load_cases
 from g2w.remove import METHODS, run_method
-from g2w.remove.propagate import fill_chunk
+from g2w.remove.propagate import NO_CHECK, RimCheck, fill_chunk
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
 
 
@@ -55,6 +55,49 @@ def test_world_never_visible_falls_back_to_spatial_fill():
     inside = hole > 0
     assert all(_error(o, h, inside) > 50 for o, h in zip(out, hud))  # the red widget is gone
     assert all(np.abs(o[inside].astype(int) - (255, 40, 40)).sum(-1).min() > 30 for o in out)
+
+
+def test_a_hole_whose_ring_is_mispredicted_is_filled_by_telea_instead():
+    """A world with no temporal coherence (fresh texture every frame): flow carries nothing true,
+    so the ring around the hole is predicted badly from the other frames and the whole hole gets
+    Telea's fill; without the check it gets the (wrong) propagated pixels."""
+    rng = np.random.default_rng(1)
+    hole = np.zeros((120, 200), np.uint8)
+    hole[40:80, 80:120] = 255
+    hud = []
+    for _ in range(12):
+        f = cv2.GaussianBlur(rng.integers(0, 255, (120, 200, 3)).astype(np.uint8), (0, 0), 2)
+        f = cv2.normalize(f, None, 0, 255, cv2.NORM_MINMAX)
+        f[hole > 0] = (255, 40, 40)
+        hud.append(f)
+    checked = fill_chunk(hud, [hole] * len(hud), check=RimCheck())
+    plain = fill_chunk(hud, [hole] * len(hud), check=NO_CHECK)
+    box = (slice(40 - 8, 80 + 8), slice(80 - 8, 120 + 8))  # the hole's box, padded like the fill pads it
+    inside = hole[box] > 0
+    for c, p, h in zip(checked, plain, hud):
+        telea = cv2.inpaint(np.ascontiguousarray(h[box]), hole[box], 3, cv2.INPAINT_TELEA)
+        assert np.array_equal(c[box][inside], telea[inside])
+    assert sum(not np.array_equal(p[box][inside], c[box][inside]) for p, c in zip(plain, checked)) >= 10
+
+
+def test_the_check_keeps_a_correct_propagation():
+    """On the panning scene the ring is predicted well, so the check changes nothing."""
+    clean, hud, hole = _panning_scene()
+    checked = fill_chunk(hud, [hole] * len(hud), check=RimCheck(max_steps=None))
+    plain = fill_chunk(hud, [hole] * len(hud), check=NO_CHECK)
+    assert all(np.array_equal(c, p) for c, p in zip(checked, plain))
+
+
+def test_traces_longer_than_the_cap_count_as_unreached():
+    """Panning 4 px a frame under a 40 px widget, the hole's middle is 5 frames from being seen:
+    with a 2-frame cap it is left to Telea (far worse there), with no cap it is propagated."""
+    clean, hud, hole = _panning_scene()
+    inside = hole > 0
+    capped = fill_chunk(hud, [hole] * len(hud), check=RimCheck(ring_px=0, max_steps=2))
+    free = fill_chunk(hud, [hole] * len(hud), check=NO_CHECK)
+    err_capped = np.mean([_error(o, c, inside) for o, c in zip(capped, clean)])
+    err_free = np.mean([_error(o, c, inside) for o, c in zip(free, clean)])
+    assert err_capped > 2 * err_free
 
 
 @pytest.mark.parametrize("method", ["propagate", "telea"])
