@@ -74,6 +74,11 @@ class MaskRefine:
     fill_enclosed: bool = False
     grow_px: int = 0  # added to the remover's own dilation (the segmenter's edges are less sure than gt's)
 
+    @property
+    def is_plain(self) -> bool:
+        """Each frame thresholded on its own at `high`: nothing pooled, joined or filled."""
+        return self.window <= 1 and self == MaskRefine(high=self.high, low=self.high, grow_px=self.grow_px)
+
 
 PLAIN = MaskRefine()
 DEFAULT_REFINE = MaskRefine(grow_px=2)  # re-chosen with the shipped checkpoint on two held-out sets (README "Measured")
@@ -118,7 +123,7 @@ def removal_masks(probs: Iterable[np.ndarray], width: int, height: int,
     """Full-size 0/255 masks from per-frame uint8 UI probabilities (model resolution), refined by
     `refine` (default `DEFAULT_REFINE`). Streams with `refine.window` frames in memory."""
     r = refine or DEFAULT_REFINE
-    if r.window <= 1 and r == MaskRefine(high=r.high, low=r.high, grow_px=r.grow_px):
+    if r.is_plain:
         # the plain threshold, exactly `full_mask` (probability upsampled, then thresholded)
         level = int(np.ceil(r.high * 255))
         for prob in probs:
@@ -159,8 +164,12 @@ def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None,
         raise ValueError(f"unknown mask source {source!r}: use one of {MASK_SOURCES}")
     info = probe(case.source)
     if source == "segmenter":
-        from g2w.segment.predict import Segmenter
+        from g2w.segment.predict import Segmenter, full_mask
 
+        r = refine or DEFAULT_REFINE
+        if r.is_plain:  # near the UI the video's own pixels decide (the checkpoint's full-resolution refiner)
+            segmenter = Segmenter(checkpoint, threads=1, full_res=True)
+            return (full_mask(p, info.width, info.height, r.high) for p in segmenter.frames(case.source))
         segmenter = Segmenter(checkpoint, threads=1)
         probs = (np.clip(p.ui * 255 + 0.5, 0, 255).astype(np.uint8) for p in segmenter.frames(case.source))
         return removal_masks(probs, info.width, info.height, refine)

@@ -1,12 +1,16 @@
 """Flow-guided propagation: only the hole changes, and a panning scene is restored from other frames."""
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
 from g2w.evaluate.cases import load_cases
 from g2w.remove import METHODS, run_method
+from g2w.remove.masks import raw_masks
 from g2w.remove.propagate import NO_CHECK, RimCheck, fill_chunk
+from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
 
 
@@ -136,3 +140,19 @@ def test_a_large_never_visible_hole_is_filled_at_low_resolution_and_only_there()
         assert np.array_equal(o[~inside], h[~inside])
         assert np.abs(o[inside].astype(int) - (255, 40, 40)).sum(-1).min() > 30  # no UI colour left
         assert _error(o, world, inside) < 40  # a smooth fill from the surroundings, not noise
+
+
+def test_the_default_segmenter_mask_is_the_one_detect_writes(synth_out):
+    """Removal and `g2w detect` see the same UI: near it, the checkpoint's full-resolution step
+    decides, not the model-resolution probability upsampled."""
+    case = load_cases(synth_out)[0]
+    info = probe(case.source)
+    removal = list(raw_masks(case, "segmenter"))
+    segmenter = Segmenter(threads=1, full_res=True)
+    assert segmenter.refiner is not None
+    predictions = list(segmenter.frames(case.source))
+    detected = [full_mask(p, info.width, info.height) for p in predictions]
+    upsampled = [full_mask(replace(p, full_res=None), info.width, info.height) for p in predictions]
+    assert len(removal) == info.frame_count
+    assert all(np.array_equal(r, d) for r, d in zip(removal, detected))
+    assert any(not np.array_equal(r, u) for r, u in zip(removal, upsampled))
