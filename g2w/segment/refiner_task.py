@@ -28,7 +28,7 @@ from g2w.segment.fullres import (candidate_tiles, crop_tiles, evidence, frame_lu
                                  tile_statistics, upsampled_probability)
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.task import generator_rng, sample_dirs, source_group
-from g2w.train.task import TrainTask
+from g2w.train.task import TrainTask, cpu_copy
 
 FRAMES_PER_PAIR = 6
 
@@ -196,9 +196,7 @@ class RefinerTask(TrainTask):
         return result
 
     def validate(self, model: torch.nn.Module, out_dir: str, device: torch.device | str = "cpu") -> list[dict]:
-        model = getattr(model, "module", model)
-        cpu = FullResRefiner(self.config)
-        cpu.load_state_dict({k: v.detach().cpu() for k, v in model.state_dict().items()})
+        cpu = cpu_copy(model, FullResRefiner(self.config))
         os.makedirs(out_dir, exist_ok=True)
         result = self.metrics(cpu)
         with open(os.path.join(out_dir, "metrics.json"), "w") as f:

@@ -31,7 +31,7 @@ from g2w.segment.losses import segmenter_loss
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.overlay import overlay
 from g2w.segment.predict import FramePrediction, instances
-from g2w.train.task import TrainTask
+from g2w.train.task import TrainTask, cpu_copy
 
 VAL_FRAMES_PER_SAMPLE = 6
 OVERLAY_SAMPLES = 6
@@ -193,9 +193,7 @@ class SegmenterTask(TrainTask):
 
     def validate(self, model: torch.nn.Module, out_dir: str, device: torch.device | str = "cpu") -> list[dict]:
         """Held-out metrics (`validation/metrics.json`) and overlays (`validation/overlays.png`)."""
-        model = getattr(model, "module", model)
-        cpu = HudSegmenter(self.config)
-        cpu.load_state_dict({k: v.detach().cpu() for k, v in model.state_dict().items()})
+        cpu = cpu_copy(model, HudSegmenter(self.config))
         os.makedirs(out_dir, exist_ok=True)
         result = self.metrics(cpu)
         with open(os.path.join(out_dir, "metrics.json"), "w") as f:

@@ -66,6 +66,14 @@ class TrainTask(ABC):
         load_named(self.trainable_parameters(model), state, os.path.basename(path))
 
 
+def cpu_copy(model: torch.nn.Module, fresh: torch.nn.Module) -> torch.nn.Module:
+    """`fresh` (a new CPU model of the same configuration) holding `model`'s weights, for
+    validating on the driver's side of a worker; `model` may be wrapped (DDP's `.module`)."""
+    model = getattr(model, "module", model)
+    fresh.load_state_dict({k: v.detach().cpu() for k, v in model.state_dict().items()})
+    return fresh
+
+
 def load_named(params: dict[str, torch.nn.Parameter], state: dict[str, torch.Tensor], source: str) -> None:
     """Copy `state` into `params` exactly, or raise naming the missing/unexpected/mis-shaped keys."""
     missing = sorted(set(params) - set(state))
