@@ -36,11 +36,14 @@ are). It acts twice. A step just under the cut score (>= `promote_score`) that l
 `promote_unexplained` of its blocks unexplained is a cut. A step reaching the cut score whose
 blocks are at least `veto_coherent` explained at ONE offset, the one the camera's ongoing motion
 predicts (the global shift of the step before), is a flash, a beam or a tint over a moving view,
-not a cut. That veto is off by default (`veto_coherent` inf): it holds real flashes under the cut
-score, but two procedural cuts (corridor, racing: the new shot repeats the old one's layout at
-the camera's offset) are as coherent as the real flashes. The share unexplained alone cannot
-veto either: on smooth textures (the procedural games' noise) a block of one place finds a close
-match somewhere in another, so a cut there looks explained.
+not a cut. The veto matches the *detail* of the blocks (luma less its blur, `detail_matches`)
+and counts a block only where its match is informative: the match must beat the block's best
+correlation with its own frame elsewhere (its look-alikes) by a margin. Matched on plain luma,
+two procedural cuts (corridor, racing) looked as coherent as the real flashes: a checkered floor
+or road stripes match at many offsets, a sky gradient or smooth noise matches anything, and the
+player's weapon or car stays where it was. The share unexplained alone cannot veto either: on
+smooth textures a block of one place finds a close match somewhere in another, so a cut there
+looks explained. The veto's level is chosen on real footage (README "Calibration").
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
@@ -72,6 +75,10 @@ BLOCK_MATCH = 0.5  # best normalized correlation below which a block is unexplai
 BLOCK_MIN_STD = 4.0  # luma std below which a block is too flat to judge
 MIN_BLOCKS = 4  # textured blocks needed for an unexplained share
 COHERENT_PX = 5  # offsets this close (pixels of BLOCKS_THUMB) are one motion
+DETAIL_SIGMA = 4.0  # the coherent veto matches the detail: luma less its Gaussian blur of this sigma (pixels)
+DETAIL_MIN_STD = 2.0  # detail std below which a block has nothing to match (a smooth gradient, a flat sky)
+DISTINCT_PX = 3  # a block's own look-alikes are searched beyond this offset (pixels) ...
+DISTINCT_MARGIN = 0.1  # ... and its match counts only when it beats the best of them by this much
 CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score up (the job: where it decides)
 
 
@@ -88,8 +95,8 @@ class CutThresholds:
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
-    veto_coherent: float = float("inf")  # a step whose blocks are this coherently explained is no cut (inf: never;
-    # off by default: some procedural cuts are as coherent as real flashes, README "Calibration")
+    veto_coherent: float = float("inf")  # a step whose blocks' detail is this coherently explained is no cut
+    # (inf: never; README "Calibration")
 
 
 @dataclass(frozen=True)
@@ -178,23 +185,74 @@ def block_matches(prev: np.ndarray, cur: np.ndarray, offsets: bool = False) -> n
     return out if offsets else out[:, 0]
 
 
+def detail(luma: np.ndarray) -> np.ndarray:
+    """The fine detail of a BLOCKS_THUMB luma image: itself less its Gaussian blur (DETAIL_SIGMA).
+    A tint, a brightening flash or a smooth gradient (a sky) carry none of it; edges and texture do."""
+    f = luma.astype(np.float32)
+    return f - cv2.GaussianBlur(f, (0, 0), DETAIL_SIGMA)
+
+
+def detail_matches(prev: np.ndarray, cur: np.ndarray) -> np.ndarray:
+    """Rows of (correlation, dx, dy, self-similarity) for each block of cur's `detail` with
+    detail to match (DETAIL_MIN_STD): its best match in prev's detail as `block_matches` finds it
+    (near the block and near the global shift), and its best correlation with cur itself more
+    than DISTINCT_PX away from where it is (within the same reach). A block of a repeating or
+    smooth pattern (a checkered floor, road stripes, procedural noise) finds itself elsewhere
+    almost as well, so its match says little about where it came from; the veto counts only
+    blocks whose match beats that by DISTINCT_MARGIN. Both are BLOCKS_THUMB luma images."""
+    p, c = detail(prev), detail(cur)
+    height, width = c.shape
+    bw, bh = width // BLOCK_GRID[0], height // BLOCK_GRID[1]
+    reach = int(round(BLOCK_SEARCH * width))
+    centres = [(0, 0)]
+    (dx, dy), response = cv2.phaseCorrelate(p, c)
+    if response >= _MIN_SHIFT_RESPONSE and (round(dx), round(dy)) != (0, 0):
+        centres.append((-int(round(dx)), -int(round(dy))))
+    rows = []
+    for y0 in range(0, bh * BLOCK_GRID[1], bh):
+        for x0 in range(0, bw * BLOCK_GRID[0], bw):
+            block = c[y0:y0 + bh, x0:x0 + bw]
+            if cv2.meanStdDev(block)[1][0, 0] < DETAIL_MIN_STD:
+                continue
+            best, where = -1.0, (0, 0)
+            for ox, oy in centres:
+                xa, xb = max(0, x0 + ox - reach), min(width, x0 + ox + bw + reach)
+                ya, yb = max(0, y0 + oy - reach), min(height, y0 + oy + bh + reach)
+                if xb - xa >= bw and yb - ya >= bh:
+                    match = np.nan_to_num(cv2.matchTemplate(p[ya:yb, xa:xb], block, cv2.TM_CCOEFF_NORMED), nan=-1.0)
+                    _, top, _, (mx, my) = cv2.minMaxLoc(match)
+                    if top > best:
+                        best, where = float(top), (xa + mx - x0, ya + my - y0)
+            xa, xb = max(0, x0 - reach), min(width, x0 + bw + reach)
+            ya, yb = max(0, y0 - reach), min(height, y0 + bh + reach)
+            own = np.nan_to_num(cv2.matchTemplate(c[ya:yb, xa:xb], block, cv2.TM_CCOEFF_NORMED), nan=-1.0)
+            cx, cy = x0 - xa, y0 - ya  # the block itself, in `own`
+            own[max(0, cy - DISTINCT_PX):cy + DISTINCT_PX + 1, max(0, cx - DISTINCT_PX):cx + DISTINCT_PX + 1] = -1.0
+            rows.append((best, *where, float(own.max())))
+    return np.array(rows, np.float64).reshape(-1, 4)
+
+
 def coherent_share(matches: np.ndarray, expected: tuple[float, float]) -> float:
-    """The share of textured blocks explained (BLOCK_MATCH) at one common offset: within
-    COHERENT_PX of the explained blocks' median offset, itself in agreement with `expected`
-    (the offset the camera's ongoing motion predicts, pixels; within COHERENT_PX plus half its
-    size), else 0. `matches` are `block_matches(..., offsets=True)` rows. A flash over a moving
-    view: the rest of the picture is explained at the camera's offset, high; a cut: each block
-    finds a different spot, if any, low; a jump of the view by a large shift: coherent, but not
-    at the camera's offset, 0. NaN with fewer than MIN_BLOCKS textured blocks."""
+    """The share of blocks explained (BLOCK_MATCH) at one common offset: within COHERENT_PX of
+    the explained blocks' median offset, itself in agreement with `expected` (the offset the
+    camera's ongoing motion predicts, pixels; within COHERENT_PX plus half its size), else 0.
+    `matches` are `block_matches(..., offsets=True)` rows, or `detail_matches` rows, whose
+    blocks count as explained only when the match also beats the block's own look-alikes by
+    DISTINCT_MARGIN. A flash over a moving view: the rest of the picture is explained at the
+    camera's offset, high; a cut: each block finds a different spot, if any, low; a jump of the
+    view by a large shift: coherent, but not at the camera's offset, 0. NaN with fewer than
+    MIN_BLOCKS blocks."""
     if len(matches) < MIN_BLOCKS:
         return float("nan")
     explained = matches[:, 0] >= BLOCK_MATCH
+    if matches.shape[1] > 3:
+        explained &= matches[:, 0] - matches[:, 3] >= DISTINCT_MARGIN
     if not explained.any():
         return 0.0
-    centre = np.median(matches[explained, 1:], axis=0)
+    centre = np.median(matches[explained, 1:3], axis=0)
     if np.abs(centre - np.asarray(expected)).max() > COHERENT_PX + 0.5 * np.abs(expected).max():
         return 0.0
-    near = explained & (np.abs(matches[:, 1:] - centre).max(axis=1) <= COHERENT_PX)
+    near = explained & (np.abs(matches[:, 1:3] - centre).max(axis=1) <= COHERENT_PX)
     return float(near.mean())
 
 
@@ -289,13 +347,13 @@ class FrameSignals:
         held = dict(self._recent)
         if not (promote or coherence) or held.get(i - 1) is None or held.get(i) is None:
             return none
-        matches = block_matches(held[i - 1], held[i], offsets=True)
-        share = _share_below(matches[:, 0], BLOCK_MATCH) if promote else float("nan")
+        share = unexplained_share(held[i - 1], held[i]) if promote else float("nan")
         if not coherence:
             return share, float("nan")
         before = self.shift[2 * (i - 1): 2 * i] if i >= 2 else (np.nan, np.nan)
         motion = np.nan_to_num(np.asarray(before, float), nan=0.0) * BLOCKS_THUMB[0]  # fractions of the width
-        return share, coherent_share(matches, tuple(-motion))  # cur(x) ~ prev(x - shift): found at -shift
+        # cur(x) ~ prev(x - shift): found at -shift
+        return share, coherent_share(detail_matches(held[i - 1], held[i]), tuple(-motion))
 
     def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The local cue of every step (unexplained share, coherent share); the last few steps,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from g2w.curate.cuts import (CutThresholds, FrameSignals, cut_scores, luma_thumb, neighbour_mean, side_means,
-                             block_matches, coherent_share, unexplained_share, with_local_cue)
+                             block_matches, coherent_share, detail_matches, unexplained_share, with_local_cue)
 from g2w.sample_data.textures import colorize, tileable_noise
 
 
@@ -214,11 +214,35 @@ def test_a_flash_is_explained_at_the_cameras_offset_and_a_cut_or_a_jump_is_not()
     world, other = _detail(5, (90, 600)), _detail(6, (90, 600))
     before, after = world[:, 200:360], world[:, 204:364].copy()  # the camera moves 4 px a frame
     after[20:50, :] = _detail(7)[20:50, :160]  # a textured beam across a third of the view
-    flash = block_matches(before, after, offsets=True)
-    assert coherent_share(flash, (4, 0)) > 0.5  # the rest is found where the camera's motion puts it: 4 px on
-    assert coherent_share(block_matches(before, other[:, 200:360], offsets=True), (4, 0)) < 0.2
-    jump = block_matches(before, world[:, 230:390], offsets=True)  # 30 px at once while the camera moved 4
-    assert coherent_share(jump, (4, 0)) == 0.0 and coherent_share(jump, (30, 0)) > 0.6  # less what it uncovered
+    after[50:, :] = cv2.convertScaleAbs(after[50:, :], alpha=0.6, beta=60)  # and a damage tint below it
+    for matches in (lambda p, c: block_matches(p, c, offsets=True), detail_matches):
+        flash = matches(before, after)
+        assert coherent_share(flash, (4, 0)) > 0.5  # the rest is found where the camera's motion puts it: 4 px on
+        assert coherent_share(matches(before, other[:, 200:360]), (4, 0)) < 0.2
+        jump = matches(before, world[:, 230:390])  # 30 px at once while the camera moved 4
+        assert coherent_share(jump, (4, 0)) == 0.0 and coherent_share(jump, (30, 0)) > 0.6  # less what it uncovered
+
+
+def _checker(period: int = 10, shape=(90, 400)) -> np.ndarray:
+    y, x = np.mgrid[0 : shape[0], 0 : shape[1]]
+    return np.where(((x // (period // 2)) + (y // (period // 2))) % 2 == 0, 60, 190).astype(np.uint8)
+
+
+def test_the_veto_counts_only_blocks_whose_match_is_informative():
+    """A repeating pattern (a checkered floor) or a smooth gradient (a sky) matches another
+    view of itself at many offsets: such blocks say nothing about where they came from, so the
+    detail match does not count them, while texture moved the same way is counted."""
+    checker, texture = _checker(), _detail(8)
+    moved = {name: (w[:, 100:260], w[:, 104:264]) for name, w in (("checker", checker), ("texture", texture))}  # 4 px
+    for before, after in moved.values():
+        rows = detail_matches(before, after)
+        assert len(rows) == 48 and np.median(rows[:, 0]) > 0.9  # every block has detail and is matched
+    assert coherent_share(detail_matches(*moved["texture"]), (4, 0)) > 0.8
+    assert np.median(detail_matches(*moved["checker"])[:, 3]) > 0.9  # ... but a checker block finds itself elsewhere
+    assert coherent_share(detail_matches(*moved["checker"]), (4, 0)) == 0.0
+    sky = np.repeat(np.linspace(40, 220, 90, dtype=np.float32)[:, None], 160, axis=1).astype(np.uint8)
+    assert len(detail_matches(sky, cv2.convertScaleAbs(sky, alpha=0.8, beta=30))) == 0  # nothing to match
+    assert len(block_matches(sky, sky)) == 48  # while its luma passes as texture
 
 
 def test_the_coherent_veto_holds_a_flash_under_the_cut_score_and_spares_procedural_cuts():
