@@ -95,8 +95,7 @@ class CutThresholds:
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
-    veto_coherent: float = float("inf")  # a step whose blocks' detail is this coherently explained is no cut
-    # (inf: never; README "Calibration")
+    veto_coherent: float = 0.2  # a step whose blocks' detail is this coherently explained is no cut (inf: never)
 
 
 @dataclass(frozen=True)

@@ -246,11 +246,13 @@ def test_the_veto_counts_only_blocks_whose_match_is_informative():
 
 
 def test_the_coherent_veto_holds_a_flash_under_the_cut_score_and_spares_procedural_cuts():
-    t = CutThresholds(veto_coherent=0.3)
+    t = CutThresholds()  # the veto is on by default
+    assert np.isfinite(t.veto_coherent)
     score, share = np.array([1.3, 1.3, 0.5]), np.full(3, np.nan)
-    assert list(with_local_cue(score, share, t, np.array([0.5, 0.1, 0.9])) >= 1) == [False, True, False]
+    flash = np.array([t.veto_coherent + 0.3, t.veto_coherent - 0.1, 0.9])
+    assert list(with_local_cue(score, share, t, flash) >= 1) == [False, True, False]
     off = CutThresholds(veto_coherent=float("inf"))
-    assert list(with_local_cue(score, share, off, np.array([0.5, 0.1, 0.9])) >= 1) == [True, True, False]
+    assert list(with_local_cue(score, share, off, flash) >= 1) == [True, True, False]
     a, b = _world(1), _world(2)
     switch = [a[:, 6 * i : 6 * i + 640] for i in range(30)] + [b[:, 6 * i : 6 * i + 640] for i in range(30)]
     a = _world(5)
