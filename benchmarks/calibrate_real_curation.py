@@ -28,7 +28,7 @@ by a midpoint rule on the choose split: its difference threshold halfway between
 difference of a non-cut step that stands out and the level of unrelated frames (thumbnails of
 different clips), its ratio halfway between the largest such ratio of a decorrelated non-cut
 step and the smallest ratio at a known cut. The other thresholds come from a grid search, then
-the local cue's promotion and (opt-in in the job) veto from a second grid on top of them, ties to
+the local cue's promotion and veto (the veto on the blocks' detail) from a second grid on top of them, ties to
 the mildest point; the local cue is replayed from the cached 160x90 luma wherever the score
 without it reaches 0.5, and its distributions per kind of step are printed. Printed side by
 side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and
@@ -530,7 +530,7 @@ def local_cue_report(videos: list[dict]) -> None:
                                       float(v["coherent"][i])))
     print("\n## local cue at candidate steps (score without it >= "
           f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains (a flash or a turn low, a cut high), and "
-          "share explained at the camera's offset (a flash high, a cut low); min/median/max")
+          "share of informative detail matches at the camera's offset (a flash high, a cut low); min/median/max")
     for kind, rows in classes.items():
         if rows:
             u, c = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
