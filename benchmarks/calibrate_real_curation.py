@@ -28,7 +28,7 @@ by a midpoint rule on the choose split: its difference threshold halfway between
 difference of a non-cut step that stands out and the level of unrelated frames (thumbnails of
 different clips), its ratio halfway between the largest such ratio of a decorrelated non-cut
 step and the smallest ratio at a known cut. The other thresholds come from a grid search, then
-the local cue's promotion and veto (the veto on the blocks' detail) from a second grid on top of them, ties to
+the local cue's promotion and (opt-in in the job) veto on the blocks' detail from a second grid on top of them, ties to
 the mildest point; the local cue is replayed from the cached 160x90 luma wherever the score
 without it reaches 0.5, and its distributions per kind of step are printed. Printed side by
 side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and

@@ -246,8 +246,8 @@ def test_the_veto_counts_only_blocks_whose_match_is_informative():
 
 
 def test_the_coherent_veto_holds_a_flash_under_the_cut_score_and_spares_procedural_cuts():
-    t = CutThresholds()  # the veto is on by default
-    assert np.isfinite(t.veto_coherent)
+    t = CutThresholds(veto_coherent=0.2)  # the level chosen on real footage (opt-in)
+    assert not np.isfinite(CutThresholds().veto_coherent)  # off by default: look-alike procedural cuts reach it
     score, share = np.array([1.3, 1.3, 0.5]), np.full(3, np.nan)
     flash = np.array([t.veto_coherent + 0.3, t.veto_coherent - 0.1, 0.9])
     assert list(with_local_cue(score, share, t, flash) >= 1) == [False, True, False]
