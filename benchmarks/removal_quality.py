@@ -2,8 +2,9 @@
 
 On every case of a synthesis output made from clips and an asset library the segmenter never
 trained on:
-- mask IoU and pixel F1 of the segmenter at the video's own size (its thresholded, upsampled
-  mask against `mask.mkv`);
+- mask IoU and pixel F1 of the segmenter at the video's own size against `mask.mkv`: its
+  thresholded, upsampled mask, the full-resolution refiner's, and the removal mask (before
+  dilation) that `--mask segmenter` uses;
 - PSNR inside the ground-truth mask against the clean reference, for `identity`, `telea-gt`
   (oracle mask), `telea` and `propagate` with the segmenter's mask (mask-free), and `propagate`
   with the ground-truth mask (`propagate-gt`: the fill's own quality, apart from the mask's);
@@ -17,12 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from dataclasses import replace
 
 import numpy as np
 
 from g2w.evaluate.cases import load_cases
 from g2w.jobs.evaluate import run_evaluate
 from g2w.jobs.remove import run_remove
+from g2w.remove.masks import DEFAULT_REFINE, segmenter_mask
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import iter_frames, iter_masks
@@ -32,14 +35,21 @@ METHODS = (("identity", {}), ("telea-gt", {}), ("telea", {"mask": "segmenter"}),
 
 
 def segmenter_scores(cases, checkpoint: str | None) -> dict:
-    segmenter = Segmenter(checkpoint, threads=2)
-    score = SegmentationScore()
+    """IoU and F1 at the video's size of the plain upsampled mask (`mask_iou`), the full-resolution
+    refiner's (`refined_iou`, what `g2w detect` writes) and the removal mask before dilation
+    (`removal_iou`: the refined mask with `DEFAULT_REFINE`'s coarse support)."""
+    segmenter = Segmenter(checkpoint, threads=2, full_res=True)
+    scores = {k: SegmentationScore() for k in ("plain", "refined", "removal")}
     for case in cases:
         w, h = case.width, case.height
         for pred, truth in zip(segmenter.frames(case.source), iter_masks(case.mask)):
-            score.add_pixels(full_mask(pred, w, h) > 0, truth >= 128)
-    result = score.result()
-    return {"mask_iou": result["mask_iou"], "pixel_f1": result["pixel_f1"]}
+            t = truth >= 128
+            scores["plain"].add_pixels(full_mask(replace(pred, full_res=None), w, h) > 0, t)
+            scores["refined"].add_pixels(full_mask(pred, w, h) > 0, t)
+            scores["removal"].add_pixels(segmenter_mask(pred, w, h, DEFAULT_REFINE) > 0, t)
+    plain, refined, removal = (scores[k].result() for k in ("plain", "refined", "removal"))
+    return {"mask_iou": plain["mask_iou"], "pixel_f1": plain["pixel_f1"], "refined_iou": refined["mask_iou"],
+            "refined_f1": refined["pixel_f1"], "removal_iou": removal["mask_iou"], "removal_f1": removal["pixel_f1"]}
 
 
 def psnr_inside(cases, edited_dir: str) -> float:

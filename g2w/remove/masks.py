@@ -65,6 +65,14 @@ class MaskRefine:
     inner edges. All of this runs at the model's resolution; the result is upsampled to the
     video's size and thresholded like `full_mask`. `grow_px` then widens the remover's dilation
     for this mask only.
+
+    Without pooling, hysteresis, closing or filling (`uses_full_res`), the checkpoint's
+    full-resolution refiner decides the pixels near the UI (the mask `g2w detect` writes), and
+    `support` can widen it: the model-resolution probability at or above `support`, in regions
+    connected to the refined mask, joins it (`supported_mask`). The refiner keeps a widget's
+    strokes and text but drops its soft parts (a translucent panel's edge, a watermark's faint
+    letters, a marker's outline) that the coarse probability still covers; anchoring on the
+    refined mask keeps the coarse map's detached blobs out.
     """
 
     window: int = 0  # frames; 0 or 1: every frame on its own
@@ -73,15 +81,22 @@ class MaskRefine:
     close_px: int = 0
     fill_enclosed: bool = False
     grow_px: int = 0  # added to the remover's own dilation (the segmenter's edges are less sure than gt's)
+    support: float = 0.0  # > 0: coarse probability at or above this, connected to the refined mask, joins it
 
     @property
     def is_plain(self) -> bool:
-        """Each frame thresholded on its own at `high`: nothing pooled, joined or filled."""
-        return self.window <= 1 and self == MaskRefine(high=self.high, low=self.high, grow_px=self.grow_px)
+        """Each frame thresholded on its own at `high`: nothing pooled, joined, filled or widened."""
+        return self.uses_full_res and not self.support
+
+    @property
+    def uses_full_res(self) -> bool:
+        """Each frame on its own at `high` (the refiner's mask, optionally widened by `support`)."""
+        return self.window <= 1 and self == MaskRefine(high=self.high, low=self.high, grow_px=self.grow_px,
+                                                       support=self.support)
 
 
 PLAIN = MaskRefine()
-DEFAULT_REFINE = MaskRefine(grow_px=2)  # re-chosen with the shipped checkpoint on two held-out sets (README "Measured")
+DEFAULT_REFINE = MaskRefine(support=0.5)  # chosen on heldout720, checked on heldout2 (README "Measured")
 
 
 def _refine_frame(prob: np.ndarray, mean: np.ndarray | None, r: MaskRefine) -> np.ndarray:
@@ -111,6 +126,32 @@ def _refine_frame(prob: np.ndarray, mean: np.ndarray | None, r: MaskRefine) -> n
     return mask
 
 
+def supported_mask(refined: np.ndarray, prob: np.ndarray, level: float) -> np.ndarray:
+    """The refined full-size mask (0/255) plus the coarse probability's support around it.
+
+    `prob` is the frame's uint8 UI probability at model resolution. Its regions at or above
+    `level` (8-connected, at model resolution) that hold a pixel of the refined mask are
+    upsampled bilinearly and thresholded at `level` like `full_mask`, and joined to `refined`;
+    regions the refined mask does not touch are dropped (the refiner looked there and said no).
+    """
+    q = int(np.ceil(level * 255))
+    low = (prob >= q).astype(np.uint8)
+    if not low.any() or not refined.any():
+        return refined
+    h, w = prob.shape
+    height, width = refined.shape
+    seeds = cv2.resize(refined, (w, h), interpolation=cv2.INTER_AREA) > 0
+    count, comp = cv2.connectedComponents(low, connectivity=8)
+    keep = np.zeros(count, bool)
+    keep[np.unique(comp[seeds & (low > 0)])] = True
+    keep[0] = False
+    if not keep.any():
+        return refined
+    kept = np.where(keep[comp], prob, 0).astype(np.uint8)
+    up = kept if kept.shape == (height, width) else cv2.resize(kept, (width, height), interpolation=cv2.INTER_LINEAR)
+    return cv2.max(refined, cv2.threshold(up, q - 1, 255, cv2.THRESH_BINARY)[1])
+
+
 def _upsample(mask: np.ndarray, width: int, height: int) -> np.ndarray:
     if mask.shape == (height, width):
         return mask
@@ -123,13 +164,15 @@ def removal_masks(probs: Iterable[np.ndarray], width: int, height: int,
     """Full-size 0/255 masks from per-frame uint8 UI probabilities (model resolution), refined by
     `refine` (default `DEFAULT_REFINE`). Streams with `refine.window` frames in memory."""
     r = refine or DEFAULT_REFINE
-    if r.is_plain:
-        # the plain threshold, exactly `full_mask` (probability upsampled, then thresholded)
+    if r.uses_full_res:
+        # the plain threshold, exactly `full_mask` without a refiner (probability upsampled, then
+        # thresholded), widened by its own support when `r.support` is set
         level = int(np.ceil(r.high * 255))
         for prob in probs:
             up = prob if prob.shape == (height, width) else cv2.resize(prob, (width, height),
                                                                          interpolation=cv2.INTER_LINEAR)
-            yield cv2.threshold(up, level - 1, 255, cv2.THRESH_BINARY)[1]
+            mask = cv2.threshold(up, level - 1, 255, cv2.THRESH_BINARY)[1]
+            yield supported_mask(mask, prob, r.support) if r.support else mask
         return
     if r.window <= 1:
         for prob in probs:
@@ -157,6 +200,19 @@ def removal_masks(probs: Iterable[np.ndarray], width: int, height: int,
             first += 1
 
 
+def segmenter_mask(prediction, width: int, height: int, refine: MaskRefine | None = None) -> np.ndarray:
+    """One frame's removal mask (before dilation) from a `FramePrediction` with its full-resolution
+    refinement: `full_mask`, widened by the coarse probability's support when `refine.support`."""
+    from g2w.segment.predict import full_mask
+
+    r = refine or DEFAULT_REFINE
+    mask = full_mask(prediction, width, height, r.high)
+    if not r.support:
+        return mask
+    prob = np.clip(prediction.ui * 255 + 0.5, 0, 255).astype(np.uint8)
+    return supported_mask(mask, prob, r.support)
+
+
 def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None,
               refine: MaskRefine | None = None) -> Iterator[np.ndarray]:
     """The case's masks before dilation, one per frame of its source video."""
@@ -164,12 +220,12 @@ def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None,
         raise ValueError(f"unknown mask source {source!r}: use one of {MASK_SOURCES}")
     info = probe(case.source)
     if source == "segmenter":
-        from g2w.segment.predict import Segmenter, full_mask
+        from g2w.segment.predict import Segmenter
 
         r = refine or DEFAULT_REFINE
-        if r.is_plain:  # near the UI the video's own pixels decide (the checkpoint's full-resolution refiner)
+        if r.uses_full_res:  # near the UI the video's own pixels decide (the checkpoint's full-resolution refiner)
             segmenter = Segmenter(checkpoint, threads=1, full_res=True)
-            return (full_mask(p, info.width, info.height, r.high) for p in segmenter.frames(case.source))
+            return (segmenter_mask(p, info.width, info.height, r) for p in segmenter.frames(case.source))
         segmenter = Segmenter(checkpoint, threads=1)
         probs = (np.clip(p.ui * 255 + 0.5, 0, 255).astype(np.uint8) for p in segmenter.frames(case.source))
         return removal_masks(probs, info.width, info.height, refine)

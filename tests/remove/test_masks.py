@@ -1,8 +1,9 @@
 """How the segmenter's probabilities become a removal mask (`g2w.remove.masks`): pure logic."""
 
+import cv2
 import numpy as np
 
-from g2w.remove.masks import MaskRefine, _refine_frame, removal_masks
+from g2w.remove.masks import MaskRefine, _refine_frame, removal_masks, supported_mask
 from g2w.segment.predict import FramePrediction, full_mask
 
 
@@ -61,3 +62,35 @@ def test_enclosed_gaps_inside_a_found_widget_are_filled():
     got = _refine_frame(_u8(p), None, MaskRefine(fill_enclosed=True)) > 0
     assert got[5:25, 5:25].all() and got.sum() == 400
     assert not (_refine_frame(_u8(p), None, MaskRefine()) > 0)[10:20, 10:20].any()
+
+
+def test_the_coarse_support_widens_a_found_widget_and_nothing_else():
+    # model resolution 16x32, video 64x128: a translucent panel the refiner only half kept
+    prob = np.zeros((16, 32), np.float32)
+    prob[2:8, 2:14] = 0.8  # the panel, as the network sees it
+    prob[10:14, 20:28] = 0.8  # a blob the refiner rejected (it found nothing there)
+    refined = np.zeros((64, 128), np.uint8)
+    refined[12:24, 16:40] = 255  # the panel's text, kept by the refiner
+    got = supported_mask(refined, _u8(prob), 0.3) > 0
+    assert got[12:24, 16:40].all()  # nothing the refiner kept is lost
+    assert got[10:30, 10:54].all()  # the panel's soft rest joins it
+    assert not got[40:56, 80:112].any()  # the detached blob stays out
+    assert not got[:, 60:].any()
+    # below the support level nothing is added; with no refined pixel, nothing at all
+    assert np.array_equal(supported_mask(refined, _u8(prob * 0.3), 0.3), refined)
+    assert not supported_mask(np.zeros_like(refined), _u8(prob), 0.3).any()
+
+
+def test_support_reaches_a_faint_part_only_through_a_connected_path():
+    prob = np.zeros((10, 30), np.float32)
+    prob[3:7, 2:8] = 0.9
+    prob[3:7, 8:14] = 0.35  # the widget's faint tail, touching it
+    prob[3:7, 20:26] = 0.35  # as faint, but apart
+    refined = (cv2.resize(_u8(prob), (30, 10)) >= 128).astype(np.uint8) * 255  # same size: only the confident part
+    got = supported_mask(refined, _u8(prob), 0.3) > 0
+    assert got[3:7, 2:14].all() and not got[:, 15:].any()
+    # the whole stream path without a refiner: plain threshold, widened by its own support
+    stream = next(removal_masks([_u8(prob)], 30, 10, MaskRefine(support=0.3))) > 0
+    assert np.array_equal(stream, got)
+    assert MaskRefine(support=0.3).uses_full_res and not MaskRefine(support=0.3).is_plain
+    assert not MaskRefine(window=5, support=0.3).uses_full_res

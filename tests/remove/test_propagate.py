@@ -8,7 +8,7 @@ import pytest
 
 from g2w.evaluate.cases import load_cases
 from g2w.remove import METHODS, run_method
-from g2w.remove.masks import raw_masks
+from g2w.remove.masks import DEFAULT_REFINE, MaskRefine, raw_masks, segmenter_mask, supported_mask
 from g2w.remove.propagate import NO_CHECK, RimCheck, fill_chunk
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
@@ -142,9 +142,10 @@ def test_a_large_never_visible_hole_is_filled_at_low_resolution_and_only_there()
         assert _error(o, world, inside) < 40  # a smooth fill from the surroundings, not noise
 
 
-def test_the_default_segmenter_mask_is_the_one_detect_writes(synth_out):
+def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_support(synth_out):
     """Removal and `g2w detect` see the same UI: near it, the checkpoint's full-resolution step
-    decides, not the model-resolution probability upsampled."""
+    decides, not the model-resolution probability upsampled; the removal mask then adds the
+    coarse probability's support around what detect found, and only that."""
     case = load_cases(synth_out)[0]
     info = probe(case.source)
     removal = list(raw_masks(case, "segmenter"))
@@ -154,5 +155,16 @@ def test_the_default_segmenter_mask_is_the_one_detect_writes(synth_out):
     detected = [full_mask(p, info.width, info.height) for p in predictions]
     upsampled = [full_mask(replace(p, full_res=None), info.width, info.height) for p in predictions]
     assert len(removal) == info.frame_count
-    assert all(np.array_equal(r, d) for r, d in zip(removal, detected))
+    assert DEFAULT_REFINE.support > 0
+    assert all(np.array_equal(r, segmenter_mask(p, info.width, info.height, DEFAULT_REFINE))
+               for r, p in zip(removal, predictions))
+    assert all(np.array_equal(r, supported_mask(d, _u8(p.ui), DEFAULT_REFINE.support))
+               for r, d, p in zip(removal, detected, predictions))
+    assert all(((r > 0) | (d == 0)).all() for r, d in zip(removal, detected))  # detect's mask is inside
     assert any(not np.array_equal(r, u) for r, u in zip(removal, upsampled))
+    plain = list(raw_masks(case, "segmenter", refine=MaskRefine()))  # no support: exactly detect's mask
+    assert all(np.array_equal(r, d) for r, d in zip(plain, detected))
+
+
+def _u8(p: np.ndarray) -> np.ndarray:
+    return np.clip(p * 255 + 0.5, 0, 255).astype(np.uint8)
