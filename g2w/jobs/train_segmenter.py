@@ -64,7 +64,7 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": steps,
                "seed": seed, "batch_size": batch_size, "crop": crop, "lr_schedule": lr_schedule, "train_seconds": round(seconds, 1),
                "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
-               "model": task.model, "iou_weight": iou_weight, "parameters": sum(p.numel() for p in net.parameters())}
+               "model": task.model, "parameters": sum(p.numel() for p in net.parameters())}
     write_metrics(output, metrics)
     with open(os.path.join(output, "history.json")) as f:
         history = json.load(f)
