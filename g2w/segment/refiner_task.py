@@ -130,6 +130,7 @@ class RefinerTask(TrainTask):
     tiles_per_example: int = 8
     lr: float = 3e-3
     iou_weight: float = 0.0  # the loss: BCE + iou_weight x (1 - soft IoU of the batch's tiles)
+    real_share: float = 0.0  # at least about this share of examples come from captured (real) pairs
     seed: int = 0
 
     name = "hud-refiner"
@@ -158,6 +159,7 @@ class RefinerTask(TrainTask):
             if not sample_dirs(self.data):
                 raise ValueError(f"no pairs under {self.data}")
             self._train = [[r for r in recs if len(r["tiles"])] for recs in self.records(self.data)]
+            self._real = [k for k, d in enumerate(sample_dirs(self.data)) if source_group(d).startswith("real")]
         return self._train
 
     def __getstate__(self) -> dict:
@@ -172,8 +174,11 @@ class RefinerTask(TrainTask):
     def examples(self, indices: Sequence[int], rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """(evidence (N, 5, S, S), truth (N, 1, tile, tile)) for `tiles_per_example` tiles per index."""
         pairs = self.train_records()
+        real = self._real
         xs, ys = [], []
         for i in indices:
+            if real and self.real_share and rng.random() < self.real_share:
+                i = real[int(rng.integers(len(real)))]
             frames = pairs[int(i)] or [r for p in pairs for r in p]  # a pair without candidates lends another's
             rec = frames[int(rng.integers(len(frames)))]
             pick = rng.integers(len(rec["tiles"]), size=self.tiles_per_example)
