@@ -517,8 +517,10 @@ def _refiner_train(args: argparse.Namespace) -> int:
     from g2w.jobs.train_segmenter import run_train_refiner
 
     try:
+        refiner = {"width": args.width, "window_max": args.window_max, "dilations": args.dilations}
         run_train_refiner(args.data, args.val, args.output, checkpoint=args.checkpoint, steps=args.steps,
-                          seed=args.seed, batch_size=args.batch_size, eval_every=args.eval_every)
+                          seed=args.seed, batch_size=args.batch_size, eval_every=args.eval_every,
+                          refiner=refiner, iou_weight=args.iou_weight, real_share=args.real_share)
     except ValueError as exc:
         print(f"g2w hud-segmenter train-refiner: {exc}", file=sys.stderr)
         return 2
@@ -563,6 +565,14 @@ def _add_segmenter_commands(sub) -> None:
     q.add_argument("--eval-every", type=_positive(int), default=500, help="checkpoint every N steps")
     q.add_argument("--batch-size", type=_positive(int), default=16, help="pairs per step (8 tiles each)")
     q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--width", type=_positive(int), default=8, help="channels of the hidden convolutions")
+    q.add_argument("--window-max", action="store_true",
+                   help="add the window's temporal maximum of the coarse probability to the evidence")
+    q.add_argument("--dilations", type=_positive(int), nargs="+", default=[1, 2, 1],
+                   help="one 3x3 convolution per entry, with this dilation (their sum: the context, at most 8)")
+    q.add_argument("--iou-weight", type=float, default=0.0, help="loss = BCE + this x (1 - soft IoU)")
+    q.add_argument("--real-share", type=float, default=0.0,
+                   help="draw about this share of examples from captured (real) pairs, whatever their count")
     q.set_defaults(run=_refiner_train)
 
     p = sub.add_parser("detect", help="find the UI in videos: mask.mkv, annotation.json, preview.png per video")

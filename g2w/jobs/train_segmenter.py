@@ -110,11 +110,13 @@ def _report(output: str, history: list[dict], metrics: dict) -> str:
 
 
 def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: str | None = None,
-                      steps: int = 1500, seed: int = 0, batch_size: int = 16, eval_every: int = 500) -> dict:
+                      steps: int = 1500, seed: int = 0, batch_size: int = 16, eval_every: int = 500,
+                      refiner: dict | None = None, iou_weight: float = 0.0, real_share: float = 0.0) -> dict:
     """`g2w hud-segmenter train-refiner`: train the full-resolution refiner of a (frozen) segmenter
     checkpoint through the shared harness. Writes RUN/model/ (the segmenter's files copied, plus
     hud_refiner.json + .safetensors: a complete checkpoint folder) and RUN/metrics.json (held-out
-    full-size mask IoU, plain and refined, overall and per source)."""
+    full-size mask IoU, plain and refined, overall and per source). `refiner`: FullResRefinerConfig
+    fields to change from the defaults; `iou_weight`: the soft-IoU term of the loss."""
     from g2w.models.hud_segmenter import REFINER_CONFIG, REFINER_WEIGHTS, FullResRefiner, FullResRefinerConfig
     from g2w.segment.predict import DEFAULT_CHECKPOINT
     from g2w.segment.refiner_task import RefinerTask
@@ -125,7 +127,8 @@ def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: 
     os.makedirs(output, exist_ok=True)
     task = RefinerTask(data=[os.path.abspath(d) for d in data], val=[os.path.abspath(v) for v in val],
                        cache_dir=os.path.join(output, "cache"), checkpoint=checkpoint,
-                       model=asdict(FullResRefinerConfig()), seed=seed)
+                       model=asdict(FullResRefinerConfig.from_dict(refiner or {})), seed=seed, iou_weight=iou_weight,
+                       real_share=real_share)
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need pairs for training ({train_n} found) and validation ({val_n})")
@@ -151,7 +154,7 @@ def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: 
     metrics = {"validation": validation, "train_pairs": train_n, "val_pairs": val_n, "steps": steps, "seed": seed,
                "batch_size": batch_size, "train_seconds": round(seconds, 1), "segmenter": checkpoint,
                "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
-               "model": task.model, "parameters": sum(p.numel() for p in refiner.parameters())}
+               "model": task.model, "iou_weight": iou_weight, "real_share": real_share, "parameters": sum(p.numel() for p in refiner.parameters())}
     write_metrics(output, metrics)
     print(json.dumps(validation, indent=1), flush=True)
     print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}", flush=True)

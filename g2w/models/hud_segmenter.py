@@ -173,34 +173,58 @@ class FullResRefinerConfig:
     """The full-resolution refinement (`FullResRefiner`), run after the segmenter on tiles of the
     video's own pixel grid near the UI it found."""
 
-    width: int = 8  # channels of the two hidden convolutions
+    width: int = 8  # channels of the hidden convolutions
     tile: int = 32  # full-resolution tile side; only tiles holding a candidate pixel are refined
     low: float = 0.25  # upsampled UI probability that makes a pixel (and its tile) a candidate
+    window_max: bool = False  # a sixth evidence channel: the window's temporal maximum of the coarse logit / 4
+    dilations: tuple[int, ...] = (1, 2, 1)  # one unpadded 3x3 convolution per entry, with this dilation
+
+    @property
+    def channels(self) -> int:
+        return 6 if self.window_max else 5
+
+    @property
+    def margin(self) -> int:
+        """Pixels each side of a tile that the convolutions consume."""
+        return sum(self.dilations)
 
     @classmethod
     def from_dict(cls, data: dict) -> "FullResRefinerConfig":
+        data = dict(data)
+        if "dilations" in data:
+            data["dilations"] = tuple(data["dilations"])
         return cls(**data)
 
 
 class FullResRefiner(nn.Module):
-    """(B, 5, T + 2m, T + 2m) evidence -> refined UI logits (B, 1, T, T), m = `margin`.
+    """(B, C, T + 2m, T + 2m) evidence -> refined UI logits (B, 1, T, T), m = `margin`.
 
     Evidence channels, all at the video's own resolution (`g2w.segment.fullres.evidence`): the
     segmenter's upsampled UI logit, the frame's luma, the window's temporal median of luma, the
     spread (mean absolute deviation from the median) and the frame's absolute difference from
-    the median. Three unpadded 3x3 convolutions (the middle one dilated by 2) see 4 px around
-    each pixel, enough to tell a static glyph's pixels and its rim from the moving world in the
-    gap next to it; the output is a correction added to the coarse logit.
+    the median; with `window_max`, also the maximum of the coarse logit over the statistics
+    window (a widget that fades or blinks stays UI in the frames where it is faint). Unpadded
+    3x3 convolutions, one per entry of `dilations` (by default three, the middle one dilated by
+    2, seeing 4 px around each pixel: enough to tell a static glyph's pixels and its rim from the
+    moving world in the gap next to it); the output is a correction added to the coarse logit.
     """
-
-    margin = 4  # pixels each side the convolutions consume (1 + 2 + 1)
 
     def __init__(self, config: FullResRefinerConfig | None = None):
         super().__init__()
         self.config = config or FullResRefinerConfig()
-        w = self.config.width
-        self.net = nn.Sequential(nn.Conv2d(5, w, 3), nn.ReLU(inplace=True), nn.Conv2d(w, w, 3, dilation=2),
-                                 nn.ReLU(inplace=True), nn.Conv2d(w, 1, 3))
+        w, dilations = self.config.width, self.config.dilations
+        layers: list[nn.Module] = []
+        for k, d in enumerate(dilations):
+            last = k == len(dilations) - 1
+            layers.append(nn.Conv2d(self.config.channels if k == 0 else w, 1 if last else w, 3, dilation=d))
+            if not last:
+                layers.append(nn.ReLU(inplace=True))
+        self.net = nn.Sequential(*layers)
+
+    @property
+    def margin(self) -> int:
+        """Pixels each side the convolutions consume (the sum of the dilations)."""
+        return self.config.margin
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         m = self.margin

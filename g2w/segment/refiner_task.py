@@ -25,19 +25,21 @@ import torch.nn.functional as F
 
 from g2w.models.hud_segmenter import FullResRefiner, FullResRefinerConfig
 from g2w.segment.fullres import (candidate_tiles, crop_tiles, evidence, frame_luma, pad_to_tiles, refine_tiles,
-                                 tile_statistics, upsampled_probability)
+                                 tile_statistics, upsampled_probability, window_top)
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.task import generator_rng, sample_dirs, source_group
 from g2w.train.task import TrainTask, cpu_copy
 
 FRAMES_PER_PAIR = 6
+CACHE_MARGIN = 8  # context cached around each tile: enough for any refiner whose dilations sum to <= 8
+CROPS = ("q", "y", "med", "spread", "top")
 
 
 def pair_tiles(pair: str, segmenter, config: FullResRefinerConfig, frames: int = FRAMES_PER_PAIR) -> dict:
     """Candidate tiles of `frames` evenly spaced frames of one pair, with evidence and truth.
 
-    Keys per sampled frame t: `{t}_tiles` (K, 2), `{t}_q`, `{t}_y`, `{t}_med`, `{t}_spread`
-    (K, S, S) uint8 crops (S = tile + 2 margin), `{t}_truth` (K, tile, tile) bool, and
+    Keys per sampled frame t: `{t}_tiles` (K, 2), `{t}_q`, `{t}_y`, `{t}_med`, `{t}_spread`,
+    `{t}_top` (the window's maximum probability) (K, S, S) uint8 crops (S = tile + 2 CACHE_MARGIN), `{t}_truth` (K, tile, tile) bool, and
     `{t}_inside` (K, tile, tile) bool (False past the frame's edge), and `{t}_truth_total` (UI
     pixels in the whole frame); `ts` lists the frames.
     """
@@ -49,7 +51,7 @@ def pair_tiles(pair: str, segmenter, config: FullResRefinerConfig, frames: int =
     uis = [p.ui for p in segmenter.frames(src)]
     masks = iter_masks(os.path.join(pair, "mask.mkv"))
     n = len(uis)
-    span, tile, m = segmenter.config.span, config.tile, FullResRefiner.margin
+    span, tile, m = segmenter.config.span, config.tile, CACHE_MARGIN
     ts = sorted(set(np.linspace(0, n - 1, frames).round().astype(int).tolist()))
     windows = {t // span for t in ts}
     lumas = {}
@@ -64,7 +66,8 @@ def pair_tiles(pair: str, segmenter, config: FullResRefinerConfig, frames: int =
     for w in sorted(windows):
         ks = [k for k in range(w * span, min(n, (w + 1) * span))]
         qs = {k: upsampled_probability(uis[k], info.width, info.height) for k in ks}
-        tiles = candidate_tiles(list(qs.values()), tile, level)
+        top = window_top(list(qs.values()))
+        tiles = candidate_tiles(list(qs.values()), tile, level, top)
         crops = {k: crop_tiles(pad_to_tiles(lumas[k], tile, m), tiles, tile, m) for k in ks}
         median, spread = tile_statistics(list(crops.values())) if len(tiles) else (None, None)
         for t in ts:
@@ -75,6 +78,7 @@ def pair_tiles(pair: str, segmenter, config: FullResRefinerConfig, frames: int =
             if len(tiles):
                 out[f"{t}_q"] = crop_tiles(pad_to_tiles(qs[t], tile, m), tiles, tile, m)
                 out[f"{t}_y"], out[f"{t}_med"], out[f"{t}_spread"] = crops[t], median, spread
+                out[f"{t}_top"] = crop_tiles(pad_to_tiles(top, tile, m), tiles, tile, m)
                 out[f"{t}_truth"] = crop_tiles(pad_to_tiles(truth[t].view(np.uint8), tile, 0), tiles, tile, 0) > 0
                 inside = np.ones((info.height, info.width), np.uint8)  # tiles reach past the frame's edge
                 inside = np.pad(inside, ((0, (-info.height) % tile), (0, (-info.width) % tile)))
@@ -83,8 +87,10 @@ def pair_tiles(pair: str, segmenter, config: FullResRefinerConfig, frames: int =
 
 
 def cached_pair_tiles(pair: str, segmenter, config: FullResRefinerConfig, cache_dir: str) -> dict:
-    """`pair_tiles`, cached as one .npz per (pair, segmenter checkpoint, tile settings)."""
-    key = hashlib.sha1(json.dumps([os.path.abspath(pair), segmenter.checkpoint, asdict(config)]).encode()).hexdigest()[:12]
+    """`pair_tiles`, cached as one .npz per (pair, segmenter checkpoint, tile and candidate level):
+    the refiner's width and evidence choice do not change what is cached."""
+    settings = {"format": 2, "tile": config.tile, "low": config.low}
+    key = hashlib.sha1(json.dumps([os.path.abspath(pair), segmenter.checkpoint, settings]).encode()).hexdigest()[:12]
     path = os.path.join(cache_dir, f"{os.path.basename(os.path.normpath(pair))}_{key}.npz")
     if not os.path.exists(path):
         os.makedirs(cache_dir, exist_ok=True)
@@ -96,13 +102,20 @@ def cached_pair_tiles(pair: str, segmenter, config: FullResRefinerConfig, cache_
         return {k: z[k] for k in z.files}
 
 
-def frame_records(data: dict) -> list[dict]:
-    """One dict per cached frame: tiles, q, y, med, spread, truth, truth_total."""
+def frame_records(data: dict, margin: int = CACHE_MARGIN) -> list[dict]:
+    """One dict per cached frame: tiles, q, y, med, spread, top, truth, truth_total, inside; the
+    crops trimmed to `margin` pixels around each tile (a refiner's `margin`)."""
+    if margin > CACHE_MARGIN:
+        raise ValueError(f"a refiner margin of {margin} px needs more than the {CACHE_MARGIN} px cached")
+    cut = CACHE_MARGIN - margin
     out = []
     for t in data["ts"]:
         if f"{t}_tiles" not in data:
             continue
         rec = {k.split("_", 1)[1]: v for k, v in data.items() if k.startswith(f"{t}_")}
+        for k in CROPS:
+            if cut and k in rec:
+                rec[k] = rec[k][:, cut:-cut, cut:-cut]
         out.append(rec)
     return out
 
@@ -116,6 +129,8 @@ class RefinerTask(TrainTask):
     model: dict = field(default_factory=lambda: asdict(FullResRefinerConfig()))
     tiles_per_example: int = 8
     lr: float = 3e-3
+    iou_weight: float = 0.0  # the loss: BCE + iou_weight x (1 - soft IoU of the batch's tiles)
+    real_share: float = 0.0  # at least about this share of examples come from captured (real) pairs
     seed: int = 0
 
     name = "hud-refiner"
@@ -135,7 +150,8 @@ class RefinerTask(TrainTask):
 
     def records(self, pairs: list[str]) -> list[list[dict]]:
         segmenter = self._segmenter()
-        return [frame_records(cached_pair_tiles(d, segmenter, self.config, self.cache_dir)) for d in sample_dirs(pairs)]
+        return [frame_records(cached_pair_tiles(d, segmenter, self.config, self.cache_dir), self.config.margin)
+                for d in sample_dirs(pairs)]
 
     def train_records(self) -> list[list[dict]]:
         """Per training pair, its cached frames that have candidate tiles (built once per worker)."""
@@ -143,6 +159,7 @@ class RefinerTask(TrainTask):
             if not sample_dirs(self.data):
                 raise ValueError(f"no pairs under {self.data}")
             self._train = [[r for r in recs if len(r["tiles"])] for recs in self.records(self.data)]
+            self._real = [k for k, d in enumerate(sample_dirs(self.data)) if source_group(d).startswith("real")]
         return self._train
 
     def __getstate__(self) -> dict:
@@ -157,12 +174,16 @@ class RefinerTask(TrainTask):
     def examples(self, indices: Sequence[int], rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """(evidence (N, 5, S, S), truth (N, 1, tile, tile)) for `tiles_per_example` tiles per index."""
         pairs = self.train_records()
+        real = self._real
         xs, ys = [], []
         for i in indices:
+            if real and self.real_share and rng.random() < self.real_share:
+                i = real[int(rng.integers(len(real)))]
             frames = pairs[int(i)] or [r for p in pairs for r in p]  # a pair without candidates lends another's
             rec = frames[int(rng.integers(len(frames)))]
             pick = rng.integers(len(rec["tiles"]), size=self.tiles_per_example)
-            x = evidence(rec["q"][pick], rec["y"][pick], rec["med"][pick], rec["spread"][pick])
+            x = evidence(rec["q"][pick], rec["y"][pick], rec["med"][pick], rec["spread"][pick],
+                         rec["top"][pick] if self.config.window_max else None)
             y = torch.from_numpy(rec["truth"][pick]).float()[:, None]
             if rng.random() < 0.5:
                 x, y = x.flip(-1), y.flip(-1)
@@ -173,7 +194,7 @@ class RefinerTask(TrainTask):
     def loss(self, model: torch.nn.Module, batch: dict, generator: torch.Generator) -> torch.Tensor:
         device = next(model.parameters()).device
         x, y = self.examples(batch["index"].tolist(), generator_rng(generator))
-        return F.binary_cross_entropy_with_logits(model(x.to(device)), y.to(device))
+        return refiner_loss(model(x.to(device)), y.to(device), self.iou_weight)
 
     def save_weights(self, model: torch.nn.Module, path: str) -> None:
         from safetensors.torch import save_file
@@ -189,7 +210,7 @@ class RefinerTask(TrainTask):
         for d in sample_dirs(self.val):
             g = source_group(d)
             gp, gr = groups.setdefault(g, (SegmentationScore(), SegmentationScore()))
-            for rec in frame_records(cached_pair_tiles(d, segmenter, self.config, self.cache_dir)):
+            for rec in frame_records(cached_pair_tiles(d, segmenter, self.config, self.cache_dir), model.margin):
                 add_frame(model, rec, [plain, gp], [refined, gr])
         result = {"plain": _iou_f1(plain), "refined": _iou_f1(refined),
                   "by_source": {g: {"plain": _iou_f1(p), "refined": _iou_f1(r)} for g, (p, r) in sorted(groups.items())}}
@@ -205,10 +226,24 @@ class RefinerTask(TrainTask):
                  "plain_iou": result["plain"]["mask_iou"], "refined_iou": result["refined"]["mask_iou"]}]
 
 
+def refiner_loss(logits: torch.Tensor, truth: torch.Tensor, iou_weight: float = 0.0) -> torch.Tensor:
+    """Binary cross-entropy, plus `iou_weight` x (1 - soft IoU) pooled over the batch's pixels:
+    the soft IoU counts a missed pixel and a false one alike, as the measured IoU does, so a
+    batch's few UI pixels are not outweighed by its many world ones."""
+    loss = F.binary_cross_entropy_with_logits(logits, truth)
+    if iou_weight:
+        p = torch.sigmoid(logits)
+        inter = (p * truth).sum()
+        union = p.sum() + truth.sum() - inter
+        loss = loss + iou_weight * (1 - (inter + 1) / (union + 1))
+    return loss
+
+
 def add_frame(model: FullResRefiner, rec: dict, plain: list[SegmentationScore], refined: list[SegmentationScore]) -> None:
-    """Add one cached frame's pixel counts; truth outside the candidate tiles is missed by both."""
+    """Add one cached frame's pixel counts (`rec` trimmed to the model's margin); truth outside
+    the candidate tiles is missed by both."""
     outside = int(rec["truth_total"]) - (int(rec["truth"].sum()) if len(rec["tiles"]) else 0)
-    m = FullResRefiner.margin
+    m = model.margin
     for scores, pred in ((plain, None), (refined, model)):
         for s in scores:
             s.fn += outside
@@ -217,7 +252,7 @@ def add_frame(model: FullResRefiner, rec: dict, plain: list[SegmentationScore], 
         if pred is None:
             found = rec["q"][:, m:-m, m:-m] >= 128
         else:
-            found = refine_tiles(pred, rec["q"], rec["y"], rec["med"], rec["spread"]) >= 0
+            found = refine_tiles(pred, rec["q"], rec["y"], rec["med"], rec["spread"], rec.get("top")) >= 0
         inside = rec["inside"]
         for s in scores:
             s.add_pixels(found[inside], rec["truth"][inside])

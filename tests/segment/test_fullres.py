@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 import torch
 
 from g2w.models.hud_segmenter import FullResRefiner, FullResRefinerConfig
@@ -77,8 +78,12 @@ def test_the_shipped_refiner_opens_the_gaps_of_a_static_text_over_a_moving_world
     assert min(ious) > plain + 0.15
 
 
-def test_a_refiner_that_adds_nothing_reproduces_the_plain_mask():
-    refiner = FullResRefiner(FullResRefinerConfig(width=4))
+@pytest.mark.parametrize("config", [FullResRefinerConfig(width=4),
+                                    FullResRefinerConfig(width=4, window_max=True, dilations=(1, 2, 4, 1))])
+def test_a_refiner_that_adds_nothing_reproduces_the_plain_mask(config):
+    refiner = FullResRefiner(config)
+    assert refiner.margin == sum(config.dilations)
+    assert refiner.net[0].in_channels == (6 if config.window_max else 5)
     with torch.no_grad():
         for p in refiner.parameters():
             p.zero_()

@@ -4,11 +4,12 @@ train-refiner` runs this task through `g2w.train.fit`)."""
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from g2w.models.hud_segmenter import FullResRefiner
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import DEFAULT_CHECKPOINT, Segmenter, full_mask
-from g2w.segment.refiner_task import RefinerTask, add_frame, cached_pair_tiles, frame_records
+from g2w.segment.refiner_task import RefinerTask, add_frame, cached_pair_tiles, frame_records, refiner_loss
 from g2w.segment.task import sample_dirs
 from g2w.video import iter_masks, probe
 
@@ -17,7 +18,7 @@ def test_refiner_task_matches_inference_and_learns(synth_out, tmp_path):
     pair = sample_dirs([synth_out])[0]
     task = RefinerTask(data=[pair], val=[pair], cache_dir=str(tmp_path / "cache"), checkpoint=DEFAULT_CHECKPOINT)
     refiner = FullResRefiner.from_pretrained(DEFAULT_CHECKPOINT)
-    records = frame_records(cached_pair_tiles(pair, task._segmenter(), task.config, task.cache_dir))
+    records = frame_records(cached_pair_tiles(pair, task._segmenter(), task.config, task.cache_dir), refiner.margin)
     assert len(records) == 6
 
     # training-time scoring == the inference path, frame for frame (plain and refined)
@@ -49,3 +50,17 @@ def test_refiner_task_matches_inference_and_learns(synth_out, tmp_path):
         loss.backward()
         opt.step()
     assert task.loss(model, batch, torch.Generator().manual_seed(1)).item() < first
+
+
+def test_the_soft_iou_term_counts_misses_and_false_pixels_alike():
+    truth = torch.zeros(2, 1, 8, 8)
+    truth[0, 0, 2:4, 2:4] = 1  # 4 UI pixels among 128
+    sure = (truth * 2 - 1) * 9  # confident and right everywhere
+    missed = sure.clone()
+    missed[0, 0, 2:4, 2:4] = -9  # every UI pixel missed
+    false = sure.clone()
+    false[1, 0, :2, :2] = 9  # as many false pixels instead
+    assert torch.equal(refiner_loss(missed, truth), F.binary_cross_entropy_with_logits(missed, truth))
+    for wrong in (missed, false):
+        assert refiner_loss(wrong, truth, 1.0) - refiner_loss(wrong, truth) > 0.4  # soft IoU about 0.2 or 0.56
+        assert refiner_loss(sure, truth, 1.0) - refiner_loss(sure, truth) < 0.05
