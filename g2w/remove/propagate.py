@@ -159,6 +159,8 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
     out = [None] * len(idx)
     grid = crop.grid.reshape(-1, 2)
     ch, cw = crop.size[1], crop.size[0]
+    base = np.empty((5, ch * cw), np.float32)  # a frame's state where everything is known: 1, t, x, y, 0
+    base[0], base[2], base[3], base[4] = 1, grid[:, 0], grid[:, 1], 0
     prev = None  # (frame index, its traces)
     for t in order:
         at = idx[t]
@@ -168,8 +170,8 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
         if prev is not None and len(at):
             p_t, (p_src, p_x, p_y, p_dist), p_at = prev
             # the previous frame's state over the whole crop: (known, source frame, steps) and (x, y)
-            state = np.empty((5, ch * cw), np.float32)  # known, source frame, x, y, steps
-            state[0], state[1], state[2], state[3], state[4] = 1, p_t, grid[:, 0], grid[:, 1], 0
+            state = base.copy()  # known, source frame, x, y, steps
+            state[1] = p_t
             state[0, p_at], state[1, p_at], state[2, p_at], state[3, p_at], state[4, p_at] = (
                 p_src >= 0, p_src, p_x, p_y, p_dist)
             known, p_src, p_x, p_y, p_dist = (plane.reshape(ch, cw) for plane in state)
