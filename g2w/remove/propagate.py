@@ -144,55 +144,83 @@ def _flows(crop: _Crop, gray: list[np.ndarray], small_holes: list[np.ndarray], h
     return maps
 
 
-def _sweep(crop: _Crop, holes: list[np.ndarray], maps: list, order: range) -> list[tuple]:
-    """One propagation pass in `order`. Per frame: (source frame, source x, source y, steps) for
-    every crop pixel; source frame -1 where the pass never reached it.
+def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list[tuple]:
+    """One propagation pass in `order` over the unknown pixels `idx[t]` (flat row-major indices in
+    the crop) of each frame. Per frame: (source frame, source x, source y, steps) for each of
+    those pixels, (n,) float32 each; source frame -1 where the pass never reached it. Every other
+    crop pixel is known in its own frame: (t, x, y, 0).
 
     Coordinates are chained through the flow and colours are read once, from the frame where the
     pixel was visible, so a long trip does not blur the fill by resampling it at every step.
+    Only the unknown pixels are traced: the previous frame's state is laid out over the crop
+    (its known pixels at their identity values) and sampled at the points its flow maps them to,
+    which is what remapping the whole crop gave at those pixels, at the cost of the hole's area.
     """
-    out = [None] * len(holes)
-    prev = None
+    out = [None] * len(idx)
+    grid = crop.grid.reshape(-1, 2)
+    ch, cw = crop.size[1], crop.size[0]
+    base = np.empty((5, ch * cw), np.float32)  # a frame's state where everything is known: 1, t, x, y, 0
+    base[0], base[2], base[3], base[4] = 1, grid[:, 0], grid[:, 1], 0
+    prev = None  # (frame index, its traces)
     for t in order:
-        hole = holes[t] > 0
-        src = np.where(hole, -1, t).astype(np.float32)
-        sx, sy = crop.grid[..., 0].copy(), crop.grid[..., 1].copy()
-        dist = np.where(hole, FAR, 0).astype(np.float32)
-        if prev is not None and hole.any():
-            mx, my = maps[t][..., 0], maps[t][..., 1]
-            p_src, p_x, p_y, p_dist = prev
-            known = cv2.remap((p_src >= 0).astype(np.float32), mx, my, cv2.INTER_LINEAR, borderValue=0)
-            n_src = cv2.remap(p_src, mx, my, cv2.INTER_NEAREST, borderValue=-1)
-            n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            n_dist = cv2.remap(p_dist, mx, my, cv2.INTER_NEAREST, borderValue=float(FAR))
-            ok = hole & (known > 0.99) & (n_src >= 0)
+        at = idx[t]
+        own = grid[at]
+        src, sx, sy = np.full(len(at), -1, np.float32), own[:, 0].copy(), own[:, 1].copy()
+        dist = np.full(len(at), FAR, np.float32)
+        if prev is not None and len(at):
+            p_t, (p_src, p_x, p_y, p_dist), p_at = prev
+            # the previous frame's state over the whole crop: (known, source frame, steps) and (x, y)
+            state = base.copy()  # known, source frame, x, y, steps
+            state[1] = p_t
+            state[0, p_at], state[1, p_at], state[2, p_at], state[3, p_at], state[4, p_at] = (
+                p_src >= 0, p_src, p_x, p_y, p_dist)
+            known, p_src, p_x, p_y, p_dist = (plane.reshape(ch, cw) for plane in state)
+            m = maps[t].reshape(-1, 2)[at]
+            mx, my = _rows(m[:, 0]), _rows(m[:, 1])
+            n = len(at)
+            # one plane per call: OpenCV interpolates single-channel float images more precisely
+            # than multi-channel ones, and this must equal the crop-wide remap it replaces
+            n_known = cv2.remap(known, mx, my, cv2.INTER_LINEAR, borderValue=0).ravel()[:n]
+            n_src = cv2.remap(p_src, mx, my, cv2.INTER_NEAREST, borderValue=-1).ravel()[:n]
+            n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
+            n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
+            n_dist = cv2.remap(p_dist, mx, my, cv2.INTER_NEAREST, borderValue=float(FAR)).ravel()[:n]
+            ok = (n_known > 0.99) & (n_src >= 0)
             src[ok], sx[ok], sy[ok], dist[ok] = n_src[ok], n_x[ok], n_y[ok], n_dist[ok] + 1
-        out[t] = prev = (src, sx, sy, dist)
+        out[t] = (src, sx, sy, dist)
+        prev = (t, out[t], at)
     return out
 
 
-def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Bilinear samples of `image` (h, w, c) at float32 points (x, y): (n, c) float32 (edges replicated).
+ROW = 1024  # points per row when a list of points is laid out for `cv2.remap` (its maps must be under 32767 rows)
 
-    The points are laid out as rows of 1024 for `cv2.remap` (its maps must be under 32767 rows)."""
-    n, row = len(x), 1024
-    rows = -(-n // row)
-    mx, my = np.zeros(rows * row, np.float32), np.zeros(rows * row, np.float32)
-    mx[:n], my[:n] = x, y
-    out = cv2.remap(image, mx.reshape(rows, row), my.reshape(rows, row), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
-    return out.reshape(rows * row, -1)[:n].astype(np.float32)
+
+def _rows(values: np.ndarray) -> np.ndarray:
+    """(n,) float32 -> (ceil(n / ROW), ROW), zero-padded: a list of points as a remap map."""
+    n = len(values)
+    rows = max(1, -(-n // ROW))
+    out = np.zeros(rows * ROW, np.float32)
+    out[:n] = values
+    return out.reshape(rows, ROW)
+
+
+def _sample(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Bilinear samples of `image` (h, w, c) at float32 points (x, y): (n, c) float32 (edges replicated)."""
+    n = len(x)
+    out = cv2.remap(image, _rows(x), _rows(y), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(-1, image.shape[2] if image.ndim == 3 else 1)[:n].astype(np.float32)
 
 
 def _gather(colors: list[np.ndarray], src: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
-    """(n, 3) float32 colours of n traced pixels, read from their source frames `src`."""
-    out = np.zeros((len(src), 3), np.float32)
-    order = np.argsort(src, kind="stable")  # one group per source frame, found in one pass
-    frames, starts = np.unique(src[order], return_index=True)
-    for k, a, b in zip(frames, starts, [*starts[1:], len(order)]):
-        pick = order[a:b]
-        out[pick] = _sample(colors[int(k)], sx[pick], sy[pick])
+    """(n, 3) float32 colours of n traced pixels, read from their source frames `src` (>= 0)."""
+    frame = src.astype(np.int32)
+    order = np.argsort(frame.astype(np.int16) if len(colors) < 32768 else frame, kind="stable")  # radix sort
+    counts = np.bincount(frame, minlength=len(colors))
+    ends = np.cumsum(counts)
+    parts = [_sample(colors[k], sx[order[ends[k] - counts[k]:ends[k]]], sy[order[ends[k] - counts[k]:ends[k]]])
+             for k in np.flatnonzero(counts)]  # one group per source frame, in frame order
+    out = np.empty((len(src), 3), np.float32)
+    out[order] = np.concatenate(parts) if parts else np.zeros((0, 3), np.float32)
     return out
 
 
@@ -236,23 +264,31 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
     return out
 
 
-def _traced_colors(colors, sweeps, idx, max_steps):
-    """Blended colour (n, 3) and reached flags (n,) of crop pixels `idx` from the passes `sweeps`."""
-    color, weight = np.zeros((len(idx), 3), np.float32), np.zeros(len(idx), np.float32)
+def _traced_colors(colors, sweeps, pick, max_steps):
+    """Blended colour (n, 3) and reached flags (n,) of the traced pixels `pick` (positions in the
+    passes' arrays; None: all of them) from the passes `sweeps` (`_sweep`'s per-frame tuples)."""
+    color = weight = None
     for src, sx, sy, dist in sweeps:
-        src = src.ravel()[idx]
-        d = dist.ravel()[idx]
+        if pick is not None:
+            src, sx, sy, dist = src[pick], sx[pick], sy[pick], dist[pick]
+        if color is None:
+            color, weight = np.zeros((len(src), 3), np.float32), np.zeros(len(src), np.float32)
         reach = src >= 0
         if max_steps is not None:
-            reach &= d <= max_steps
-        reached = np.flatnonzero(reach)
-        if len(reached):
-            at = idx[reached]
-            w = 1 / np.maximum(d[reached], 1)
-            color[reached] += _gather(colors, src[reached], sx.ravel()[at], sy.ravel()[at]) * w[:, None]
-            weight[reached] += w
+            reach &= dist <= max_steps
+        if reach.all():
+            w = 1 / np.maximum(dist, 1)
+            found = _gather(colors, src, sx, sy)
+        else:  # unreached pixels get weight 0 and colour 0: adding them changes nothing
+            reached = np.flatnonzero(reach)
+            w = np.where(reach, 1 / np.maximum(dist, 1), 0).astype(np.float32)
+            found = np.zeros((len(src), 3), np.float32)
+            if len(reached):
+                found[reached] = _gather(colors, src[reached], sx[reached], sy[reached])
+        color += found * w[:, None]
+        weight += w
     got = weight > 0
-    color[got] /= weight[got, None]
+    np.divide(color, weight[:, None], out=color, where=got[:, None])
     return color, got
 
 
@@ -296,26 +332,30 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
         return [cv2.dilate(h, kernel) if h.any() and px else h for h in cut_holes]
 
     traced, inner = (grow(check.ring_px), grow(check.gap_px)) if check.ring_px else (None, None)
+    hole_idx = [np.flatnonzero(h) for h in cut_holes]  # each frame's hole pixels, row-major in the crop
+    traced_idx = [np.flatnonzero(h) for h in traced] if traced else None
 
     def direction(step: int, order: range) -> tuple:
         """Flow, hole sweep and ring sweep of one direction (OpenCV releases the GIL: the two
         directions run side by side)."""
         maps = _flows(crop, gray, small_holes, cut_holes, step)
-        return _sweep(crop, cut_holes, maps, order), _sweep(crop, traced, maps, order) if traced else None
+        return _sweep(crop, hole_idx, maps, order), _sweep(crop, traced_idx, maps, order) if traced else None
 
     later = _pool().submit(direction, +1, range(n - 1, -1, -1))
     forward, r_fwd = direction(-1, range(n))
     backward, r_bwd = later.result()
     cw = crop.size[0]
     for t in range(n):
-        idx = np.flatnonzero(cut_holes[t])  # the hole's pixels, row-major in the crop
+        idx = hole_idx[t]
         if not len(idx):
             continue
-        color, got = _traced_colors(colors, (forward[t], backward[t]), idx, check.max_steps)
+        color, got = _traced_colors(colors, (forward[t], backward[t]), None, check.max_steps)
         ys, xs = np.divmod(idx, cw)
         if check.ring_px:
-            got &= ~_untrusted(colors[t], cut_holes[t], traced[t], inner[t], (r_fwd[t], r_bwd[t]), colors,
-                               ys, xs, check)
+            ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
+            r_color, r_got = _traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
+                                            check.max_steps)
+            got &= ~_untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
         region = crop.cut(out[t])  # a view into the output frame
         region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
         if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
@@ -329,13 +369,11 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
             box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
 
 
-def _untrusted(frame: np.ndarray, hole: np.ndarray, traced: np.ndarray, inner: np.ndarray, sweeps: tuple,
-               colors: list[np.ndarray], ys: np.ndarray, xs: np.ndarray, check: RimCheck) -> np.ndarray:
-    """Flags (n,) of the hole pixels (ys, xs) whose hole's ring is predicted worse than `check.tol`."""
+def _untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: np.ndarray, ys: np.ndarray,
+               xs: np.ndarray, check: RimCheck) -> np.ndarray:
+    """Flags (n,) of the hole pixels (ys, xs) whose hole's ring is predicted worse than `check.tol`;
+    `ring`: the ring pixels the passes reached (flat indices in the crop), `r_color`: their colours."""
     cw = hole.shape[1]
-    ring = np.flatnonzero((traced > 0) & (inner == 0))
-    r_color, r_got = _traced_colors(colors, sweeps, ring, check.max_steps)
-    ring, r_color = ring[r_got], r_color[r_got]
     if not len(ring):  # nothing to test with: the hole's own reach decides
         return np.zeros(len(ys), bool)
     ry, rx = np.divmod(ring, cw)
@@ -360,7 +398,9 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
     w, h, fps = even_size(case)
     written = 0
     frames, holes = [], []
-    with BackgroundWriter(VideoWriter(out_path, w, h, fps, crf=crf, preset=preset), depth=8) as writer:
+    # queues a chunk deep: while a chunk is filled, the next one is decoded (and segmented) and
+    # the last one encoded, instead of each stage waiting a chunk's time for the others
+    with BackgroundWriter(VideoWriter(out_path, w, h, fps, crf=crf, preset=preset), depth=chunk_frames) as writer:
 
         def flush():
             nonlocal written
@@ -372,8 +412,8 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
             frames.clear()
             holes.clear()
 
-        decoded = prefetch((f.rgb for f in iter_frames(case.source)), depth=8)
-        masks = prefetch(case_holes(case, mask, dilate_px, checkpoint), depth=8)
+        decoded = prefetch((f.rgb for f in iter_frames(case.source)), depth=chunk_frames)
+        masks = prefetch(case_holes(case, mask, dilate_px, checkpoint), depth=chunk_frames)
         for frame, hole in zip(decoded, masks, strict=True):
             if hole.shape != frame.shape[:2]:
                 raise ValueError(f"{case.case_id}: mask {hole.shape} does not match frame {frame.shape[:2]}")

@@ -168,3 +168,42 @@ def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_supp
 
 def _u8(p: np.ndarray) -> np.ndarray:
     return np.clip(p * 255 + 0.5, 0, 255).astype(np.uint8)
+
+
+def test_hole_only_sweep_equals_remapping_the_whole_crop():
+    """`_sweep` traces only the hole's pixels; it must give exactly what remapping every crop
+    pixel's state through the flow gives there (the dense pass it replaced)."""
+    from g2w.remove.propagate import FAR, _Crop, _sweep
+
+    rng = np.random.default_rng(3)
+    h, w, n = 60, 80, 6
+    crop = _Crop(np.ones((h, w), np.uint8), 1000)
+    holes = []
+    for t in range(n):
+        hole = np.zeros((h, w), np.uint8)
+        hole[20 + t:40 + t, 25:55 - t] = 255
+        holes.append(hole)
+    shift = np.array([3.3, -1.7], np.float32)  # a pan with noise: some traces leave the crop
+    maps = [crop.grid + rng.normal(0, 2.5, (h, w, 2)).astype(np.float32) + shift for _ in range(n)]
+    fast = _sweep(crop, [np.flatnonzero(x) for x in holes], maps, range(n))
+    prev = None
+    for t in range(n):  # the dense pass: every crop pixel's (source, x, y, steps) remapped
+        hole = holes[t] > 0
+        src = np.where(hole, -1, t).astype(np.float32)
+        sx, sy = crop.grid[..., 0].copy(), crop.grid[..., 1].copy()
+        dist = np.where(hole, FAR, 0).astype(np.float32)
+        if prev is not None:
+            mx, my = maps[t][..., 0], maps[t][..., 1]
+            p_src, p_x, p_y, p_dist = prev
+            known = cv2.remap((p_src >= 0).astype(np.float32), mx, my, cv2.INTER_LINEAR, borderValue=0)
+            n_src = cv2.remap(p_src, mx, my, cv2.INTER_NEAREST, borderValue=-1)
+            n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            n_dist = cv2.remap(p_dist, mx, my, cv2.INTER_NEAREST, borderValue=float(FAR))
+            ok = hole & (known > 0.99) & (n_src >= 0)
+            src[ok], sx[ok], sy[ok], dist[ok] = n_src[ok], n_x[ok], n_y[ok], n_dist[ok] + 1
+        prev = (src, sx, sy, dist)
+        idx = np.flatnonzero(hole)
+        for dense, sparse in zip(prev, fast[t]):
+            assert np.array_equal(dense.ravel()[idx], sparse), t
+    assert (fast[-1][0] >= 0).any() and (fast[-1][3] > 1).any()  # some pixels were traced several steps
