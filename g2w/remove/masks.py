@@ -214,8 +214,10 @@ def segmenter_mask(prediction, width: int, height: int, refine: MaskRefine | Non
 
 
 def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None,
-              refine: MaskRefine | None = None) -> Iterator[np.ndarray]:
-    """The case's masks before dilation, one per frame of its source video."""
+              refine: MaskRefine | None = None, decoded: Iterable | None = None) -> Iterator[np.ndarray]:
+    """The case's masks before dilation, one per frame of its source video. `decoded`: for
+    `segmenter`, the source's frames (`av.VideoFrame`s) from a decode the caller shares
+    (`Segmenter.frames`); ignored for `gt`."""
     if source not in MASK_SOURCES:
         raise ValueError(f"unknown mask source {source!r}: use one of {MASK_SOURCES}")
     info = probe(case.source)
@@ -225,9 +227,9 @@ def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None,
         r = refine or DEFAULT_REFINE
         if r.uses_full_res:  # near the UI the video's own pixels decide (the checkpoint's full-resolution refiner)
             segmenter = Segmenter(checkpoint, threads=1, full_res=True)
-            return (segmenter_mask(p, info.width, info.height, r) for p in segmenter.frames(case.source))
+            return (segmenter_mask(p, info.width, info.height, r) for p in segmenter.frames(case.source, decoded))
         segmenter = Segmenter(checkpoint, threads=1)
-        probs = (np.clip(p.ui * 255 + 0.5, 0, 255).astype(np.uint8) for p in segmenter.frames(case.source))
+        probs = (np.clip(p.ui * 255 + 0.5, 0, 255).astype(np.uint8) for p in segmenter.frames(case.source, decoded))
         return removal_masks(probs, info.width, info.height, refine)
     if case.mask and os.path.exists(case.mask):
         return iter_masks(case.mask)
@@ -243,8 +245,9 @@ def holes(masks: Iterator[np.ndarray], dilate_px: int) -> Iterator[np.ndarray]:
 
 
 def case_holes(case: Case, source: str = "gt", dilate_px: int = 2, checkpoint: str | None = None,
-               refine: MaskRefine | None = None) -> Iterator[np.ndarray]:
-    """What a remover fills in each frame: the chosen mask, binarised and dilated."""
+               refine: MaskRefine | None = None, decoded: Iterable | None = None) -> Iterator[np.ndarray]:
+    """What a remover fills in each frame: the chosen mask, binarised and dilated (`decoded`:
+    see `raw_masks`)."""
     if source == "segmenter":
         dilate_px += (refine or DEFAULT_REFINE).grow_px
-    return holes(raw_masks(case, source, checkpoint, refine), dilate_px)
+    return holes(raw_masks(case, source, checkpoint, refine, decoded), dilate_px)

@@ -24,6 +24,8 @@ memory is bounded by `chunk_frames` however long the video.
 from __future__ import annotations
 
 import os
+from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -34,6 +36,7 @@ from g2w.evaluate.cases import Case
 from g2w.remove.baselines import even_size
 from g2w.remove.masks import case_holes
 from g2w.video import VideoWriter, iter_frames
+from g2w.video.decode import iter_video_frames
 from g2w.video.overlap import BackgroundWriter, prefetch
 
 FAR = np.float32(1e9)  # "never reached" distance
@@ -387,13 +390,57 @@ def _untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: n
     return np.isin(comp[ys, xs], bad[bad > 0])
 
 
+class _SharedDecode:
+    """One decode of the source for both the segmenter and the fill.
+
+    `frames()` is the segmenter's input (`av.VideoFrame`s, read on its decoding thread); before
+    handing on each frame it converts it to full-size RGB and queues that for the fill, which
+    takes them in order with `next_rgb()`. The fill reads frame i only after the segmenter gave
+    mask i, which needs frame i, so the frame is always queued by then; the queue holds no more
+    than the segmenter's lookahead, and a failed decode reaches the caller through the masks.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self._rgb: deque = deque()  # append / popleft are thread-safe
+
+    def frames(self) -> Iterator:
+        for _, _, frame in iter_video_frames(self.path):
+            self._rgb.append(frame.to_ndarray(format="rgb24"))
+            yield frame
+
+    def next_rgb(self) -> np.ndarray:
+        if not self._rgb:
+            raise RuntimeError(f"{self.path}: a mask arrived before its frame was decoded")
+        return self._rgb.popleft()
+
+    def left(self) -> int:
+        return len(self._rgb)
+
+
+def _frames_and_holes(case: Case, mask: str, dilate_px: int, checkpoint: str | None,
+                      depth: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(full-size RGB frame, hole) pairs in order, decoded and masked on background threads.
+    The segmenter shares the fill's decode (`_SharedDecode`); a gt mask is read beside it."""
+    if mask == "segmenter":
+        shared = _SharedDecode(case.source)
+        for hole in prefetch(case_holes(case, mask, dilate_px, checkpoint, decoded=shared.frames()), depth=depth):
+            yield shared.next_rgb(), hole
+        if shared.left():
+            raise ValueError(f"{case.case_id}: {shared.left()} frames more than masks")
+        return
+    decoded = prefetch((f.rgb for f in iter_frames(case.source)), depth=depth)
+    masks = prefetch(case_holes(case, mask, dilate_px, checkpoint), depth=depth)
+    yield from zip(decoded, masks, strict=True)
+
+
 def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 4, chunk_frames: int = 90,
               crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None, progress=None) -> int:
     """Remove the UI of one case by flow-guided propagation; returns the frames written.
 
-    Decoding, the mask (the segmenter, for `mask="segmenter"`) and encoding each run on their
-    own thread beside the fill (`g2w.video.overlap`), so the next chunk is read and the last one
-    encoded while this one is filled.
+    Decoding, the mask (the segmenter, for `mask="segmenter"`, which shares the decode) and
+    encoding each run on their own thread beside the fill (`g2w.video.overlap`), so the next
+    chunk is read and the last one encoded while this one is filled.
     """
     w, h, fps = even_size(case)
     written = 0
@@ -412,9 +459,7 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
             frames.clear()
             holes.clear()
 
-        decoded = prefetch((f.rgb for f in iter_frames(case.source)), depth=chunk_frames)
-        masks = prefetch(case_holes(case, mask, dilate_px, checkpoint), depth=chunk_frames)
-        for frame, hole in zip(decoded, masks, strict=True):
+        for frame, hole in _frames_and_holes(case, mask, dilate_px, checkpoint, chunk_frames):
             if hole.shape != frame.shape[:2]:
                 raise ValueError(f"{case.case_id}: mask {hole.shape} does not match frame {frame.shape[:2]}")
             frames.append(frame)

@@ -173,16 +173,21 @@ class Segmenter:
         labels = torch.softmax(labels, 1).cpu().numpy()
         return [FramePrediction(first + k, ui[k], labels[k]) for k in range(len(batch))]
 
-    def frames(self, video: str) -> Iterator[FramePrediction]:
+    def frames(self, video: str, decoded: Iterable | None = None) -> Iterator[FramePrediction]:
         """Predictions for every frame of `video`, in order (with the full-resolution refinement
         when the checkpoint has a refiner: each statistics window's predictions are then held
-        until the window is complete)."""
+        until the window is complete).
+
+        `decoded`: the video's frames as `av.VideoFrame`s, in order, from a decode the caller
+        shares (a remover that also needs the full-size frames decodes once); by default the
+        video is decoded here. It is read on this method's decoding thread."""
         info = probe(video)
         w, h = model_size(info.width, info.height, self.config.input_long_side)
         lumas: dict[int, np.ndarray] = {}  # full-size luma by frame number, filled by the decoding thread
 
         def low() -> Iterator[np.ndarray]:
-            for k, (_, _, frame) in enumerate(iter_video_frames(video)):
+            source = decoded if decoded is not None else (frame for _, _, frame in iter_video_frames(video))
+            for k, frame in enumerate(source):
                 if self.refiner is not None:
                     lumas[k] = frame_luma(frame)
                 yield frame.to_ndarray(format="rgb24", width=w, height=h)  # swscale scales while converting

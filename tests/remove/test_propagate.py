@@ -9,7 +9,7 @@ import pytest
 from g2w.evaluate.cases import load_cases
 from g2w.remove import METHODS, run_method
 from g2w.remove.masks import DEFAULT_REFINE, MaskRefine, raw_masks, segmenter_mask, supported_mask
-from g2w.remove.propagate import NO_CHECK, RimCheck, fill_chunk
+from g2w.remove.propagate import NO_CHECK, RimCheck, _frames_and_holes, fill_chunk
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
 
@@ -142,13 +142,19 @@ def test_a_large_never_visible_hole_is_filled_at_low_resolution_and_only_there()
         assert _error(o, world, inside) < 40  # a smooth fill from the surroundings, not noise
 
 
-def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_support(synth_out):
+@pytest.fixture(scope="module")
+def segmenter_removal(synth_out):
+    """The first case and its default segmenter removal masks (before dilation), computed once."""
+    case = load_cases(synth_out)[0]
+    return case, list(raw_masks(case, "segmenter"))
+
+
+def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_support(segmenter_removal):
     """Removal and `g2w detect` see the same UI: near it, the checkpoint's full-resolution step
     decides, not the model-resolution probability upsampled; the removal mask then adds the
     coarse probability's support around what detect found, and only that."""
-    case = load_cases(synth_out)[0]
+    case, removal = segmenter_removal
     info = probe(case.source)
-    removal = list(raw_masks(case, "segmenter"))
     segmenter = Segmenter(threads=1, full_res=True)
     assert segmenter.refiner is not None
     predictions = list(segmenter.frames(case.source))
@@ -207,3 +213,16 @@ def test_hole_only_sweep_equals_remapping_the_whole_crop():
         for dense, sparse in zip(prev, fast[t]):
             assert np.array_equal(dense.ravel()[idx], sparse), t
     assert (fast[-1][0] >= 0).any() and (fast[-1][3] > 1).any()  # some pixels were traced several steps
+
+
+def test_the_segmenter_sharing_the_fills_decode_gives_the_same_frames_and_masks(segmenter_removal):
+    """Mask-free propagate decodes once and hands each frame to both the segmenter and the fill;
+    the pairs must equal a separate decode's frames and the segmenter's own-decode masks, in
+    order, even with queues shallower than the segmenter's lookahead (no stall)."""
+    case, own = segmenter_removal  # dilate_px=0 below: holes are these masks, binarised
+    source = [f.rgb for f in iter_frames(case.source)]
+    shared = list(_frames_and_holes(case, "segmenter", 0, None, depth=1))
+    assert len(shared) == len(own) == len(source) == probe(case.source).frame_count
+    assert all(np.array_equal(f, s) for (f, _), s in zip(shared, source))
+    assert all(np.array_equal(h, o) for (_, h), o in zip(shared, own))
+    assert any(h.any() for h in own)  # the case has UI: the masks compared are not all empty
