@@ -348,28 +348,39 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
     forward, r_fwd = direction(-1, range(n))
     backward, r_bwd = later.result()
     cw = crop.size[0]
-    for t in range(n):
-        idx = hole_idx[t]
-        if not len(idx):
-            continue
-        color, got = _traced_colors(colors, (forward[t], backward[t]), None, check.max_steps)
-        ys, xs = np.divmod(idx, cw)
-        if check.ring_px:
-            ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
-            r_color, r_got = _traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
-                                            check.max_steps)
-            got &= ~_untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
-        region = crop.cut(out[t])  # a view into the output frame
-        region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
-        if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
-            uy, ux = ys[~got], xs[~got]
-            pad = 2 * radius + 2
-            y0, y1 = max(0, uy.min() - pad), min(region.shape[0], uy.max() + pad + 1)
-            x0, x1 = max(0, ux.min() - pad), min(region.shape[1], ux.max() + pad + 1)
-            unreached = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            unreached[uy - y0, ux - x0] = 255
-            box = region[y0:y1, x0:x1]
-            box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
+
+    def finish(frames: range) -> None:
+        """Blend, check and write the fill of the frames `frames` (each frame is independent)."""
+        for t in frames:
+            idx = hole_idx[t]
+            if not len(idx):
+                continue
+            color, got = _traced_colors(colors, (forward[t], backward[t]), None, check.max_steps)
+            ys, xs = np.divmod(idx, cw)
+            if check.ring_px:
+                ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
+                r_color, r_got = _traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
+                                                check.max_steps)
+                got &= ~_untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
+            region = crop.cut(out[t])  # a view into the output frame
+            region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
+            if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
+                uy, ux = ys[~got], xs[~got]
+                pad = 2 * radius + 2
+                y0, y1 = max(0, uy.min() - pad), min(region.shape[0], uy.max() + pad + 1)
+                x0, x1 = max(0, ux.min() - pad), min(region.shape[1], ux.max() + pad + 1)
+                unreached = np.zeros((y1 - y0, x1 - x0), np.uint8)
+                unreached[uy - y0, ux - x0] = 255
+                box = region[y0:y1, x0:x1]
+                box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
+
+    # the frames' fills are independent: half of them on the pool's thread (OpenCV and numpy's
+    # large operations release the GIL), so the fill's last phase is not left to one core
+    other = _pool().submit(finish, range(0, n, 2))
+    try:
+        finish(range(1, n, 2))
+    finally:
+        other.result()
 
 
 def _untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: np.ndarray, ys: np.ndarray,
