@@ -328,7 +328,12 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
     colors = [crop.cut(f) for f in frames]
     cut_holes = [crop.cut(h) for h in holes]
     n = len(frames)
-    gray, small_holes = _flow_inputs(crop, frames, holes)
+    # the frames' flow inputs are independent: the first half on the pool's thread
+    half = n // 2
+    first = _pool().submit(_flow_inputs, crop, frames[:half], holes[:half])
+    gray, small_holes = _flow_inputs(crop, frames[half:], holes[half:])
+    gray_a, small_a = first.result()
+    gray, small_holes = gray_a + gray, small_a + small_holes
 
     def grow(px):
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
