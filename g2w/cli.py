@@ -506,7 +506,8 @@ def _segmenter_train(args: argparse.Namespace) -> int:
     try:
         run_train_segmenter(args.data, args.val, args.output, steps=args.steps, seed=args.seed,
                             batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every,
-                            lr_schedule=args.lr_schedule)
+                            lr_schedule=args.lr_schedule, init=args.init, lr=args.lr,
+                            element_weight=args.element_weight)
     except ValueError as exc:
         print(f"g2w hud-segmenter train: {exc}", file=sys.stderr)
         return 2
@@ -555,6 +556,11 @@ def _add_segmenter_commands(sub) -> None:
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--lr-schedule", choices=("cosine", "constant"), default="cosine",
                    help="after the warm-up: cosine decay to a tenth of the rate, or constant")
+    q.add_argument("--init", default=None, metavar="CKPT",
+                   help="fine-tune: start from this segmenter folder's weights and config (e.g. g2w/weights)")
+    q.add_argument("--lr", type=_positive(float), default=None, help="peak learning rate (default 3e-3)")
+    q.add_argument("--element-weight", type=float, default=0.0,
+                   help="add this x the per-element loss (each labelled widget of a crop counts alike, whatever its size)")
     q.set_defaults(run=_segmenter_train)
     q = seg.add_parser("train-refiner", help="train the full-resolution mask refiner of a segmenter checkpoint")
     q.add_argument("--data", nargs="+", required=True, metavar="PAIRS", help="pairs, as for train")

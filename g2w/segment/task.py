@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import torch
 
-from g2w.models.hud_segmenter import HudSegmenter, HudSegmenterConfig
+from g2w.models.hud_segmenter import WEIGHTS_NAME, HudSegmenter, HudSegmenterConfig
 from g2w.segment.data import cached_sample, frame_input, random_item
 from g2w.segment.losses import segmenter_loss
 from g2w.segment.metrics import SegmentationScore
@@ -88,6 +88,8 @@ class SegmenterTask(TrainTask):
     lr: float = 3e-3
     seed: int = 0
     jitter: bool = True  # scale, aspect, colour and blur augmentation (off: crops only)
+    init: str | None = None  # warm start: a segmenter folder whose weights (and config) the run starts from
+    element_weight: float = 0.0  # the per-element loss term (`g2w.segment.losses.element_recall_loss`)
 
     name = "hud-segmenter"
 
@@ -97,7 +99,12 @@ class SegmenterTask(TrainTask):
 
     def build_model(self, device: torch.device | str = "cpu") -> HudSegmenter:
         torch.manual_seed(self.seed)
-        return HudSegmenter(self.config).to(device)
+        model = HudSegmenter(self.config)
+        if self.init:  # strict: the folder's config must be this task's (run_train_segmenter copies it)
+            from safetensors.torch import load_file
+
+            model.load_state_dict(load_file(os.path.join(self.init, WEIGHTS_NAME)))
+        return model.to(device)
 
     def train_samples(self) -> list[dict]:
         """Decode (or read from the cache) the training samples, once per worker."""
@@ -130,7 +137,7 @@ class SegmenterTask(TrainTask):
         device = next(model.parameters()).device
         x, ui, labels = self.examples(batch["index"].tolist(), generator_rng(generator), device)
         ui_logits, label_logits = model(x)
-        loss, _ = segmenter_loss(ui_logits, label_logits, ui, labels)
+        loss, _ = segmenter_loss(ui_logits, label_logits, ui, labels, element_weight=self.element_weight)
         return loss
 
     def save_weights(self, model: torch.nn.Module, path: str) -> None:
