@@ -81,6 +81,7 @@ DETAIL_SIGMA = 4.0  # the coherent veto matches the detail: luma less its Gaussi
 DETAIL_MIN_STD = 2.0  # detail std below which a block has nothing to match (a smooth gradient, a flat sky)
 DISTINCT_PX = 3  # a block's own look-alikes are searched beyond this offset (pixels) ...
 DISTINCT_MARGIN = 0.1  # ... and its match counts only when it beats the best of them by this much
+VETO_MOTION_PX = 2.0  # the camera's motion (pixels of BLOCKS_THUMB) below which a coherent match proves nothing
 CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score up (the job: where it decides)
 
 
@@ -97,9 +98,8 @@ class CutThresholds:
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
-    veto_coherent: float = float("inf")  # a step whose blocks' detail is this coherently explained is no cut
-    # (inf: never). Off by default: 0.2 holds the real flashes and the calibration's procedural cuts, but
-    # a procedural corridor cut between look-alike views scores 0.27 (README "Calibration")
+    veto_coherent: float = 0.2  # a step whose blocks' detail is this coherently explained at the moving
+    # camera's offset is no cut (inf: never); only counted where the camera moved (VETO_MOTION_PX)
 
 
 @dataclass(frozen=True)
@@ -243,10 +243,14 @@ def coherent_share(matches: np.ndarray, expected: tuple[float, float]) -> float:
     blocks count as explained only when the match also beats the block's own look-alikes by
     DISTINCT_MARGIN. A flash over a moving view: the rest of the picture is explained at the
     camera's offset, high; a cut: each block finds a different spot, if any, low; a jump of the
-    view by a large shift: coherent, but not at the camera's offset, 0. NaN with fewer than
-    MIN_BLOCKS blocks."""
+    view by a large shift: coherent, but not at the camera's offset, 0. A camera that stood still
+    (`expected` under VETO_MOTION_PX on both axes): 0, since two views that share their layout
+    (a corridor's walls and floor in another map) match at zero offset as well as a flash over
+    the same view does, so a match there proves nothing. NaN with fewer than MIN_BLOCKS blocks."""
     if len(matches) < MIN_BLOCKS:
         return float("nan")
+    if np.abs(np.asarray(expected, float)).max() < VETO_MOTION_PX:
+        return 0.0
     explained = matches[:, 0] >= BLOCK_MATCH
     if matches.shape[1] > 3:
         explained &= matches[:, 0] - matches[:, 3] >= DISTINCT_MARGIN
@@ -355,6 +359,8 @@ class FrameSignals:
             return share, float("nan")
         before = self.shift[2 * (i - 1): 2 * i] if i >= 2 else (np.nan, np.nan)
         motion = np.nan_to_num(np.asarray(before, float), nan=0.0) * BLOCKS_THUMB[0]  # fractions of the width
+        if np.abs(motion).max() < VETO_MOTION_PX:  # a still camera: no match can tell a flash (skip the search)
+            return share, 0.0
         # cur(x) ~ prev(x - shift): found at -shift
         return share, coherent_share(detail_matches(held[i - 1], held[i]), tuple(-motion))
 
