@@ -32,7 +32,7 @@ by a midpoint rule on the choose split: its difference threshold halfway between
 difference of a non-cut step that stands out and the level of unrelated frames (thumbnails of
 different clips), its ratio halfway between the largest such ratio of a decorrelated non-cut
 step and the smallest ratio at a known cut. The other thresholds come from a grid search, then
-the local cue's promotion and (opt-in in the job) veto on the blocks' detail from a second grid on top of them, ties to
+the local cue's promotion and veto (the blocks' detail, where the camera moved) from a second grid on top of them, ties to
 the mildest point; the local cue is replayed from the cached 160x90 luma wherever the score
 without it reaches 0.5, and its distributions per kind of step are printed. Printed side by
 side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and
@@ -485,8 +485,7 @@ def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict
                 n["clean_windows"] += 1
                 n["clean_kept"] += int(m["cut_count"] == 0 and m["shake"] <= max_shake)
     return {**_rates(n), "shake_recall": n["shake_caught"] / max(n["shaky_windows"], 1),
-            "flash_keep": n["flash_kept"] / max(n["flash_windows"], 1),
-            "clean_or_flash_keep": (n["clean_kept"] + n["flash_kept"]) / max(n["clean_windows"] + n["flash_windows"], 1)}
+            "flash_keep": n["flash_kept"] / max(n["flash_windows"], 1)}
 
 
 def peer_scores(videos: list[dict], name: str) -> dict:
@@ -525,6 +524,8 @@ def structural_thresholds(videos: list[dict], neighbours: int) -> tuple[float, f
     iterated until it settles."""
     cut_r, other_d, other_r = [], [], []
     for v in videos:
+        if v["kind"] == "flashed":  # painted flashes are judged by the grid (as clean windows), not by this rule
+            continue
         d, _, flat = bridged(v["difference"], v["histogram"], v["flat"], v.get("bridge"), v.get("bridge_histogram"))
         sided = d / np.maximum(np.maximum(*side_means(d, neighbours, ~flat)), 0.01)
         at_cut = np.zeros(len(d), bool)
@@ -545,7 +546,7 @@ def structural_thresholds(videos: list[dict], neighbours: int) -> tuple[float, f
 
 def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     """The structural path by its midpoint rule, then the grid point that finds every inserted
-    cut and keeps the most clean windows, then catches the most shake; ties go to the
+    cut and keeps the most clean windows, then the most flashed ones, then catches the most shake; ties go to the
     defaults' side (listed first)."""
     level, ratio = structural_thresholds(videos, CutThresholds().neighbours)
     base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio)
@@ -555,12 +556,12 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     for floor, ratio, hist, alone in grid:
         t = replace(base, floor=floor, ratio=ratio, histogram=hist, ratio_alone=alone)
         r = evaluate(videos, t, QualityThresholds().max_shake)
-        key = (r["cut_recall"], r["clean_or_flash_keep"], r["cut_precision"])  # in-game jump windows count for neither
+        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])  # in-game jump windows: neither
         if best is None or key > best[0]:
             best = (key, t)
     cut_t = local_cue_thresholds(videos, best[1])
     shakes = [(evaluate(videos, cut_t, s), s) for s in (QualityThresholds().max_shake, 0.1, 0.15, 0.2, 0.3, 0.4)]
-    max_shake = max(shakes, key=lambda x: (x[0]["clean_or_flash_keep"], x[0]["shake_recall"]))[1]
+    max_shake = max(shakes, key=lambda x: (x[0]["clean_keep"], x[0]["flash_keep"], x[0]["shake_recall"]))[1]
     return cut_t, max_shake
 
 
@@ -574,13 +575,14 @@ _VETO_COHERENT = (float("inf"), 0.6, 0.5, 0.4, 0.3, 0.25, 0.2)
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
     """The local cue's promotion (score, unexplained share) and veto (coherent share) on top of
     the chosen thresholds: the grid point that finds the most inserted cuts, then keeps the most
-    clean windows, then is the most precise; ties go to the mildest."""
+    clean windows, then the most flashed ones (known flashes painted on clean clips), then is the most precise;
+    ties go to the mildest."""
     grid = itertools.product(_VETO_COHERENT, _PROMOTE_SCORE, _PROMOTE_SHARE)
     best = None
     for veto, score, share in grid:
         t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto)
         r = evaluate(videos, t, QualityThresholds().max_shake)
-        key = (r["cut_recall"], r["clean_or_flash_keep"], r["cut_precision"])
+        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if best is None or key > best[0]:
             best = (key, t)
     return best[1]
@@ -601,6 +603,8 @@ def local_cue_report(videos: list[dict]) -> None:
         painted = {k for e in v.get("flashes", []) for k in range(e["first"], e["first"] + e["length"] + 1)}
         scores = cut_scores(v["difference"], v["histogram"], v["flat"], plain, v.get("bridge"), v.get("bridge_histogram"))
         for i in np.flatnonzero(np.isfinite(v["unexplained"])):
+            if v["kind"] == "flashed" and i not in painted:  # the rest is its source clip's, counted there
+                continue
             kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
                     "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
                     "false detection" if scores[i] >= 1 else "other candidate")

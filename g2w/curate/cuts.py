@@ -43,9 +43,13 @@ two procedural cuts (corridor, racing) looked as coherent as the real flashes: a
 or road stripes match at many offsets, a sky gradient or smooth noise matches anything, and the
 player's weapon or car stays where it was. The share unexplained alone cannot veto either: on
 smooth textures a block of one place finds a close match somewhere in another, so a cut there
-looks explained. The veto is opt-in (`CutThresholds(veto_coherent=0.2)`, the level chosen on
-real footage): a cut between two look-alike views of a procedural corridor (the same geometry and
-floor, the camera still) can be as coherent in detail as a real flash (README "Calibration").
+looks explained. The veto counts only where the camera moved at the step before (at least
+`VETO_MOTION_PX` on an axis): two views that share their layout (a procedural corridor's
+geometry and floor in another map) match at zero offset as well as a flash over an unchanged
+view does, so a coherent match of a still camera proves nothing; a moving camera's offset is
+one that only the same place, carried on by the motion, can match. So a flash over a still view
+is not vetoed (it stays a cut), and a cut between look-alike views is not held either (README
+"Calibration": real and painted flashes, real, procedural and look-alike cuts).
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
