@@ -48,8 +48,8 @@ looks explained. The veto counts only where the camera moved at the step before 
 geometry and floor in another map) match at zero offset as well as a flash over an unchanged
 view does, so a coherent match of a still camera proves nothing; a moving camera's offset is
 one that only the same place, carried on by the motion, can match. So a flash over a still view
-is not vetoed (it stays a cut), and a cut between look-alike views is not held either (README
-"Calibration": real and painted flashes, real, procedural and look-alike cuts).
+is not vetoed (it stays a cut), and neither is a cut between look-alike views under a still
+camera (README "Calibration": real and painted flashes, real, procedural and look-alike cuts).
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
