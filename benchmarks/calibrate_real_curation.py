@@ -339,7 +339,7 @@ def with_cues(video: dict) -> dict:
         s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k],
                                           None if blocks is None else blocks[k]))
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
-            **dict(zip(("unexplained", "coherent"), s.local_cue_arrays())),
+            **dict(zip(("unexplained", "coherent", "standout"), s.local_cue_arrays())),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
             "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
             "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
@@ -347,7 +347,7 @@ def with_cues(video: dict) -> dict:
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
     return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"),
-                      v.get("unexplained"), v.get("coherent"))
+                      v.get("unexplained"), v.get("coherent"), v.get("standout"))
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -570,20 +570,30 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
 _PROMOTE_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 _PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 _VETO_COHERENT = (float("inf"), 0.6, 0.5, 0.4, 0.3, 0.25, 0.2)
+_STANDOUT_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8)
+_STANDOUT_SHARE = (0.4, 0.3, 0.25, 0.2, 0.15)
 
 
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
     """The local cue's promotion (score, unexplained share) and veto (coherent share) on top of
     the chosen thresholds: the grid point that finds the most inserted cuts, then keeps the most
     clean windows, then the most flashed ones (known flashes painted on clean clips), then is the most precise;
-    ties go to the mildest."""
+    ties go to the mildest. The stand-out's promotion (score, excess unexplained share over the
+    neighbouring steps) is searched last, on top of that point, by the same key."""
     grid = itertools.product(_VETO_COHERENT, _PROMOTE_SCORE, _PROMOTE_SHARE)
     best = None
     for veto, score, share in grid:
-        t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto)
+        t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto,
+                    standout_score=float("inf"))
         r = evaluate(videos, t, QualityThresholds().max_shake)
         key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if best is None or key > best[0]:
+            best = (key, t)
+    for score, share in itertools.product(_STANDOUT_SCORE, _STANDOUT_SHARE):  # then the stand-out, on top
+        t = replace(best[1], standout_score=score, standout_unexplained=share)
+        r = evaluate(videos, t, QualityThresholds().max_shake)
+        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
+        if key > best[0]:
             best = (key, t)
     return best[1]
 
@@ -610,7 +620,7 @@ def local_cue_report(videos: list[dict]) -> None:
                     "false detection" if scores[i] >= 1 else "other candidate")
             if kind != "in-game jump" or scores[i] >= 1:
                 classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i]),
-                                      float(v["coherent"][i])))
+                                      float(v["coherent"][i]), float(v.get("standout", v["unexplained"])[i])))
     print("\n## local cue at candidate steps (score without it >= "
           f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains (a flash or a turn low, a cut high), and "
           "share of informative detail matches at the camera's offset (a flash high, a cut low); min/median/max")
@@ -618,14 +628,20 @@ def local_cue_report(videos: list[dict]) -> None:
         if rows:
             u, c = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
             c = c[np.isfinite(c)]
+            so = np.array([r[5] for r in rows])
+            so = so[np.isfinite(so)]
+            if len(so):
+                near = [r[5] for r in rows if 0.8 <= r[2] < 1 and np.isfinite(r[5])]
+                print(f"  {kind}: stand-out (unexplained less the larger neighbour's) {so.min():.2f}/{np.median(so):.2f}/"
+                      f"{so.max():.2f}" + (f"; at scores 0.8-1: {len(near)} steps, max {max(near):.2f}" if near else ""))
             print(f"  {kind}: {len(rows)} steps, unexplained {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}, coherent "
                   f"{c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}"
                   + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(c, 0.9):.2f}"
                      if kind == "other candidate" else ""))
             shown = rows if kind != "painted flash" else [r for r in rows if r[2] >= 1]  # those that score as cuts
             if kind in ("false detection", "inserted cut", "painted flash") and shown:
-                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f})"
-                                         for n, i, sc, u, c in shown))
+                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f}, {so:.2f})"
+                                         for n, i, sc, u, c, so in shown))
 
 
 PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone

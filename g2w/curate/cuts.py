@@ -102,6 +102,8 @@ class CutThresholds:
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
+    standout_score: float = 0.85  # a score this close to 1 is a cut too when ...
+    standout_unexplained: float = 0.2  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
     veto_coherent: float = 0.25  # a step whose blocks' detail is this coherently explained at the moving
     # camera's offset is no cut (inf: never); only counted where the camera moved (VETO_MOTION_PX)
 
@@ -299,18 +301,19 @@ class FrameSignals:
         self.shift = array("d")  # dx0, dy0, dx1, dy1, ...
         self.unexplained = array("d")  # the local cue, NaN where not measured (not a candidate)
         self.coherent = array("d")  # ... the share explained at the camera's offset (the veto's), NaN likewise
+        self.standout = array("d")  # ... the unexplained share less the larger of the steps before and after it
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
         self._thresholds = thresholds  # which steps the local cue can decide
         self._measure_from = measure_from  # or: measure it at every step scoring this much (calibration)
-        self._recent: deque = deque(maxlen=thresholds.neighbours + 2)  # (index, blocks) of the latest frames
+        self._recent: deque = deque(maxlen=thresholds.neighbours + 3)  # (index, blocks) of the latest frames
         self._judged = 1  # steps before this one have had their candidacy decided
 
     def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
         self.times.append(t)
-        self.unexplained.append(np.nan), self.coherent.append(np.nan)
+        self.unexplained.append(np.nan), self.coherent.append(np.nan), self.standout.append(np.nan)
         self._recent.append((len(self.times) - 1, thumb.blocks))
         self._bridge(t, prev, thumb)
         if prev is None:
@@ -326,22 +329,24 @@ class FrameSignals:
         last = len(self.times) - 1 - self._thresholds.neighbours
         if last >= self._judged:
             for i in range(self._judged, last + 1):
-                self.unexplained[i], self.coherent[i] = self._local_cue(i)
+                self.unexplained[i], self.coherent[i], self.standout[i] = self._local_cue(i)
             self._judged = last + 1
 
-    def _local_cue(self, i: int) -> tuple[float, float]:
-        """Step i's unexplained share and coherent share where they can change the decision (a
-        score in [promote_score, 1) for the first, >= 1 with a veto for the second, from the
-        neighbours on both sides; with `measure_from`, both at any score from that up) and both
-        frames are still held; NaN otherwise. A bridged step is judged across its flat run, which
-        the local cue does not see: NaN there too."""
-        none = (float("nan"), float("nan"))
+    def _local_cue(self, i: int) -> tuple[float, float, float]:
+        """Step i's unexplained share, coherent share and stand-out where they can change the
+        decision (a score in [min(promote_score, standout_score), 1) for the first and the third,
+        >= 1 with a veto for the second, from the neighbours on both sides; with `measure_from`,
+        all at any score from that up) and both frames are still held; NaN otherwise. The
+        stand-out is the step's unexplained share less the larger of those of steps i-1 and i+1
+        (either one where the other cannot be judged). A bridged step is judged across its flat
+        run, which the local cue does not see: NaN there too."""
+        none = (float("nan"), float("nan"), float("nan"))
         if i == 0 or i in self.bridges or self.flat[i]:
             return none
         k, t = self._thresholds.neighbours, self._thresholds
         veto = np.isfinite(t.veto_coherent)
-        lowest = self._measure_from if self._measure_from is not None else (
-            min(t.promote_score, 1.0) if veto else t.promote_score)
+        low = min(t.promote_score, t.standout_score if np.isfinite(t.standout_unexplained) else np.inf)
+        lowest = self._measure_from if self._measure_from is not None else (min(low, 1.0) if veto else low)
         if self.difference[i] / min(t.floor, t.decorrelated) < lowest:  # no path can score that much
             return none
         lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
@@ -354,28 +359,35 @@ class FrameSignals:
         if self._measure_from is not None:
             promote = coherence = score >= self._measure_from
         else:
-            promote, coherence = t.promote_score <= score < 1.0, veto and score >= 1.0
+            promote, coherence = low <= score < 1.0, veto and score >= 1.0
         held = dict(self._recent)
         if not (promote or coherence) or held.get(i - 1) is None or held.get(i) is None:
             return none
-        share = unexplained_share(held[i - 1], held[i]) if promote else float("nan")
+        share = standout = float("nan")
+        if promote:
+            share = unexplained_share(held[i - 1], held[i])
+            sides = [unexplained_share(held[j - 1], held[j]) for j in (i - 1, i + 1)
+                     if held.get(j - 1) is not None and held.get(j) is not None and not self.flat[j]
+                     and j not in self.bridges]
+            sides = [x for x in sides if np.isfinite(x)]
+            standout = share - max(sides) if sides else float("nan")
         if not coherence:
-            return share, float("nan")
+            return share, float("nan"), standout
         before = self.shift[2 * (i - 1): 2 * i] if i >= 2 else (np.nan, np.nan)
         motion = np.nan_to_num(np.asarray(before, float), nan=0.0) * BLOCKS_THUMB[0]  # fractions of the width
         if np.abs(motion).max() < VETO_MOTION_PX:  # a still camera: no match can tell a flash (skip the search)
-            return share, 0.0
+            return share, 0.0, standout
         # cur(x) ~ prev(x - shift): found at -shift
-        return share, coherent_share(detail_matches(held[i - 1], held[i]), tuple(-motion))
+        return share, coherent_share(detail_matches(held[i - 1], held[i]), tuple(-motion)), standout
 
-    def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The local cue of every step (unexplained share, coherent share); the last few steps,
-        whose neighbours after them never all came, are judged with those that did (as
+    def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The local cue of every step (unexplained share, coherent share, stand-out); the last
+        few steps, whose neighbours after them never all came, are judged with those that did (as
         `cut_scores` judges them)."""
-        share, coherent = np.array(self.unexplained), np.array(self.coherent)
+        share, coherent, standout = np.array(self.unexplained), np.array(self.coherent), np.array(self.standout)
         for i in range(max(self._judged, 1), len(share)):
-            share[i], coherent[i] = self._local_cue(i)
-        return share, coherent
+            share[i], coherent[i], standout[i] = self._local_cue(i)
+        return share, coherent, standout
 
     def unexplained_array(self) -> np.ndarray:
         return self.local_cue_arrays()[0]
@@ -441,13 +453,15 @@ def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bri
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
                bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None,
-               coherent: np.ndarray | None = None) -> np.ndarray:
+               coherent: np.ndarray | None = None, standout: np.ndarray | None = None) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
     short flat run is judged by the comparison across the run; with `unexplained` (the local cue,
     NaN where not measured), a step scoring at least `promote_score` that leaves at least
     `promote_unexplained` of its blocks unexplained is a cut; with `coherent`, one whose blocks are
-    at least `veto_coherent` explained at the camera's offset is not."""
+    at least `veto_coherent` explained at the camera's offset is not; with `standout`, a step scoring
+    at least `standout_score` whose unexplained share exceeds its neighbouring steps' by
+    `standout_unexplained` is a cut."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -459,22 +473,26 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
     if unexplained is not None and len(unexplained):
         score = with_local_cue(score, np.asarray(unexplained, float), t,
-                               None if coherent is None else np.asarray(coherent, float))
+                               None if coherent is None else np.asarray(coherent, float),
+                               None if standout is None else np.asarray(standout, float))
     score[flat] = 0.0
     score[0] = 0.0
     return score
 
 
 def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds,
-                   coherent: np.ndarray | None = None) -> np.ndarray:
+                   coherent: np.ndarray | None = None, standout: np.ndarray | None = None) -> np.ndarray:
     """The cut score where the local cue was measured: raised to 1 when the score is within
     `promote_score` and at least `promote_unexplained` of the blocks are unexplained (the max of
     the score and min(score / promote_score, share / promote_unexplained)); held under 1 (0.99)
-    where at least `veto_coherent` of the blocks are explained at the camera's offset; unchanged
-    where a share is NaN."""
+    where at least `veto_coherent` of the blocks are explained at the camera's offset; raised the
+    same way by the stand-out (`standout_score`, `standout_unexplained`); unchanged where a share is NaN."""
     measured = np.isfinite(unexplained)
     with np.errstate(divide="ignore", invalid="ignore"):
         promoted = np.minimum(score / t.promote_score, np.where(measured, unexplained, 0.0) / t.promote_unexplained)
+        if standout is not None:
+            alone = np.minimum(score / t.standout_score, np.nan_to_num(standout, nan=0.0) / t.standout_unexplained)
+            promoted = np.maximum(promoted, np.where(np.isfinite(standout), alone, 0.0))
     score = np.where(measured, np.maximum(score, promoted), score)
     if coherent is not None and np.isfinite(t.veto_coherent):
         vetoed = np.nan_to_num(coherent, nan=-1.0) >= t.veto_coherent
