@@ -300,3 +300,29 @@ def test_a_still_camera_gives_the_veto_no_evidence(monkeypatch):
     monkeypatch.setattr(cuts, "VETO_MOTION_PX", 0.0)
     assert coherent_share(rows, (0, 0)) > 0.5
     assert not (_signals(frames).cut_scores() >= 1).any()
+
+
+def test_the_stand_out_promotes_a_near_miss_whose_neighbours_are_explained():
+    t = CutThresholds(promote_score=float("inf"), standout_score=0.85, standout_unexplained=0.2)
+    score, share = np.array([0.9, 0.9, 0.8, 0.9]), np.array([0.4, 0.5, 0.6, 0.4])
+    standout = np.array([0.3, -0.05, 0.4, np.nan])  # a cut; a strafe (its neighbours as lost); too low; unmeasured
+    assert list(with_local_cue(score, share, t, standout=standout) >= 1) == [True, False, False, False]
+    off = CutThresholds(promote_score=float("inf"), standout_score=float("inf"))
+    assert not (with_local_cue(score, share, off, standout=standout) >= 1).any()
+
+
+def test_the_stand_out_is_high_at_a_cut_and_low_inside_fast_motion():
+    """A cut: the steps on each side are explained, the cut is not. A burst of fast motion (each
+    step further than the block search reaches): its neighbours are as unexplained as it is."""
+    def view(seed, x):
+        world = cv2.resize(_detail(seed, (90, 700)), None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST)
+        return np.repeat(world[:, 4 * x: 4 * x + 640, None], 3, axis=2)
+    xs = [2 * i for i in range(12)] + [24 + 60 * k for k in range(1, 5)] + [264 + 2 * i for i in range(12)]
+    fast = [view(1, x) for x in xs]
+    cut = [view(1, 2 * i) for i in range(14)] + [view(2, 2 * i) for i in range(14)]
+    s = _signals(cut, measure_from=0.0)
+    standout = s.local_cue_arrays()[2]
+    assert standout[14] > 0.5 and np.nanmax(np.delete(standout, 14)) < 0.2
+    s = _signals(fast, measure_from=0.0)
+    share, _, standout = s.local_cue_arrays()
+    assert (share[12:16] > 0.3).all() and (standout[13:16] < 0.2).all()  # unexplained, but not alone
