@@ -549,7 +549,7 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     cut and keeps the most clean windows, then the most flashed ones, then catches the most shake; ties go to the
     defaults' side (listed first)."""
     level, ratio = structural_thresholds(videos, CutThresholds().neighbours)
-    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio)
+    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio, standout_score=float("inf"))
     grid = itertools.product((base.floor, 0.2, 0.4), (base.ratio, 2.0, 3.0, 4.0), (base.histogram, 0.1, 0.25),
                              (base.ratio_alone, 5.0, 12.0))
     best = None

@@ -103,7 +103,7 @@ class CutThresholds:
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
     standout_score: float = 0.85  # a score this close to 1 is a cut too when ...
-    standout_unexplained: float = 0.2  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
+    standout_unexplained: float = 0.25  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
     veto_coherent: float = 0.25  # a step whose blocks' detail is this coherently explained at the moving
     # camera's offset is no cut (inf: never); only counted where the camera moved (VETO_MOTION_PX)
 
