@@ -33,7 +33,12 @@ cut between two moments of one map most blocks, even where the global difference
 histogram barely move. It costs a few milliseconds, so it is measured only where it can change
 the decision (a score of at least min(promote_score, 1), known once the neighbours after the step
 are). It acts twice. A step just under the cut score (>= `promote_score`) that leaves at least
-`promote_unexplained` of its blocks unexplained is a cut. A step reaching the cut score whose
+`promote_unexplained` of its blocks unexplained is a cut. So is a step scoring at least
+`standout_score` whose unexplained share *stands out*: exceeds those of the steps just before and
+just after it by `standout_unexplained`. A cut leaves each shot self-consistent, so the steps on
+either side are explained and the cut alone is not; a fast strafe or turn that outruns the block
+search leaves its neighbouring steps as unexplained as itself, and a turn scoring near 1 that
+leaves a third of its blocks unexplained usually leaves as many at the next step. A step reaching the cut score whose
 blocks are at least `veto_coherent` explained at ONE offset, the one the camera's ongoing motion
 predicts (the global shift of the step before), is a flash, a beam or a tint over a moving view,
 not a cut. The veto matches the *detail* of the blocks (luma less its blur, `detail_matches`)
