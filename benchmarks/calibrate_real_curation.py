@@ -598,6 +598,34 @@ def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThreshol
     return best[1]
 
 
+def standout_directions(videos: list[dict], names: list[str]) -> dict:
+    """The stand-out alone, out of sample: on top of the configured thresholds (the stand-out off),
+    its grid point chosen on one game by the grids' key (ties to the mildest, off first) and
+    reported on every other game next to the same thresholds without it."""
+    off = replace(CutThresholds(), standout_score=float("inf"))
+    out = {}
+    print("\n## the stand-out alone, chosen on one game on top of the configured thresholds, held out on the others")
+    print(_HEADER.format("held-out group: thresholds"))
+    for g in names:
+        mine = [v for v in videos if v["game"] == g]
+        best = None
+        for score, share in itertools.product(_STANDOUT_SCORE, _STANDOUT_SHARE):
+            t = replace(off, standout_score=score, standout_unexplained=share)
+            r = evaluate(mine, t, QualityThresholds().max_shake)
+            key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
+            if best is None or key > best[0]:
+                best = (key, t)
+        chosen = best[1]
+        out[g] = {"standout_score": chosen.standout_score, "standout_unexplained": chosen.standout_unexplained}
+        for h in names:
+            if h != g:
+                theirs = [v for v in videos if v["game"] == h]
+                for label, t in (("without", off), (f"chosen on {g}: {chosen.standout_score:g} / "
+                                                    f"{chosen.standout_unexplained:g}", chosen)):
+                    print(_row(f"{h}: stand-out {label}", evaluate(theirs, t, QualityThresholds().max_shake)))
+    return out
+
+
 def local_cue_report(videos: list[dict]) -> None:
     """The local cue (share of blocks no nearby shift explains) where it was measured: at the
     inserted cuts, at the detections of the configured thresholds without the local cue that are
@@ -808,6 +836,7 @@ def main() -> None:
         for name in ("scenedetect-adaptive", "scenedetect-content"):
             if any(name in v["peers"] for v in mine):
                 print(_row(f"{g}: {name} (defaults)", peer_scores(mine, name)))
+    results["standout"] = standout_directions(videos, names)
     print("\ncontinuous clips (as captured) that the configured thresholds reject, to look at by eye:")
     for v in videos:
         if v["kind"] != "continuous":
