@@ -9,7 +9,11 @@ clips the script builds footage whose truth is known by construction:
   known, some inside a window and some exactly on a window boundary (then neither window
   contains the cut and both must stay clean);
 - jittered: a clean clip moved by a random per-frame translation (1.5 % of the width, like a
-  handheld jolt), so its windows are known shake.
+  handheld jolt), so its windows are known shake;
+- flashed: a clean clip with known flashes painted over it (`write_flash`: a muzzle flash or
+  explosion brightening a blob, a coloured pickup tint, a red damage wash with a vignette), each
+  2-8 frames at a seeded random moment while the game's own motion goes on underneath, so its
+  windows are clean: a cut detector, and the local cue's veto, must leave them alone.
 "Continuous" is not "without a jump of the view": the game itself moves the camera at a death,
 a respawn or a teleport. Those in-game jumps are labelled by hand in
 `benchmarks/data/real_in_game_jumps.json` (clip id -> frame ranges, kind, note; `--labels`),
@@ -28,7 +32,7 @@ by a midpoint rule on the choose split: its difference threshold halfway between
 difference of a non-cut step that stands out and the level of unrelated frames (thumbnails of
 different clips), its ratio halfway between the largest such ratio of a decorrelated non-cut
 step and the smallest ratio at a known cut. The other thresholds come from a grid search, then
-the local cue's promotion and (opt-in in the job) veto on the blocks' detail from a second grid on top of them, ties to
+the local cue's promotion and veto (the blocks' detail, where the camera moved) from a second grid on top of them, ties to
 the mildest point; the local cue is replayed from the cached 160x90 luma wherever the score
 without it reaches 0.5, and its distributions per kind of step are printed. Printed side by
 side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and
@@ -67,6 +71,8 @@ from g2w.video.encode import VideoWriter
 
 WINDOW_S = 5.0
 JITTER = 0.015  # per-frame jitter, fraction of the width
+FLASHES = 2  # known flashes painted on each flashed clip
+FLASH_FRAMES = (2, 8)  # shortest and longest flash (frames)
 MATCH_S = 0.1  # a detected cut this close to an inserted one found it
 UNRELATED_EVERY = 15  # frames between the thumbnails kept to measure unrelated-frame differences
 LABELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "real_in_game_jumps.json")
@@ -154,6 +160,56 @@ def write_jitter(path: str, out: str, seed: int) -> None:
             writer.write(cv2.warpAffine(rgb, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT))
 
 
+def flash_layer(kind: str, strength: float, height: int, width: int, rng: np.random.Generator) -> tuple:
+    """(weight map (height, width, 1), colour) of one flash: the frame becomes
+    rgb * (1 - w) + colour * w. A blob of light (a muzzle flash, an explosion), a coloured tint
+    fading across the frame (a pickup), or a red wash darker at the edges (damage)."""
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    if kind == "brighten":
+        cx, cy = rng.uniform(0.2, 0.8) * width, rng.uniform(0.3, 1.0) * height
+        sigma = rng.uniform(0.15, 0.4) * width
+        weight, colour = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma ** 2)), (255, 240, 200)
+    elif kind == "tint":
+        angle = rng.uniform(0, 2 * np.pi)
+        ramp = (np.cos(angle) * (xx / width - 0.5) + np.sin(angle) * (yy / height - 0.5)) + 0.5
+        weight = np.clip(ramp, 0, 1)
+        colour = tuple(int(c) for c in rng.choice([(40, 255, 60), (60, 120, 255), (255, 220, 40)]))
+    else:  # red wash, stronger towards the edges
+        r = np.hypot(xx / width - 0.5, yy / height - 0.5) / np.hypot(0.5, 0.5)
+        weight, colour = 0.4 + 0.6 * r, (255, 0, 0)
+    return (strength * weight)[..., None], np.float32(colour)
+
+
+def flash_events(seed: int, frames: int) -> list[dict]:
+    """The known flashes of one clip (seeded): kind, first frame, length, peak strength."""
+    rng = np.random.default_rng(seed)
+    events = []
+    for k in range(FLASHES):  # one in each half of the clip, away from its ends
+        lo, hi = 6 + k * frames // FLASHES, (k + 1) * frames // FLASHES - FLASH_FRAMES[1] - 6
+        events.append({"kind": str(rng.choice(["brighten", "tint", "red-wash"])), "first": int(rng.integers(lo, max(hi, lo + 1))),
+                       "length": int(rng.integers(FLASH_FRAMES[0], FLASH_FRAMES[1] + 1)),
+                       "strength": float(rng.uniform(0.35, 0.75)), "seed": int(rng.integers(1 << 31))})
+    return events
+
+
+def write_flash(path: str, out: str, seed: int) -> list[dict]:
+    """The clip with its known flashes painted on (each fades out over its frames); returns them."""
+    fps = _fps(path)
+    h, w = next(_frames(path))[1].shape[:2]
+    frames = sum(1 for _ in _frames(path))
+    events = flash_events(seed, frames)
+    layers = [flash_layer(e["kind"], e["strength"], h, w, np.random.default_rng(e["seed"])) for e in events]
+    with VideoWriter(out, w, h, fps, crf=18, preset="veryfast") as writer:
+        for k, (_, rgb) in enumerate(_frames(path)):
+            frame = rgb.astype(np.float32)
+            for e, (weight, colour) in zip(events, layers):
+                if e["first"] <= k < e["first"] + e["length"]:
+                    fade = 1.0 - (k - e["first"]) / e["length"]  # full at onset, fading out
+                    frame = frame * (1 - fade * weight) + colour * (fade * weight)
+            writer.write(np.clip(frame, 0, 255).astype(np.uint8))
+    return events
+
+
 # Lengths taken from the first two clips of a concatenation: cuts inside windows and on a boundary.
 _PART_S = ((2.5, 4.0), (5.0, 3.3), (3.7, 5.0), (1.6, 5.0))
 
@@ -176,6 +232,9 @@ def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
                 videos.append({"path": os.path.join(workdir, f"{game}_jitter_{clip_id}.mp4"), "game": game,
                                "kind": "jittered", "cuts": [], "shaky_from": 0.0,
                                "recipe": [clip, zlib.crc32(clip_id.encode())]})
+            videos.append({"path": os.path.join(workdir, f"{game}_flash_{clip_id}.mp4"), "game": game,
+                           "kind": "flashed", "cuts": [], "shaky_from": None, "source": clip,
+                           "recipe": [clip, zlib.crc32(b"flash" + clip_id.encode())]})
     return videos
 
 
@@ -197,6 +256,14 @@ def make(video: dict) -> dict:
     elif video["kind"] == "jittered" and not os.path.exists(out):
         write_jitter(recipe[0], part, recipe[1])
         os.replace(part, out)
+    elif video["kind"] == "flashed":
+        events_file = out[:-4] + ".json"
+        known = json.load(open(events_file)) if os.path.exists(events_file) else {}
+        if known.get("recipe") != recipe or not os.path.exists(out):
+            known = {"recipe": recipe, "flashes": write_flash(recipe[0], part, recipe[1])}
+            os.replace(part, out)
+            json.dump(known, open(events_file, "w"))
+        video["flashes"] = known["flashes"]
     return video
 
 
@@ -272,7 +339,7 @@ def with_cues(video: dict) -> dict:
         s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k],
                                           None if blocks is None else blocks[k]))
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
-            **dict(zip(("unexplained", "coherent"), s.local_cue_arrays())),
+            **dict(zip(("unexplained", "coherent", "standout"), s.local_cue_arrays())),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
             "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
             "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
@@ -280,7 +347,7 @@ def with_cues(video: dict) -> dict:
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
     return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"),
-                      v.get("unexplained"), v.get("coherent"))
+                      v.get("unexplained"), v.get("coherent"), v.get("standout"))
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -336,8 +403,8 @@ def attach_jumps(videos: list[dict], labels: dict) -> list[str]:
                                 "(fingerprint differs); its labels are not used")
     for v in videos:
         v["jumps"] = []
-        if v["kind"] == "continuous":
-            ranges = [(0, r) for r in usable.get(v["path"], [])]
+        if v["kind"] in ("continuous", "flashed"):  # a flashed clip: the frames of its source
+            ranges = [(0, r) for r in usable.get(v.get("source", v["path"]), [])]
         elif v["kind"] == "concatenated":
             fps = 1.0 / float(np.median(np.diff(v["times"])))
             starts = [0] + [int(round(c * fps)) for c in v["cuts"]]
@@ -389,10 +456,17 @@ def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict
     """Cut recall and precision (cut events), clean-window keep rate and shake detection; the
     windows holding a labelled in-game jump (and no inserted cut) apart, with how many are flagged."""
     n = dict.fromkeys(("detected", "true_detected", "at_jump", "cuts", "cuts_found", "clean_windows", "clean_kept",
-                       "shaky_windows", "shake_caught", "jump_windows", "jump_flagged"), 0)
+                       "shaky_windows", "shake_caught", "jump_windows", "jump_flagged", "flash_windows", "flash_kept"), 0)
     for v in videos:
         scores = scores_of(v, cut_t)
         hits = v["times"][scores >= 1.0]
+        if v["kind"] == "flashed":  # clean windows with known flashes: kept or not, apart from the rest
+            for w in plan_windows(duration_of(v), WINDOW_S):
+                if not jump_inside(v.get("jumps", []), w.start_s, w.end_s):
+                    m = cut_and_shake(v["times"], scores, v["shift"], w.start_s, w.end_s)
+                    n["flash_windows"] += 1
+                    n["flash_kept"] += int(m["cut_count"] == 0 and m["shake"] <= max_shake)
+            continue
         for key, value in zip(("detected", "true_detected", "at_jump", "cuts", "cuts_found"), _judge_hits(hits, v)):
             n[key] += value
         for w in plan_windows(duration_of(v), WINDOW_S):
@@ -410,7 +484,8 @@ def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict
             else:
                 n["clean_windows"] += 1
                 n["clean_kept"] += int(m["cut_count"] == 0 and m["shake"] <= max_shake)
-    return {**_rates(n), "shake_recall": n["shake_caught"] / max(n["shaky_windows"], 1)}
+    return {**_rates(n), "shake_recall": n["shake_caught"] / max(n["shaky_windows"], 1),
+            "flash_keep": n["flash_kept"] / max(n["flash_windows"], 1)}
 
 
 def peer_scores(videos: list[dict], name: str) -> dict:
@@ -449,6 +524,8 @@ def structural_thresholds(videos: list[dict], neighbours: int) -> tuple[float, f
     iterated until it settles."""
     cut_r, other_d, other_r = [], [], []
     for v in videos:
+        if v["kind"] == "flashed":  # painted flashes are judged by the grid (as clean windows), not by this rule
+            continue
         d, _, flat = bridged(v["difference"], v["histogram"], v["flat"], v.get("bridge"), v.get("bridge_histogram"))
         sided = d / np.maximum(np.maximum(*side_means(d, neighbours, ~flat)), 0.01)
         at_cut = np.zeros(len(d), bool)
@@ -469,22 +546,22 @@ def structural_thresholds(videos: list[dict], neighbours: int) -> tuple[float, f
 
 def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     """The structural path by its midpoint rule, then the grid point that finds every inserted
-    cut and keeps the most clean windows, then catches the most shake; ties go to the
+    cut and keeps the most clean windows, then the most flashed ones, then catches the most shake; ties go to the
     defaults' side (listed first)."""
     level, ratio = structural_thresholds(videos, CutThresholds().neighbours)
-    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio)
+    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio, standout_score=float("inf"))
     grid = itertools.product((base.floor, 0.2, 0.4), (base.ratio, 2.0, 3.0, 4.0), (base.histogram, 0.1, 0.25),
                              (base.ratio_alone, 5.0, 12.0))
     best = None
     for floor, ratio, hist, alone in grid:
         t = replace(base, floor=floor, ratio=ratio, histogram=hist, ratio_alone=alone)
         r = evaluate(videos, t, QualityThresholds().max_shake)
-        key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])  # in-game jump windows count for neither
+        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])  # in-game jump windows: neither
         if best is None or key > best[0]:
             best = (key, t)
     cut_t = local_cue_thresholds(videos, best[1])
     shakes = [(evaluate(videos, cut_t, s), s) for s in (QualityThresholds().max_shake, 0.1, 0.15, 0.2, 0.3, 0.4)]
-    max_shake = max(shakes, key=lambda x: (x[0]["clean_keep"], x[0]["shake_recall"]))[1]
+    max_shake = max(shakes, key=lambda x: (x[0]["clean_keep"], x[0]["flash_keep"], x[0]["shake_recall"]))[1]
     return cut_t, max_shake
 
 
@@ -493,21 +570,60 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
 _PROMOTE_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 _PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 _VETO_COHERENT = (float("inf"), 0.6, 0.5, 0.4, 0.3, 0.25, 0.2)
+_STANDOUT_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8)
+_STANDOUT_SHARE = (0.4, 0.3, 0.25, 0.2, 0.15)
 
 
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
     """The local cue's promotion (score, unexplained share) and veto (coherent share) on top of
     the chosen thresholds: the grid point that finds the most inserted cuts, then keeps the most
-    clean windows, then is the most precise; ties go to the mildest."""
+    clean windows, then the most flashed ones (known flashes painted on clean clips), then is the most precise;
+    ties go to the mildest. The stand-out's promotion (score, excess unexplained share over the
+    neighbouring steps) is searched last, on top of that point, by the same key."""
     grid = itertools.product(_VETO_COHERENT, _PROMOTE_SCORE, _PROMOTE_SHARE)
     best = None
     for veto, score, share in grid:
-        t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto)
+        t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto,
+                    standout_score=float("inf"))
         r = evaluate(videos, t, QualityThresholds().max_shake)
-        key = (r["cut_recall"], r["clean_keep"], r["cut_precision"])
+        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if best is None or key > best[0]:
             best = (key, t)
+    for score, share in itertools.product(_STANDOUT_SCORE, _STANDOUT_SHARE):  # then the stand-out, on top
+        t = replace(best[1], standout_score=score, standout_unexplained=share)
+        r = evaluate(videos, t, QualityThresholds().max_shake)
+        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
+        if key > best[0]:
+            best = (key, t)
     return best[1]
+
+
+def standout_directions(videos: list[dict], names: list[str]) -> dict:
+    """The stand-out alone, out of sample: on top of the configured thresholds (the stand-out off),
+    its grid point chosen on one game by the grids' key (ties to the mildest, off first) and
+    reported on every other game next to the same thresholds without it."""
+    off = replace(CutThresholds(), standout_score=float("inf"))
+    out = {}
+    print("\n## the stand-out alone, chosen on one game on top of the configured thresholds, held out on the others")
+    print(_HEADER.format("held-out group: thresholds"))
+    for g in names:
+        mine = [v for v in videos if v["game"] == g]
+        best = None
+        for score, share in itertools.product(_STANDOUT_SCORE, _STANDOUT_SHARE):
+            t = replace(off, standout_score=score, standout_unexplained=share)
+            r = evaluate(mine, t, QualityThresholds().max_shake)
+            key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
+            if best is None or key > best[0]:
+                best = (key, t)
+        chosen = best[1]
+        out[g] = {"standout_score": chosen.standout_score, "standout_unexplained": chosen.standout_unexplained}
+        for h in names:
+            if h != g:
+                theirs = [v for v in videos if v["game"] == h]
+                for label, t in (("without", off), (f"chosen on {g}: {chosen.standout_score:g} / "
+                                                    f"{chosen.standout_unexplained:g}", chosen)):
+                    print(_row(f"{h}: stand-out {label}", evaluate(theirs, t, QualityThresholds().max_shake)))
+    return out
 
 
 def local_cue_report(videos: list[dict]) -> None:
@@ -516,18 +632,23 @@ def local_cue_report(videos: list[dict]) -> None:
     neither cuts nor labelled jumps (flashes, overlays, strafes), at detected in-game jumps, and
     at the other candidate steps."""
     plain = replace(CutThresholds(), promote_score=float("inf"), veto_coherent=float("inf"))
-    classes: dict[str, list] = {"inserted cut": [], "false detection": [], "in-game jump": [], "other candidate": []}
+    classes: dict[str, list] = {"inserted cut": [], "false detection": [], "painted flash": [], "in-game jump": [],
+                                "other candidate": []}
     for v in videos:
         if v["kind"] == "jittered" or "unexplained" not in v:
             continue
         cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
+        painted = {k for e in v.get("flashes", []) for k in range(e["first"], e["first"] + e["length"] + 1)}
         scores = cut_scores(v["difference"], v["histogram"], v["flat"], plain, v.get("bridge"), v.get("bridge_histogram"))
         for i in np.flatnonzero(np.isfinite(v["unexplained"])):
-            kind = ("inserted cut" if i in cut_frames else "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
+            if v["kind"] == "flashed" and i not in painted:  # the rest is its source clip's, counted there
+                continue
+            kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
+                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
                     "false detection" if scores[i] >= 1 else "other candidate")
             if kind != "in-game jump" or scores[i] >= 1:
                 classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i]),
-                                      float(v["coherent"][i])))
+                                      float(v["coherent"][i]), float(v.get("standout", v["unexplained"])[i])))
     print("\n## local cue at candidate steps (score without it >= "
           f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains (a flash or a turn low, a cut high), and "
           "share of informative detail matches at the camera's offset (a flash high, a cut low); min/median/max")
@@ -535,13 +656,20 @@ def local_cue_report(videos: list[dict]) -> None:
         if rows:
             u, c = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
             c = c[np.isfinite(c)]
+            so = np.array([r[5] for r in rows])
+            so = so[np.isfinite(so)]
+            if len(so):
+                near = [r[5] for r in rows if 0.8 <= r[2] < 1 and np.isfinite(r[5])]
+                print(f"  {kind}: stand-out (unexplained less the larger neighbour's) {so.min():.2f}/{np.median(so):.2f}/"
+                      f"{so.max():.2f}" + (f"; at scores 0.8-1: {len(near)} steps, max {max(near):.2f}" if near else ""))
             print(f"  {kind}: {len(rows)} steps, unexplained {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}, coherent "
                   f"{c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}"
                   + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(c, 0.9):.2f}"
                      if kind == "other candidate" else ""))
-            if kind in ("false detection", "inserted cut"):
-                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f})"
-                                         for n, i, sc, u, c in rows))
+            shown = rows if kind != "painted flash" else [r for r in rows if r[2] >= 1]  # those that score as cuts
+            if kind in ("false detection", "inserted cut", "painted flash") and shown:
+                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f}, {so:.2f})"
+                                         for n, i, sc, u, c, so in shown))
 
 
 PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone
@@ -605,15 +733,17 @@ def all_checks_keep(videos: list[dict]) -> tuple[int, int]:
 
 
 _HEADER = ("| {}: detector | cut recall | cut precision (detections at in-game jumps) | clean windows kept (cut, shake) "
-           "| in-game jump windows flagged | shake caught |\n| --- | --- | --- | --- | --- | --- |")
+           "| flashed clean windows kept | in-game jump windows flagged | shake caught |\n"
+           "| --- | --- | --- | --- | --- | --- | --- |")
 
 
 def _row(name: str, r: dict) -> str:
     shake = f"{r['shake_caught']}/{r['shaky_windows']}" if "shake_caught" in r else "–"
+    flash = f"{r['flash_kept']}/{r['flash_windows']}" if "flash_kept" in r else "–"
     judged = r["detected"] - r["at_jump"]
     return (f"| {name} | {r['cuts_found']}/{r['cuts']} ({r['cut_recall']:.0%}) | {r['true_detected']}/{judged} "
             f"({r['cut_precision']:.0%}) (+{r['at_jump']}) | {r['clean_kept']}/{r['clean_windows']} ({r['clean_keep']:.0%}) "
-            f"| {r['jump_flagged']}/{r['jump_windows']} | {shake} |")
+            f"| {flash} | {r['jump_flagged']}/{r['jump_windows']} | {shake} |")
 
 
 def splits(games: dict[str, list[str]]) -> tuple[dict[str, list[str]], str]:
@@ -685,9 +815,9 @@ def main() -> None:
     print(f"split {split}: groups {names}")
     for g in names:
         mine = [v for v in videos if v["game"] == g]
-        kinds = {k: sum(v["kind"] == k for v in mine) for k in ("continuous", "concatenated", "jittered")}
+        kinds = {k: sum(v["kind"] == k for v in mine) for k in ("continuous", "concatenated", "jittered", "flashed")}
         print(f"  {g}: {kinds['continuous']} clean clips, {kinds['concatenated']} concatenations, "
-              f"{kinds['jittered']} jittered, {sum(v['game'] == g for v in hud)} HUD versions; labelled in-game "
+              f"{kinds['jittered']} jittered, {kinds['flashed']} flashed, {sum(v['game'] == g for v in hud)} HUD versions; labelled in-game "
               f"jumps in {sum(bool(v['jumps']) for v in mine if v['kind'] == 'continuous')} clips")
     results = {"split": split, "directions": {}}
     for choose_on in args.choose or names:
@@ -706,6 +836,7 @@ def main() -> None:
         for name in ("scenedetect-adaptive", "scenedetect-content"):
             if any(name in v["peers"] for v in mine):
                 print(_row(f"{g}: {name} (defaults)", peer_scores(mine, name)))
+    results["standout"] = standout_directions(videos, names)
     print("\ncontinuous clips (as captured) that the configured thresholds reject, to look at by eye:")
     for v in videos:
         if v["kind"] != "continuous":

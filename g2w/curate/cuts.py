@@ -33,7 +33,12 @@ cut between two moments of one map most blocks, even where the global difference
 histogram barely move. It costs a few milliseconds, so it is measured only where it can change
 the decision (a score of at least min(promote_score, 1), known once the neighbours after the step
 are). It acts twice. A step just under the cut score (>= `promote_score`) that leaves at least
-`promote_unexplained` of its blocks unexplained is a cut. A step reaching the cut score whose
+`promote_unexplained` of its blocks unexplained is a cut. So is a step scoring at least
+`standout_score` whose unexplained share *stands out*: exceeds those of the steps just before and
+just after it by `standout_unexplained`. A cut leaves each shot self-consistent, so the steps on
+either side are explained and the cut alone is not; a fast strafe or turn that outruns the block
+search leaves its neighbouring steps as unexplained as itself, and a turn scoring near 1 that
+leaves a third of its blocks unexplained usually leaves as many at the next step. A step reaching the cut score whose
 blocks are at least `veto_coherent` explained at ONE offset, the one the camera's ongoing motion
 predicts (the global shift of the step before), is a flash, a beam or a tint over a moving view,
 not a cut. The veto matches the *detail* of the blocks (luma less its blur, `detail_matches`)
@@ -43,9 +48,13 @@ two procedural cuts (corridor, racing) looked as coherent as the real flashes: a
 or road stripes match at many offsets, a sky gradient or smooth noise matches anything, and the
 player's weapon or car stays where it was. The share unexplained alone cannot veto either: on
 smooth textures a block of one place finds a close match somewhere in another, so a cut there
-looks explained. The veto is opt-in (`CutThresholds(veto_coherent=0.2)`, the level chosen on
-real footage): a cut between two look-alike views of a procedural corridor (the same geometry and
-floor, the camera still) can be as coherent in detail as a real flash (README "Calibration").
+looks explained. The veto counts only where the camera moved at the step before (at least
+`VETO_MOTION_PX` on an axis): two views that share their layout (a procedural corridor's
+geometry and floor in another map) match at zero offset as well as a flash over an unchanged
+view does, so a coherent match of a still camera proves nothing; a moving camera's offset is
+one that only the same place, carried on by the motion, can match. So a flash over a still view
+is not vetoed (it stays a cut), and neither is a cut between look-alike views under a still
+camera (README "Calibration": real and painted flashes, real, procedural and look-alike cuts).
 
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
@@ -81,6 +90,7 @@ DETAIL_SIGMA = 4.0  # the coherent veto matches the detail: luma less its Gaussi
 DETAIL_MIN_STD = 2.0  # detail std below which a block has nothing to match (a smooth gradient, a flat sky)
 DISTINCT_PX = 3  # a block's own look-alikes are searched beyond this offset (pixels) ...
 DISTINCT_MARGIN = 0.1  # ... and its match counts only when it beats the best of them by this much
+VETO_MOTION_PX = 2.0  # the camera's motion (pixels of BLOCKS_THUMB) below which a coherent match proves nothing
 CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score up (the job: where it decides)
 
 
@@ -97,9 +107,10 @@ class CutThresholds:
     ratio_decorrelated: float = 1.85  # ... and that many times the mean of EACH side: a cut alone
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
-    veto_coherent: float = float("inf")  # a step whose blocks' detail is this coherently explained is no cut
-    # (inf: never). Off by default: 0.2 holds the real flashes and the calibration's procedural cuts, but
-    # a procedural corridor cut between look-alike views scores 0.27 (README "Calibration")
+    standout_score: float = 0.85  # a score this close to 1 is a cut too when ...
+    standout_unexplained: float = 0.25  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
+    veto_coherent: float = 0.25  # a step whose blocks' detail is this coherently explained at the moving
+    # camera's offset is no cut (inf: never); only counted where the camera moved (VETO_MOTION_PX)
 
 
 @dataclass(frozen=True)
@@ -243,10 +254,14 @@ def coherent_share(matches: np.ndarray, expected: tuple[float, float]) -> float:
     blocks count as explained only when the match also beats the block's own look-alikes by
     DISTINCT_MARGIN. A flash over a moving view: the rest of the picture is explained at the
     camera's offset, high; a cut: each block finds a different spot, if any, low; a jump of the
-    view by a large shift: coherent, but not at the camera's offset, 0. NaN with fewer than
-    MIN_BLOCKS blocks."""
+    view by a large shift: coherent, but not at the camera's offset, 0. A camera that stood still
+    (`expected` under VETO_MOTION_PX on both axes): 0, since two views that share their layout
+    (a corridor's walls and floor in another map) match at zero offset as well as a flash over
+    the same view does, so a match there proves nothing. NaN with fewer than MIN_BLOCKS blocks."""
     if len(matches) < MIN_BLOCKS:
         return float("nan")
+    if np.abs(np.asarray(expected, float)).max() < VETO_MOTION_PX:
+        return 0.0
     explained = matches[:, 0] >= BLOCK_MATCH
     if matches.shape[1] > 3:
         explained &= matches[:, 0] - matches[:, 3] >= DISTINCT_MARGIN
@@ -291,18 +306,19 @@ class FrameSignals:
         self.shift = array("d")  # dx0, dy0, dx1, dy1, ...
         self.unexplained = array("d")  # the local cue, NaN where not measured (not a candidate)
         self.coherent = array("d")  # ... the share explained at the camera's offset (the veto's), NaN likewise
+        self.standout = array("d")  # ... the unexplained share less the larger of the steps before and after it
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
         self._thresholds = thresholds  # which steps the local cue can decide
         self._measure_from = measure_from  # or: measure it at every step scoring this much (calibration)
-        self._recent: deque = deque(maxlen=thresholds.neighbours + 2)  # (index, blocks) of the latest frames
+        self._recent: deque = deque(maxlen=thresholds.neighbours + 3)  # (index, blocks) of the latest frames
         self._judged = 1  # steps before this one have had their candidacy decided
 
     def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
         self.times.append(t)
-        self.unexplained.append(np.nan), self.coherent.append(np.nan)
+        self.unexplained.append(np.nan), self.coherent.append(np.nan), self.standout.append(np.nan)
         self._recent.append((len(self.times) - 1, thumb.blocks))
         self._bridge(t, prev, thumb)
         if prev is None:
@@ -318,22 +334,24 @@ class FrameSignals:
         last = len(self.times) - 1 - self._thresholds.neighbours
         if last >= self._judged:
             for i in range(self._judged, last + 1):
-                self.unexplained[i], self.coherent[i] = self._local_cue(i)
+                self.unexplained[i], self.coherent[i], self.standout[i] = self._local_cue(i)
             self._judged = last + 1
 
-    def _local_cue(self, i: int) -> tuple[float, float]:
-        """Step i's unexplained share and coherent share where they can change the decision (a
-        score in [promote_score, 1) for the first, >= 1 with a veto for the second, from the
-        neighbours on both sides; with `measure_from`, both at any score from that up) and both
-        frames are still held; NaN otherwise. A bridged step is judged across its flat run, which
-        the local cue does not see: NaN there too."""
-        none = (float("nan"), float("nan"))
+    def _local_cue(self, i: int) -> tuple[float, float, float]:
+        """Step i's unexplained share, coherent share and stand-out where they can change the
+        decision (a score in [min(promote_score, standout_score), 1) for the first and the third,
+        >= 1 with a veto for the second, from the neighbours on both sides; with `measure_from`,
+        all at any score from that up) and both frames are still held; NaN otherwise. The
+        stand-out is the step's unexplained share less the larger of those of steps i-1 and i+1
+        (either one where the other cannot be judged). A bridged step is judged across its flat
+        run, which the local cue does not see: NaN there too."""
+        none = (float("nan"), float("nan"), float("nan"))
         if i == 0 or i in self.bridges or self.flat[i]:
             return none
         k, t = self._thresholds.neighbours, self._thresholds
         veto = np.isfinite(t.veto_coherent)
-        lowest = self._measure_from if self._measure_from is not None else (
-            min(t.promote_score, 1.0) if veto else t.promote_score)
+        low = min(t.promote_score, t.standout_score if np.isfinite(t.standout_unexplained) else np.inf)
+        lowest = self._measure_from if self._measure_from is not None else (min(low, 1.0) if veto else low)
         if self.difference[i] / min(t.floor, t.decorrelated) < lowest:  # no path can score that much
             return none
         lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
@@ -346,26 +364,35 @@ class FrameSignals:
         if self._measure_from is not None:
             promote = coherence = score >= self._measure_from
         else:
-            promote, coherence = t.promote_score <= score < 1.0, veto and score >= 1.0
+            promote, coherence = low <= score < 1.0, veto and score >= 1.0
         held = dict(self._recent)
         if not (promote or coherence) or held.get(i - 1) is None or held.get(i) is None:
             return none
-        share = unexplained_share(held[i - 1], held[i]) if promote else float("nan")
+        share = standout = float("nan")
+        if promote:
+            share = unexplained_share(held[i - 1], held[i])
+            sides = [unexplained_share(held[j - 1], held[j]) for j in (i - 1, i + 1)
+                     if held.get(j - 1) is not None and held.get(j) is not None and not self.flat[j]
+                     and j not in self.bridges]
+            sides = [x for x in sides if np.isfinite(x)]
+            standout = share - max(sides) if sides else float("nan")
         if not coherence:
-            return share, float("nan")
+            return share, float("nan"), standout
         before = self.shift[2 * (i - 1): 2 * i] if i >= 2 else (np.nan, np.nan)
         motion = np.nan_to_num(np.asarray(before, float), nan=0.0) * BLOCKS_THUMB[0]  # fractions of the width
+        if np.abs(motion).max() < VETO_MOTION_PX:  # a still camera: no match can tell a flash (skip the search)
+            return share, 0.0, standout
         # cur(x) ~ prev(x - shift): found at -shift
-        return share, coherent_share(detail_matches(held[i - 1], held[i]), tuple(-motion))
+        return share, coherent_share(detail_matches(held[i - 1], held[i]), tuple(-motion)), standout
 
-    def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The local cue of every step (unexplained share, coherent share); the last few steps,
-        whose neighbours after them never all came, are judged with those that did (as
+    def local_cue_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The local cue of every step (unexplained share, coherent share, stand-out); the last
+        few steps, whose neighbours after them never all came, are judged with those that did (as
         `cut_scores` judges them)."""
-        share, coherent = np.array(self.unexplained), np.array(self.coherent)
+        share, coherent, standout = np.array(self.unexplained), np.array(self.coherent), np.array(self.standout)
         for i in range(max(self._judged, 1), len(share)):
-            share[i], coherent[i] = self._local_cue(i)
-        return share, coherent
+            share[i], coherent[i], standout[i] = self._local_cue(i)
+        return share, coherent, standout
 
     def unexplained_array(self) -> np.ndarray:
         return self.local_cue_arrays()[0]
@@ -431,13 +458,15 @@ def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bri
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
                bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None,
-               coherent: np.ndarray | None = None) -> np.ndarray:
+               coherent: np.ndarray | None = None, standout: np.ndarray | None = None) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
     short flat run is judged by the comparison across the run; with `unexplained` (the local cue,
     NaN where not measured), a step scoring at least `promote_score` that leaves at least
     `promote_unexplained` of its blocks unexplained is a cut; with `coherent`, one whose blocks are
-    at least `veto_coherent` explained at the camera's offset is not."""
+    at least `veto_coherent` explained at the camera's offset is not; with `standout`, a step scoring
+    at least `standout_score` whose unexplained share exceeds its neighbouring steps' by
+    `standout_unexplained` is a cut."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -449,22 +478,26 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
     if unexplained is not None and len(unexplained):
         score = with_local_cue(score, np.asarray(unexplained, float), t,
-                               None if coherent is None else np.asarray(coherent, float))
+                               None if coherent is None else np.asarray(coherent, float),
+                               None if standout is None else np.asarray(standout, float))
     score[flat] = 0.0
     score[0] = 0.0
     return score
 
 
 def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds,
-                   coherent: np.ndarray | None = None) -> np.ndarray:
+                   coherent: np.ndarray | None = None, standout: np.ndarray | None = None) -> np.ndarray:
     """The cut score where the local cue was measured: raised to 1 when the score is within
     `promote_score` and at least `promote_unexplained` of the blocks are unexplained (the max of
     the score and min(score / promote_score, share / promote_unexplained)); held under 1 (0.99)
-    where at least `veto_coherent` of the blocks are explained at the camera's offset; unchanged
-    where a share is NaN."""
+    where at least `veto_coherent` of the blocks are explained at the camera's offset; raised the
+    same way by the stand-out (`standout_score`, `standout_unexplained`); unchanged where a share is NaN."""
     measured = np.isfinite(unexplained)
     with np.errstate(divide="ignore", invalid="ignore"):
         promoted = np.minimum(score / t.promote_score, np.where(measured, unexplained, 0.0) / t.promote_unexplained)
+        if standout is not None:
+            alone = np.minimum(score / t.standout_score, np.nan_to_num(standout, nan=0.0) / t.standout_unexplained)
+            promoted = np.maximum(promoted, np.where(np.isfinite(standout), alone, 0.0))
     score = np.where(measured, np.maximum(score, promoted), score)
     if coherent is not None and np.isfinite(t.veto_coherent):
         vetoed = np.nan_to_num(coherent, nan=-1.0) >= t.veto_coherent

@@ -3,6 +3,7 @@ import cv2
 import numpy as np
 import pytest
 
+from g2w.curate import cuts
 from g2w.curate.cuts import (CutThresholds, FrameSignals, cut_scores, luma_thumb, neighbour_mean, side_means,
                              block_matches, coherent_share, detail_matches, unexplained_share, with_local_cue)
 from g2w.sample_data.textures import colorize, tileable_noise
@@ -246,8 +247,8 @@ def test_the_veto_counts_only_blocks_whose_match_is_informative():
 
 
 def test_the_coherent_veto_holds_a_flash_under_the_cut_score_and_spares_procedural_cuts():
-    t = CutThresholds(veto_coherent=0.2)  # the level chosen on real footage (opt-in)
-    assert not np.isfinite(CutThresholds().veto_coherent)  # off by default: look-alike procedural cuts reach it
+    t = CutThresholds()  # on by default, at the level the calibration chose on real footage
+    assert np.isfinite(t.veto_coherent)
     score, share = np.array([1.3, 1.3, 0.5]), np.full(3, np.nan)
     flash = np.array([t.veto_coherent + 0.3, t.veto_coherent - 0.1, 0.9])
     assert list(with_local_cue(score, share, t, flash) >= 1) == [False, True, False]
@@ -259,3 +260,69 @@ def test_the_coherent_veto_holds_a_flash_under_the_cut_score_and_spares_procedur
     jump_back = [a[:, 3 * i : 3 * i + 640] for i in range(0, 60)] + [a[:, 3 * i : 3 * i + 640] for i in range(20, 40)]
     for frames, cut in ((switch, 30), (jump_back, 60)):
         assert list(np.flatnonzero(_signals(frames, t).cut_scores(t) >= 1)) == [cut]
+
+
+def _textured(seed: int, width: int = 1200) -> np.ndarray:
+    """A 360-pixel-high gray world of fine detail at the scale of the local cue's thumbnail (4x4 cells)."""
+    return cv2.resize(_detail(seed, (90, width)), (width * 4, 360), interpolation=cv2.INTER_NEAREST)
+
+
+def test_a_flash_over_a_moving_view_is_vetoed():
+    """A bright blob and a textured beam for one frame while the camera pans 16 px a frame: the
+    step back out of it scores as a cut on the global cues, and the rest of the picture is found
+    where the camera's motion puts it, so the default veto holds it under the cut score."""
+    world = _textured(1)
+    frames = [np.repeat(world[:, 16 * i : 16 * i + 640, None], 3, axis=2) for i in range(40)]
+    yy, xx = np.mgrid[0:360, 0:640]
+    blob = 0.7 * np.exp(-((xx - 320) ** 2 + (yy - 300) ** 2) / (2 * 150.0 ** 2))[..., None]
+    flash = frames[30] * (1 - blob) + 255 * blob
+    flash[80:200] = _textured(7)[80:200, :640, None]
+    frames[30] = np.clip(flash, 0, 255).astype(np.uint8)
+    off = CutThresholds(veto_coherent=float("inf"))
+    assert (_signals(frames, off).cut_scores(off)[30:32] >= 1).any()  # without the veto: a false cut
+    assert not (_signals(frames).cut_scores() >= 1).any()
+
+
+def test_a_still_camera_gives_the_veto_no_evidence(monkeypatch):
+    """Two views that share their layout (the same walls, other texture) with the camera still:
+    most blocks match at zero offset, as a flash over a still view would, so the match proves
+    nothing and the cut stays a cut; counted without the motion condition, it would be vetoed."""
+    layout = _textured(9)[:, :640].astype(np.float32)
+    a, b = (np.clip(0.6 * layout + 0.4 * _textured(k)[:, :640], 0, 255) for k in (10, 11))
+    noise = np.random.default_rng(0)
+    frames = [np.repeat(np.clip(x + noise.normal(0, 2, x.shape), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+              for x in [a] * 30 + [b] * 30]
+    small = [cv2.resize(x.astype(np.uint8), (160, 90), interpolation=cv2.INTER_AREA) for x in (a, b)]
+    rows = detail_matches(*small)
+    assert np.median(rows[:, 0]) > 0.5 and np.abs(rows[:, 1:3]).max() == 0  # they match, at zero offset
+    assert coherent_share(rows, (0, 0)) == 0.0 and coherent_share(rows, (1.5, 0)) == 0.0
+    assert list(np.flatnonzero(_signals(frames).cut_scores() >= 1)) == [30]
+    monkeypatch.setattr(cuts, "VETO_MOTION_PX", 0.0)
+    assert coherent_share(rows, (0, 0)) > 0.5
+    assert not (_signals(frames).cut_scores() >= 1).any()
+
+
+def test_the_stand_out_promotes_a_near_miss_whose_neighbours_are_explained():
+    t = CutThresholds(promote_score=float("inf"), standout_score=0.85, standout_unexplained=0.2)
+    score, share = np.array([0.9, 0.9, 0.8, 0.9]), np.array([0.4, 0.5, 0.6, 0.4])
+    standout = np.array([0.3, -0.05, 0.4, np.nan])  # a cut; a strafe (its neighbours as lost); too low; unmeasured
+    assert list(with_local_cue(score, share, t, standout=standout) >= 1) == [True, False, False, False]
+    off = CutThresholds(promote_score=float("inf"), standout_score=float("inf"))
+    assert not (with_local_cue(score, share, off, standout=standout) >= 1).any()
+
+
+def test_the_stand_out_is_high_at_a_cut_and_low_inside_fast_motion():
+    """A cut: the steps on each side are explained, the cut is not. A burst of fast motion (each
+    step further than the block search reaches): its neighbours are as unexplained as it is."""
+    def view(seed, x):
+        world = cv2.resize(_detail(seed, (90, 700)), None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST)
+        return np.repeat(world[:, 4 * x: 4 * x + 640, None], 3, axis=2)
+    xs = [2 * i for i in range(12)] + [24 + 60 * k for k in range(1, 5)] + [264 + 2 * i for i in range(12)]
+    fast = [view(1, x) for x in xs]
+    cut = [view(1, 2 * i) for i in range(14)] + [view(2, 2 * i) for i in range(14)]
+    s = _signals(cut, measure_from=0.0)
+    standout = s.local_cue_arrays()[2]
+    assert standout[14] > 0.5 and np.nanmax(np.delete(standout, 14)) < 0.2
+    s = _signals(fast, measure_from=0.0)
+    share, _, standout = s.local_cue_arrays()
+    assert (share[12:16] > 0.3).all() and (standout[13:16] < 0.2).all()  # unexplained, but not alone
