@@ -14,11 +14,18 @@ from g2w.sample_data import VideoSpec, write_sample
 COLUMNS = ("clip_id", "status", "reason", "cluster", "sampled", "dup_of")
 
 
-def _curate(inputs: str, out: str, model: str) -> subprocess.Popen:
+def _curate(inputs: str, out: str, model: str, log) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "ray_jobs.curate", inputs, "--output", out, "--clip-model", model,
            "--preset", "ultrafast", "--dedup-threshold", "0.995"]
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, env=env)
+
+
+def _finished(job: subprocess.Popen, log) -> None:
+    """The job must exit 0; otherwise fail with the end of its stderr, which says why."""
+    code = job.wait(timeout=600)
+    log.seek(0)
+    assert code == 0, log.read().decode(errors="replace")[-3000:]
 
 
 def _result(out: str):
@@ -32,7 +39,8 @@ def uninterrupted(tmp_path_factory, tiny_clip_config):
     for i, style in enumerate(("topdown", "racing")):
         write_sample(VideoSpec(1, i, 320, 180, 24, 10.0, style, False, None), raw)
     reference = str(tmp_path_factory.mktemp("reference"))
-    assert _curate(str(raw), reference, tiny_clip_config).wait(timeout=600) == 0
+    with open(tmp_path_factory.mktemp("logs") / "reference.log", "w+b") as log:
+        _finished(_curate(str(raw), reference, tiny_clip_config, log), log)
     return str(raw), _result(reference)
 
 
@@ -41,7 +49,7 @@ def uninterrupted(tmp_path_factory, tiny_clip_config):
 def test_killed_then_rerun_equals_uninterrupted(tmp_path, tiny_clip_config, uninterrupted, kill_when):
     raw, reference = uninterrupted
     resumed = str(tmp_path / "resumed")
-    job = _curate(raw, resumed, tiny_clip_config)
+    job = _curate(raw, resumed, tiny_clip_config, subprocess.DEVNULL)
     marker = {"shards": os.path.join(resumed, "work", "windows"), "clips": os.path.join(resumed, "clips")}[kill_when]
     deadline = time.time() + 600
     while time.time() < deadline and job.poll() is None:
@@ -53,6 +61,7 @@ def test_killed_then_rerun_equals_uninterrupted(tmp_path, tiny_clip_config, unin
     job.wait()
     assert not os.path.exists(os.path.join(resumed, "manifest.parquet"))
 
-    assert _curate(raw, resumed, tiny_clip_config).wait(timeout=600) == 0
+    with open(tmp_path / "rerun.log", "w+b") as log:
+        _finished(_curate(raw, resumed, tiny_clip_config, log), log)
     assert _result(resumed) == reference
     assert not [n for n in os.listdir(os.path.join(resumed, "clips")) if n.startswith(".")]
