@@ -162,8 +162,8 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
     out = [None] * len(idx)
     grid = crop.grid.reshape(-1, 2)
     ch, cw = crop.size[1], crop.size[0]
-    base = np.empty((5, ch * cw), np.float32)  # a frame's state where everything is known: 1, t, x, y, 0
-    base[0], base[2], base[3], base[4] = 1, grid[:, 0], grid[:, 1], 0
+    base = np.empty((3, ch * cw), np.float32)  # a frame's state where everything is known: 1, x, y
+    base[0], base[1], base[2] = 1, grid[:, 0], grid[:, 1]
     prev = None  # (frame index, its traces)
     for t in order:
         at = idx[t]
@@ -172,12 +172,14 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
         dist = np.full(len(at), FAR, np.float32)
         if prev is not None and len(at):
             p_t, (p_src, p_x, p_y, p_dist), p_at = prev
-            # the previous frame's state over the whole crop: (known, source frame, steps) and (x, y)
-            state = base.copy()  # known, source frame, x, y, steps
-            state[1] = p_t
-            state[0, p_at], state[1, p_at], state[2, p_at], state[3, p_at], state[4, p_at] = (
-                p_src >= 0, p_src, p_x, p_y, p_dist)
-            known, p_src, p_x, p_y, p_dist = (plane.reshape(ch, cw) for plane in state)
+            # the previous frame's state over the whole crop: planes (known, x, y), interpolated, and
+            # pairs (source frame, steps), sampled nearest (known pixels: t and 0)
+            state = base.copy()
+            state[0, p_at], state[1, p_at], state[2, p_at] = p_src >= 0, p_x, p_y
+            pairs = np.empty((ch * cw, 2), np.float32)
+            pairs[:, 0], pairs[:, 1] = p_t, 0
+            pairs[p_at, 0], pairs[p_at, 1] = p_src, p_dist
+            known, p_x, p_y = (plane.reshape(ch, cw) for plane in state)
             m = maps[t].reshape(-1, 2)[at]
             mx, my = _rows(m[:, 0]), _rows(m[:, 1])
             n = len(at)
@@ -187,7 +189,7 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
             n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
             n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
             # nearest samples copy values, so both nearest planes go in one two-channel call
-            near = cv2.remap(cv2.merge([p_src, p_dist]), mx, my, cv2.INTER_NEAREST, borderValue=(-1, float(FAR)))
+            near = cv2.remap(pairs.reshape(ch, cw, 2), mx, my, cv2.INTER_NEAREST, borderValue=(-1, float(FAR)))
             near = near.reshape(-1, 2)[:n]
             n_src, n_dist = near[:, 0], near[:, 1]
             ok = (n_known > 0.99) & (n_src >= 0)
