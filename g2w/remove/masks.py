@@ -240,7 +240,10 @@ def holes(masks: Iterator[np.ndarray], dilate_px: int) -> Iterator[np.ndarray]:
     """Binary 0/255 masks grown by `dilate_px` (an ellipse), so codec-smeared rims are inside."""
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * dilate_px + 1, 2 * dilate_px + 1))
     for mask in masks:
-        hole = np.where(mask >= 128, 255, 0).astype(np.uint8)
+        if mask.dtype == np.uint8:  # the same as below, without a full-frame int64 temporary
+            hole = cv2.threshold(mask, 127, 255, cv2.THRESH_BINARY)[1]
+        else:
+            hole = np.where(mask >= 128, 255, 0).astype(np.uint8)
         yield cv2.dilate(hole, kernel) if dilate_px and hole.any() else hole
 
 

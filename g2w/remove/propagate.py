@@ -162,8 +162,8 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
     out = [None] * len(idx)
     grid = crop.grid.reshape(-1, 2)
     ch, cw = crop.size[1], crop.size[0]
-    base = np.empty((5, ch * cw), np.float32)  # a frame's state where everything is known: 1, t, x, y, 0
-    base[0], base[2], base[3], base[4] = 1, grid[:, 0], grid[:, 1], 0
+    base = np.empty((3, ch * cw), np.float32)  # a frame's state where everything is known: 1, x, y
+    base[0], base[1], base[2] = 1, grid[:, 0], grid[:, 1]
     prev = None  # (frame index, its traces)
     for t in order:
         at = idx[t]
@@ -172,22 +172,26 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
         dist = np.full(len(at), FAR, np.float32)
         if prev is not None and len(at):
             p_t, (p_src, p_x, p_y, p_dist), p_at = prev
-            # the previous frame's state over the whole crop: (known, source frame, steps) and (x, y)
-            state = base.copy()  # known, source frame, x, y, steps
-            state[1] = p_t
-            state[0, p_at], state[1, p_at], state[2, p_at], state[3, p_at], state[4, p_at] = (
-                p_src >= 0, p_src, p_x, p_y, p_dist)
-            known, p_src, p_x, p_y, p_dist = (plane.reshape(ch, cw) for plane in state)
+            # the previous frame's state over the whole crop: planes (known, x, y), interpolated, and
+            # pairs (source frame, steps), sampled nearest (known pixels: t and 0)
+            state = base.copy()
+            state[0, p_at], state[1, p_at], state[2, p_at] = p_src >= 0, p_x, p_y
+            pairs = np.empty((ch * cw, 2), np.float32)
+            pairs[:, 0], pairs[:, 1] = p_t, 0
+            pairs[p_at, 0], pairs[p_at, 1] = p_src, p_dist
+            known, p_x, p_y = (plane.reshape(ch, cw) for plane in state)
             m = maps[t].reshape(-1, 2)[at]
             mx, my = _rows(m[:, 0]), _rows(m[:, 1])
             n = len(at)
             # one plane per call: OpenCV interpolates single-channel float images more precisely
             # than multi-channel ones, and this must equal the crop-wide remap it replaces
             n_known = cv2.remap(known, mx, my, cv2.INTER_LINEAR, borderValue=0).ravel()[:n]
-            n_src = cv2.remap(p_src, mx, my, cv2.INTER_NEAREST, borderValue=-1).ravel()[:n]
             n_x = cv2.remap(p_x, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
             n_y = cv2.remap(p_y, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).ravel()[:n]
-            n_dist = cv2.remap(p_dist, mx, my, cv2.INTER_NEAREST, borderValue=float(FAR)).ravel()[:n]
+            # nearest samples copy values, so both nearest planes go in one two-channel call
+            near = cv2.remap(pairs.reshape(ch, cw, 2), mx, my, cv2.INTER_NEAREST, borderValue=(-1, float(FAR)))
+            near = near.reshape(-1, 2)[:n]
+            n_src, n_dist = near[:, 0], near[:, 1]
             ok = (n_known > 0.99) & (n_src >= 0)
             src[ok], sx[ok], sy[ok], dist[ok] = n_src[ok], n_x[ok], n_y[ok], n_dist[ok] + 1
         out[t] = (src, sx, sy, dist)
@@ -257,7 +261,9 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
     out = [f.copy() for f in frames]
     if not holes:
         return out
-    union = np.bitwise_or.reduce(np.stack(holes), axis=0)
+    union = holes[0].copy()  # OR-ed in place: stacking the chunk's holes first costs four times as much
+    for h in holes[1:]:
+        np.bitwise_or(union, h, out=union)
     if not union.any():
         return out
     grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
