@@ -60,8 +60,9 @@ import numpy as np
 
 from g2w.curate.analyze import AnalyzeWindows, cut_and_shake
 from g2w.curate.config import CurateConfig, QualityThresholds
-from g2w.curate.cuts import (CANDIDATE_SCORE, CutThresholds, FrameSignals, Thumb, bridged, cut_scores, luma_thumb,
-                             motion_compensated_difference, side_means)
+from g2w.curate.cuts import (BLOCK_MATCH, CANDIDATE_SCORE, DISTINCT_MARGIN, MIN_BLOCKS, CutThresholds, FrameSignals,
+                             Thumb, bridged, cut_scores, detail_matches, luma_thumb, motion_compensated_difference,
+                             side_means, unexplained_share)
 from g2w.curate.quality import quality_reasons
 from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.curate.windows import plan_windows
@@ -74,6 +75,8 @@ JITTER = 0.015  # per-frame jitter, fraction of the width
 FLASHES = 2  # known flashes painted on each flashed clip
 FLASH_FRAMES = (2, 8)  # shortest and longest flash (frames)
 MATCH_S = 0.1  # a detected cut this close to an inserted one found it
+RETURN_AFTER = 12  # frames after a step in which the transience cue looks for the view before it (0.4 s at 30 fps)
+RETURN_SCORE = 0.8  # ... measured at steps scoring this much without the local cue (and at every inserted cut)
 UNRELATED_EVERY = 15  # frames between the thumbnails kept to measure unrelated-frame differences
 LABELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "real_in_game_jumps.json")
 FINGERPRINT_FRAMES, FINGERPRINT_TOLERANCE = (0, 50, 100, 149), 1.0
@@ -714,6 +717,79 @@ def persistence_report(videos: list[dict]) -> None:
                 print(f"    {name} frame {i}: {x:.2f}, {y:.2f}")
 
 
+def informative_share(rows: np.ndarray) -> float:
+    """The share of detail blocks (`detail_matches` rows) matched at BLOCK_MATCH or better and better
+    than their own look-alikes by DISTINCT_MARGIN, wherever the match lies; NaN with too few blocks."""
+    if len(rows) < MIN_BLOCKS:
+        return float("nan")
+    return float(np.mean((rows[:, 0] >= BLOCK_MATCH) & (rows[:, 0] - rows[:, 3] >= DISTINCT_MARGIN)))
+
+
+def transience(v: dict, i: int) -> tuple[float, float, float, float, int] | None:
+    """The transience cue of step i (frame i-1 -> i): does the view before the step come back within
+    RETURN_AFTER frames? (the step's own unexplained share, the smallest unexplained share of frame
+    i-1 against frames i+1..i+K, the step's own informative detail share, the largest of i-1
+    against i+1..i+K, and the k where that largest lies). A flash should come back (low, high), a
+    cut should not. None without the 160x90 luma or without a frame after the step."""
+    blocks = v["frames"].get("blocks")
+    if blocks is None or i < 1:
+        return None
+    ks = [k for k in range(1, RETURN_AFTER + 1) if i + k < len(blocks)]
+    if not ks:
+        return None
+    plain = [unexplained_share(blocks[i - 1], blocks[i + k]) for k in ks]
+    detail = [informative_share(detail_matches(blocks[i - 1], blocks[i + k])) for k in ks]
+    best = int(np.nanargmax(detail)) if np.isfinite(detail).any() else 0
+    return (unexplained_share(blocks[i - 1], blocks[i]), float(np.nanmin(plain)) if np.isfinite(plain).any() else np.nan,
+            informative_share(detail_matches(blocks[i - 1], blocks[i])), float(np.nanmax(detail)) if
+            np.isfinite(detail).any() else np.nan, ks[best])
+
+
+def transience_report(videos: list[dict]) -> None:
+    """The transience cue at every inserted cut (those the configured thresholds miss listed), at
+    painted flash steps reaching the cut score without the local cue, at the false detections of
+    that score (neither cuts, jumps nor painted), at labelled in-game jumps reaching it, and at
+    the other steps scoring RETURN_SCORE-1."""
+    base = CutThresholds()
+    classes: dict[str, list] = {"inserted cut": [], "painted flash": [], "false detection": [], "in-game jump": [],
+                                f"other step scoring {RETURN_SCORE:g}-1": []}
+    for v in videos:
+        if v["kind"] == "jittered" or "frames" not in v:
+            continue
+        cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
+        painted = {k for e in v.get("flashes", []) for k in range(e["first"], e["first"] + e["length"] + 1)}
+        plain = cut_scores(v["difference"], v["histogram"], v["flat"], base, v.get("bridge"), v.get("bridge_histogram"))
+        found = scores_of(v, base) >= 1.0
+        for i in sorted(cut_frames | set(np.flatnonzero(plain >= RETURN_SCORE))):
+            if v["kind"] == "flashed" and i not in painted:  # the rest is its source clip's, counted there
+                continue
+            kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
+                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
+                    "false detection" if plain[i] >= 1 else f"other step scoring {RETURN_SCORE:g}-1")
+            if kind in ("painted flash", "in-game jump") and plain[i] < 1:
+                continue
+            value = transience(v, i)
+            if value is not None:
+                classes[kind].append((os.path.basename(v["path"]).split(".")[0], i, float(plain[i]), bool(found[i]), *value))
+    print(f"\n## transience cue (does the view of frame t-1 come back in frames t+1..t+{RETURN_AFTER}?): the step's own "
+          "unexplained share, the smallest unexplained share of t-1 against t+k, the step's own informative detail "
+          "share, the largest of t-1 against t+k; a flash should come back (low, high), a cut should not; min/median/max")
+    for kind, rows in classes.items():
+        if not rows:
+            continue
+        cols = [np.array([r[k] for r in rows], float) for k in (4, 5, 6, 7)]
+        cols = [c[np.isfinite(c)] for c in cols]
+        text = ", ".join(f"{name} {c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}" if len(c) else f"{name} -"
+                         for name, c in zip(("step unexplained", "return unexplained", "step detail", "return detail"), cols))
+        print(f"  {kind}: {len(rows)} steps, {text}; return unexplained <= 0.12: {int(np.sum(cols[1] <= 0.12))}, "
+              f"return detail >= 0.3: {int(np.sum(cols[3] >= 0.3))}")
+        shown = [r for r in rows if not r[3]] if kind == "inserted cut" else rows  # the cuts: those missed
+        if kind in ("inserted cut", "painted flash", "false detection") and shown:
+            label = "missed by the configured thresholds: " if kind == "inserted cut" else ""
+            print("    " + label + ", ".join(f"{n} {i} (score {sc:.2f}: {a:.2f}, {b:.2f}, {c:.2f}, {d:.2f} at +{k})"
+                                          for n, i, sc, _, a, b, c, d, k in shown))
+
+
 def ui_rates(videos: list[dict], hud: list[dict]) -> tuple[tuple[int, int], tuple[int, int]]:
     """((HUD windows the UI screen flags, HUD windows), (clean continuous windows it flags, clean windows))."""
     q = QualityThresholds()
@@ -788,6 +864,8 @@ def main() -> None:
                         help="in-game jump labels (JSON; '' for none): default %(default)s")
     parser.add_argument("--persistence", action="store_true",
                         help="also print the persistence cue (does the picture come back after a step?)")
+    parser.add_argument("--transience", action="store_true",
+                        help=f"also print the transience cue (does the view before a step come back within {RETURN_AFTER} frames?)")
     parser.add_argument("--reverse", action="store_true", help=argparse.SUPPRESS)  # every direction runs now
     args = parser.parse_args()
     games = clean_clips(args.corpus)
@@ -852,6 +930,8 @@ def main() -> None:
     local_cue_report(videos)
     if args.persistence:
         persistence_report(videos)
+    if args.transience:
+        transience_report(videos)
     screen = configured_screen()
     print(f"\n| group | UI screen ({screen}, the default): real HUD windows flagged | clean windows "
           "flagged | continuous clean windows kept by every quality check |")
