@@ -60,7 +60,8 @@ import numpy as np
 
 from g2w.curate.analyze import AnalyzeWindows, cut_and_shake
 from g2w.curate.config import CurateConfig, QualityThresholds
-from g2w.curate.cuts import (BLOCK_MATCH, CANDIDATE_SCORE, DISTINCT_MARGIN, MIN_BLOCKS, CutThresholds, FrameSignals,
+from g2w.curate.cuts import (BLOCK_MATCH, CANDIDATE_SCORE, DISTINCT_MARGIN, MIN_BLOCKS, RETURN_FRAMES, CutThresholds,
+                             FrameSignals,
                              Thumb, bridged, cut_scores, detail_matches, luma_thumb, motion_compensated_difference,
                              side_means, unexplained_share)
 from g2w.curate.quality import quality_reasons
@@ -342,7 +343,7 @@ def with_cues(video: dict) -> dict:
         s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k],
                                           None if blocks is None else blocks[k]))
     return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
-            **dict(zip(("unexplained", "coherent", "standout"), s.local_cue_arrays())),
+            **dict(zip(("unexplained", "coherent", "standout"), s.local_cue_arrays())), "back": s.return_array(),
             "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
             "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
             "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
@@ -350,7 +351,7 @@ def with_cues(video: dict) -> dict:
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
     return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"),
-                      v.get("unexplained"), v.get("coherent"), v.get("standout"))
+                      v.get("unexplained"), v.get("coherent"), v.get("standout"), v.get("back"))
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -552,7 +553,8 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     cut and keeps the most clean windows, then the most flashed ones, then catches the most shake; ties go to the
     defaults' side (listed first)."""
     level, ratio = structural_thresholds(videos, CutThresholds().neighbours)
-    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio, standout_score=float("inf"))
+    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio, standout_score=float("inf"),
+                   veto_return=0.0)
     grid = itertools.product((base.floor, 0.2, 0.4), (base.ratio, 2.0, 3.0, 4.0), (base.histogram, 0.1, 0.25),
                              (base.ratio_alone, 5.0, 12.0))
     best = None
@@ -575,6 +577,7 @@ _PROMOTE_SHARE = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 _VETO_COHERENT = (float("inf"), 0.6, 0.5, 0.4, 0.3, 0.25, 0.2)
 _STANDOUT_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8)
 _STANDOUT_SHARE = (0.4, 0.3, 0.25, 0.2, 0.15)
+_VETO_RETURN = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)  # the return veto, off first
 
 
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
@@ -587,7 +590,7 @@ def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThreshol
     best = None
     for veto, score, share in grid:
         t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto,
-                    standout_score=float("inf"))
+                    standout_score=float("inf"), veto_return=0.0)
         r = evaluate(videos, t, QualityThresholds().max_shake)
         key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if best is None or key > best[0]:
@@ -598,7 +601,40 @@ def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThreshol
         key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if key > best[0]:
             best = (key, t)
+    for level in _VETO_RETURN:  # then the return veto, on top
+        t = replace(best[1], veto_return=level)
+        r = evaluate(videos, t, QualityThresholds().max_shake)
+        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
+        if key > best[0]:
+            best = (key, t)
     return best[1]
+
+
+def return_directions(videos: list[dict], names: list[str]) -> dict:
+    """The return veto alone, out of sample: on top of the configured thresholds (the veto off),
+    its level chosen on one game by the grids' key (ties to off) and reported on every other game
+    next to the same thresholds without it."""
+    off = replace(CutThresholds(), veto_return=0.0)
+    out = {}
+    print("\n## the return veto alone, chosen on one game on top of the configured thresholds, held out on the others")
+    print(_HEADER.format("held-out group: thresholds"))
+    for g in names:
+        mine = [v for v in videos if v["game"] == g]
+        best = None
+        for level in _VETO_RETURN:
+            t = replace(off, veto_return=level)
+            r = evaluate(mine, t, QualityThresholds().max_shake)
+            key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
+            if best is None or key > best[0]:
+                best = (key, t)
+        out[g] = {"veto_return": best[1].veto_return}
+        print(_row(f"{g} (in sample): return veto {best[1].veto_return:g}", evaluate(mine, best[1], QualityThresholds().max_shake)))
+        for h in names:
+            if h != g:
+                theirs = [v for v in videos if v["game"] == h]
+                for label, t in (("without", off), (f"chosen on {g}: {best[1].veto_return:g}", best[1])):
+                    print(_row(f"{h}: return veto {label}", evaluate(theirs, t, QualityThresholds().max_shake)))
+    return out
 
 
 def standout_directions(videos: list[dict], names: list[str]) -> dict:
@@ -643,7 +679,8 @@ def local_cue_report(videos: list[dict]) -> None:
         cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
         painted = {k for e in v.get("flashes", []) for k in range(e["first"], e["first"] + e["length"] + 1)}
         scores = cut_scores(v["difference"], v["histogram"], v["flat"], plain, v.get("bridge"), v.get("bridge_histogram"))
-        for i in np.flatnonzero(np.isfinite(v["unexplained"])):
+        back = v.get("back", np.full(len(v["unexplained"]), np.nan))
+        for i in np.flatnonzero(np.isfinite(v["unexplained"]) | np.isfinite(back)):
             if v["kind"] == "flashed" and i not in painted:  # the rest is its source clip's, counted there
                 continue
             kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
@@ -651,28 +688,36 @@ def local_cue_report(videos: list[dict]) -> None:
                     "false detection" if scores[i] >= 1 else "other candidate")
             if kind != "in-game jump" or scores[i] >= 1:
                 classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i]),
-                                      float(v["coherent"][i]), float(v.get("standout", v["unexplained"])[i])))
+                                      float(v["coherent"][i]), float(v.get("standout", v["unexplained"])[i]),
+                                      float(back[i])))
     print("\n## local cue at candidate steps (score without it >= "
           f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains (a flash or a turn low, a cut high), and "
           "share of informative detail matches at the camera's offset (a flash high, a cut low); min/median/max")
     for kind, rows in classes.items():
         if rows:
             u, c = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
-            c = c[np.isfinite(c)]
+            u, c = u[np.isfinite(u)], c[np.isfinite(c)]
+            b = np.array([r[6] for r in rows if r[2] >= 1])
+            b = b[np.isfinite(b)]
+            if len(b):
+                print(f"  {kind}: return (difference to the view before, within {RETURN_FRAMES} frames, over the "
+                      f"step's own; camera resting) at {len(b)} steps scoring >= 1: {b.min():.2f}/{np.median(b):.2f}/"
+                      f"{b.max():.2f}; <= 0.5: {int(np.sum(b <= 0.5))}, <= 0.6: {int(np.sum(b <= 0.6))}")
             so = np.array([r[5] for r in rows])
             so = so[np.isfinite(so)]
             if len(so):
                 near = [r[5] for r in rows if 0.8 <= r[2] < 1 and np.isfinite(r[5])]
                 print(f"  {kind}: stand-out (unexplained less the larger neighbour's) {so.min():.2f}/{np.median(so):.2f}/"
                       f"{so.max():.2f}" + (f"; at scores 0.8-1: {len(near)} steps, max {max(near):.2f}" if near else ""))
-            print(f"  {kind}: {len(rows)} steps, unexplained {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}, coherent "
-                  f"{c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}"
-                  + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(c, 0.9):.2f}"
-                     if kind == "other candidate" else ""))
+            if len(u) and len(c):
+                print(f"  {kind}: {len(u)} steps, unexplained {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}, coherent "
+                      f"{c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}"
+                      + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(c, 0.9):.2f}"
+                         if kind == "other candidate" else ""))
             shown = rows if kind != "painted flash" else [r for r in rows if r[2] >= 1]  # those that score as cuts
             if kind in ("false detection", "inserted cut", "painted flash") and shown:
-                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f}, {so:.2f})"
-                                         for n, i, sc, u, c, so in shown))
+                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f}, {so:.2f}, {bk:.2f})"
+                                         for n, i, sc, u, c, so, bk in shown))
 
 
 PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone
@@ -915,6 +960,7 @@ def main() -> None:
             if any(name in v["peers"] for v in mine):
                 print(_row(f"{g}: {name} (defaults)", peer_scores(mine, name)))
     results["standout"] = standout_directions(videos, names)
+    results["return"] = return_directions(videos, names)
     print("\ncontinuous clips (as captured) that the configured thresholds reject, to look at by eye:")
     for v in videos:
         if v["kind"] != "continuous":

@@ -91,6 +91,7 @@ DETAIL_MIN_STD = 2.0  # detail std below which a block has nothing to match (a s
 DISTINCT_PX = 3  # a block's own look-alikes are searched beyond this offset (pixels) ...
 DISTINCT_MARGIN = 0.1  # ... and its match counts only when it beats the best of them by this much
 VETO_MOTION_PX = 2.0  # the camera's motion (pixels of BLOCKS_THUMB) below which a coherent match proves nothing
+RETURN_FRAMES = 12  # frames after a step (0.4 s at 30 fps) in which the view before it may come back (the return veto)
 CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score up (the job: where it decides)
 
 
@@ -111,6 +112,9 @@ class CutThresholds:
     standout_unexplained: float = 0.25  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
     veto_coherent: float = 0.25  # a step whose blocks' detail is this coherently explained at the moving
     # camera's offset is no cut (inf: never); only counted where the camera moved (VETO_MOTION_PX)
+    veto_return: float = 0.0  # a step whose view before comes back within RETURN_FRAMES (the smallest difference
+    # to a frame after it, over the step's own difference) at or below this is no cut (0: never); only where
+    # the camera rested (under VETO_MOTION_PX), the coherent veto's complement
 
 
 @dataclass(frozen=True)
@@ -307,19 +311,26 @@ class FrameSignals:
         self.unexplained = array("d")  # the local cue, NaN where not measured (not a candidate)
         self.coherent = array("d")  # ... the share explained at the camera's offset (the veto's), NaN likewise
         self.standout = array("d")  # ... the unexplained share less the larger of the steps before and after it
+        self.back = array("d")  # the return: the smallest difference of frame i-1 to frames i+1..i+RETURN_FRAMES
+        # or of frame i to frames i-1-RETURN_FRAMES..i-2, over step i's own difference; NaN where not measured
+        self._returning: dict[int, list] = {}  # steps whose return is still being measured: [pixels of i-1, own, best]
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
         self._thresholds = thresholds  # which steps the local cue can decide
         self._measure_from = measure_from  # or: measure it at every step scoring this much (calibration)
         self._recent: deque = deque(maxlen=thresholds.neighbours + 3)  # (index, blocks) of the latest frames
+        self._pixels: deque = deque(maxlen=thresholds.neighbours + RETURN_FRAMES + 2)  # (index, thumbnail pixels)
         self._judged = 1  # steps before this one have had their candidacy decided
 
     def add(self, t: float, thumb: Thumb) -> None:
         prev, self._prev = self._prev, thumb
         self.times.append(t)
         self.unexplained.append(np.nan), self.coherent.append(np.nan), self.standout.append(np.nan)
+        self.back.append(np.nan)
         self._recent.append((len(self.times) - 1, thumb.blocks))
+        self._pixels.append((len(self.times) - 1, thumb.pixels))
+        self._follow_returns(len(self.times) - 1, thumb.pixels)
         self._bridge(t, prev, thumb)
         if prev is None:
             self.difference.append(0.0), self.histogram.append(0.0), self.flat.append(True)
@@ -335,7 +346,79 @@ class FrameSignals:
         if last >= self._judged:
             for i in range(self._judged, last + 1):
                 self.unexplained[i], self.coherent[i], self.standout[i] = self._local_cue(i)
+                self._start_return(i)
             self._judged = last + 1
+
+    def _window_score(self, i: int) -> float:
+        """Step i's score without the local cue, from the neighbours on both sides that came."""
+        k, t = self._thresholds.neighbours, self._thresholds
+        lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
+        bridge, bridge_histogram = np.full(hi - lo, np.nan), np.full(hi - lo, np.nan)
+        for j in range(lo, hi):
+            if j in self.bridges:
+                bridge[j - lo], bridge_histogram[j - lo] = self.bridges[j]
+        return float(cut_scores(np.array(self.difference[lo:hi]), np.array(self.histogram[lo:hi]),
+                                np.array(self.flat[lo:hi], bool), t, bridge, bridge_histogram)[i - lo])
+
+    def _return_candidate(self, i: int) -> bool:
+        """Whether step i's return is measured: the veto is on (or `measure_from`), the step is
+        solid and not bridged, the camera rested at the step before (under VETO_MOTION_PX), and
+        its score can reach the cut score (that of the promotions, or `measure_from`)."""
+        t = self._thresholds
+        if i < 2 or i in self.bridges or self.flat[i] or (self._measure_from is None and t.veto_return <= 0):
+            return False
+        motion = np.nan_to_num(np.asarray(self.shift[2 * (i - 1): 2 * i], float), nan=0.0) * BLOCKS_THUMB[0]
+        if np.abs(motion).max() >= VETO_MOTION_PX:
+            return False
+        low = min(t.promote_score, t.standout_score if np.isfinite(t.standout_unexplained) else np.inf, 1.0)
+        lowest = self._measure_from if self._measure_from is not None else low
+        if self.difference[i] / min(t.floor, t.decorrelated) < lowest:  # no path can score that much
+            return False
+        return self._window_score(i) >= lowest
+
+    def _start_return(self, i: int) -> None:
+        """Begin measuring step i's return where it is a candidate, with the frames after it held so far."""
+        held = dict(self._pixels)
+        if not self._return_candidate(i) or held.get(i - 1) is None:
+            return
+        entry = [held[i - 1], max(self.difference[i], 0.01), self._seen_before(i, held)]
+        for j in range(i + 1, min(i + RETURN_FRAMES, len(self.times) - 1) + 1):
+            if held.get(j) is not None:
+                entry[2] = min(entry[2], motion_compensated_difference(entry[0], held[j])[0])
+        self.back[i] = entry[2] / entry[1] if np.isfinite(entry[2]) else np.nan
+        if len(self.times) - 1 < i + RETURN_FRAMES:
+            self._returning[i] = entry
+
+    @staticmethod
+    def _seen_before(i: int, held: dict) -> float:
+        """The smallest difference of frame i to frames i-1-RETURN_FRAMES..i-2: the step out of a
+        flash returns to a view seen just before the flash began."""
+        before = [motion_compensated_difference(held[j], held[i])[0] for j in range(i - 1 - RETURN_FRAMES, i - 1)
+                  if held.get(j) is not None]
+        return min(before, default=np.inf)
+
+    def _follow_returns(self, j: int, pixels: np.ndarray) -> None:
+        """Compare frame j with the frame before each step still being measured."""
+        for i in list(self._returning):
+            entry = self._returning[i]
+            entry[2] = min(entry[2], motion_compensated_difference(entry[0], pixels)[0])
+            self.back[i] = entry[2] / entry[1]
+            if j >= i + RETURN_FRAMES:
+                del self._returning[i]
+
+    def return_array(self) -> np.ndarray:
+        """Each step's return (NaN where not measured). A step within RETURN_FRAMES of the end is
+        judged on the frames that came; the last steps, whose neighbours after them never all came,
+        are judged now with those that did; a step with no frame after it has none (never vetoed)."""
+        back = np.array(self.back)
+        held = dict(self._pixels)
+        for i in range(max(self._judged, 2), len(back)):
+            if self._return_candidate(i) and held.get(i - 1) is not None:
+                after = [motion_compensated_difference(held[i - 1], held[j])[0] for j in range(i + 1, len(back))
+                         if held.get(j) is not None]
+                best = min(after + [self._seen_before(i, held)])
+                back[i] = best / max(self.difference[i], 0.01) if np.isfinite(best) else np.nan
+        return back
 
     def _local_cue(self, i: int) -> tuple[float, float, float]:
         """Step i's unexplained share, coherent share and stand-out where they can change the
@@ -348,19 +431,13 @@ class FrameSignals:
         none = (float("nan"), float("nan"), float("nan"))
         if i == 0 or i in self.bridges or self.flat[i]:
             return none
-        k, t = self._thresholds.neighbours, self._thresholds
+        t = self._thresholds
         veto = np.isfinite(t.veto_coherent)
         low = min(t.promote_score, t.standout_score if np.isfinite(t.standout_unexplained) else np.inf)
         lowest = self._measure_from if self._measure_from is not None else (min(low, 1.0) if veto else low)
         if self.difference[i] / min(t.floor, t.decorrelated) < lowest:  # no path can score that much
             return none
-        lo, hi = max(0, i - k), min(len(self.times), i + k + 1)
-        bridge, bridge_histogram = np.full(hi - lo, np.nan), np.full(hi - lo, np.nan)
-        for j in range(lo, hi):
-            if j in self.bridges:
-                bridge[j - lo], bridge_histogram[j - lo] = self.bridges[j]
-        score = cut_scores(np.array(self.difference[lo:hi]), np.array(self.histogram[lo:hi]),
-                           np.array(self.flat[lo:hi], bool), t, bridge, bridge_histogram)[i - lo]
+        score = self._window_score(i)
         if self._measure_from is not None:
             promote = coherence = score >= self._measure_from
         else:
@@ -417,7 +494,7 @@ class FrameSignals:
 
     def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
         return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds,
-                          *self.bridge_arrays(), *self.local_cue_arrays())
+                          *self.bridge_arrays(), *self.local_cue_arrays(), self.return_array())
 
 
 def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
@@ -458,7 +535,8 @@ def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bri
 def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
                bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None,
-               coherent: np.ndarray | None = None, standout: np.ndarray | None = None) -> np.ndarray:
+               coherent: np.ndarray | None = None, standout: np.ndarray | None = None,
+               back: np.ndarray | None = None) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
     short flat run is judged by the comparison across the run; with `unexplained` (the local cue,
@@ -466,7 +544,8 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     `promote_unexplained` of its blocks unexplained is a cut; with `coherent`, one whose blocks are
     at least `veto_coherent` explained at the camera's offset is not; with `standout`, a step scoring
     at least `standout_score` whose unexplained share exceeds its neighbouring steps' by
-    `standout_unexplained` is a cut."""
+    `standout_unexplained` is a cut; with `back` (FrameSignals.return_array), one whose view before
+    comes back to within `veto_return` of its own difference is not."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -480,6 +559,8 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
         score = with_local_cue(score, np.asarray(unexplained, float), t,
                                None if coherent is None else np.asarray(coherent, float),
                                None if standout is None else np.asarray(standout, float))
+    if back is not None and len(back) and t.veto_return > 0:
+        score = np.where(np.nan_to_num(np.asarray(back, float), nan=np.inf) <= t.veto_return, np.minimum(score, 0.99), score)
     score[flat] = 0.0
     score[0] = 0.0
     return score

@@ -326,3 +326,26 @@ def test_the_stand_out_is_high_at_a_cut_and_low_inside_fast_motion():
     s = _signals(fast, measure_from=0.0)
     share, _, standout = s.local_cue_arrays()
     assert (share[12:16] > 0.3).all() and (standout[13:16] < 0.2).all()  # unexplained, but not alone
+
+
+def test_a_flash_over_a_still_camera_comes_back_and_is_no_cut_while_a_cut_stays_one():
+    """A bright blob for 3 frames over a resting view: the frame before it comes back, so the
+    return veto holds it under the cut score; a cut later (and one 2 frames before the end, judged
+    on the frames that came) does not come back and stays a cut."""
+    still, other, third = (_textured(k)[:, :640] for k in (12, 13, 14))
+    noise = np.random.default_rng(1)
+    yy, xx = np.mgrid[0:360, 0:640]
+    blob = 0.7 * np.exp(-((xx - 300) ** 2 + (yy - 200) ** 2) / (2 * 170.0 ** 2))
+    views = [still] * 45 + [other] * 30 + [third] * 2
+    for k in (20, 21, 22):
+        views[k] = still * (1 - blob) + 255 * blob
+    frames = [np.repeat(np.clip(v + noise.normal(0, 2, v.shape), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+              for v in views]
+    off = CutThresholds(veto_return=0.0)
+    assert 20 in np.flatnonzero(_signals(frames, off).cut_scores(off) >= 1)  # without the veto: a false cut
+    on = CutThresholds(veto_return=0.5)
+    signals = _signals(frames, on)
+    back = signals.return_array()
+    assert back[20] < 0.3 and back[23] < 0.3 and back[45] > 0.8  # into and out of the flash: seen again; the cut: not
+    assert list(np.flatnonzero(signals.cut_scores(on) >= 1)) == [45, 75]
+    assert np.isnan(back[1:20]).all()  # measured only where a step can be a cut
