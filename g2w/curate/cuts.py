@@ -112,7 +112,7 @@ class CutThresholds:
     standout_unexplained: float = 0.25  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
     veto_coherent: float = 0.25  # a step whose blocks' detail is this coherently explained at the moving
     # camera's offset is no cut (inf: never); only counted where the camera moved (VETO_MOTION_PX)
-    veto_return: float = 0.0  # a step whose view before comes back within RETURN_FRAMES (the smallest difference
+    veto_return: float = 0.6  # a step whose view before comes back within RETURN_FRAMES (the smallest difference
     # to a frame after it, over the step's own difference) at or below this is no cut (0: never); only where
     # the camera rested (under VETO_MOTION_PX), the coherent veto's complement
 
