@@ -56,6 +56,17 @@ one that only the same place, carried on by the motion, can match. So a flash ov
 is not vetoed (it stays a cut), and neither is a cut between look-alike views under a still
 camera (README "Calibration": real and painted flashes, real, procedural and look-alike cuts).
 
+Where the camera rests, a fifth cue asks whether the step is *transient*: a flash, a muzzle
+flash or an explosion lasts a few frames, so the view before it comes back after it, and the
+step out of it returns to the view seen just before it began; after a cut the new shot persists
+and was not there before. A step's *return* is the smallest motion-compensated difference of
+frame i-1 to frames i+1..i+RETURN_FRAMES, or of frame i to frames i-1-RETURN_FRAMES..i-2, over
+the step's own difference. A step with the camera resting at the step before (under
+VETO_MOTION_PX) whose return is at most `veto_return` is not a cut. It needs frames after the
+step, so it is followed as they come (a few 64x36 comparisons per candidate step, only at steps
+that can reach the cut score); a step within RETURN_FRAMES of the end of a source is judged on
+the frames that came, and one with no frame after it is not vetoed.
+
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
 (`scene_cut`); a cut on a window's first frame belongs to neither window.
