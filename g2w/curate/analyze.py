@@ -24,7 +24,7 @@ import numpy as np
 
 from g2w.curate.borders import border_bars
 from g2w.curate.config import QualityThresholds
-from g2w.curate.cuts import MAX_BRIDGE_S, CutThresholds, FrameSignals, luma_thumb
+from g2w.curate.cuts import MAX_BRIDGE_S, RETURN_FRAMES, CutThresholds, FrameSignals, luma_thumb
 from g2w.curate.quality import QualityAccumulator, shake_score
 from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
 from g2w.curate.ui_screen import UiScreen, make_ui_screen
@@ -118,7 +118,8 @@ class AnalyzeWindows(Step):
         context = (self.cut_thresholds.neighbours + 2) / fps  # frames each cut score looks at, and some
         # before the first window, also the longest flat run a cut is bridged across (cuts.MAX_BRIDGE_S)
         start_s = max(0.0, windows[0].start_s - context - MAX_BRIDGE_S) if first_window > 0 else 0.0
-        tail_s = windows[-1].end_s + context if windows[-1].index + 1 < len(every) else None
+        after = max(context, (RETURN_FRAMES + 2) / fps)  # ... and the frames the return veto looks ahead
+        tail_s = windows[-1].end_s + after if windows[-1].index + 1 < len(every) else None
         signals = FrameSignals(self.cut_thresholds)
         ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []
