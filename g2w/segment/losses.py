@@ -12,7 +12,7 @@ whatever its size. It only looks at UI pixels; the pooled terms keep the backgro
 The optional static-world term (`static_world_weight`) is the matching hard negative. The temporal
 statistics are the strongest UI cue, so the world pixels that hold still over the window (low
 spread, current frame at the median: a first-person weapon or a cockpit held steady, a car hood,
-the gaps between the glyphs of a text HUD) are exactly the ones the network is tempted to call UI.
+a wall while the player stands still) are exactly the ones the network is tempted to call UI.
 `static_world` finds them in the network's own input, and the term adds `static_world_weight` x
 their BCE against "world" to the pooled BCE (same normalisation: every pixel of the batch), i.e.
 those pixels weigh 1 + `static_world_weight` in it. Everything else in the loss is unchanged.
@@ -28,19 +28,27 @@ from g2w.segment.data import IGNORE
 
 # static world: the spread plane (mean absolute luma deviation x 4, /255) below 6 levels of luma, and the
 # current frame within 8 levels (each of R, G, B) of the window's median. Chosen on training pairs
-# (Freedoom + synthesized; 9n): about a fifth of their world pixels.
+# (Freedoom + synthesized; 9n): about a fifth of their world pixels. World pixels within
+# STATIC_BORDER pixels of UI are left out: the rim of a widget at model resolution (its area-
+# downscaled edge, the gaps between glyphs) is the full-resolution refiner's to decide, and
+# weighting it pushes the coarse map off the calibration the refiner was trained on.
 STATIC_SPREAD = 6.0
 STATIC_DEVIATION = 8.0
+STATIC_BORDER = 2
 
 
 def static_world(x: torch.Tensor, ui: torch.Tensor, stack: int = 3, spread_below: float = STATIC_SPREAD,
-                 deviation_below: float = STATIC_DEVIATION) -> torch.Tensor:
-    """(B, H, W) bool: world pixels (ui == 0) that look static in the network input x (B, C, H, W)
-    laid out as `g2w.segment.inputs.assemble` writes it (stack frames RGB, median RGB, spread)."""
+                 deviation_below: float = STATIC_DEVIATION, border: int = STATIC_BORDER) -> torch.Tensor:
+    """(B, H, W) bool: world pixels (ui == 0), farther than `border` pixels from any UI pixel,
+    that look static in the network input x (B, C, H, W) laid out as
+    `g2w.segment.inputs.assemble` writes it (stack frames RGB, median RGB, spread)."""
     current = 3 * (stack // 2)
     spread = x[:, -1] * (255.0 / 4)
     deviation = (x[:, current:current + 3] - x[:, -4:-1]).abs().amax(1) * 255.0
-    return (ui < 0.5) & (spread < spread_below) & (deviation < deviation_below)
+    world = ui < 0.5
+    if border > 0:
+        world = F.max_pool2d(ui[:, None].float(), 2 * border + 1, stride=1, padding=border)[:, 0] < 0.5
+    return world & (spread < spread_below) & (deviation < deviation_below)
 
 
 def static_world_loss(logits: torch.Tensor, static: torch.Tensor) -> torch.Tensor:

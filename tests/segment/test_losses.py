@@ -74,11 +74,12 @@ def test_warm_start_loads_the_init_folders_weights(tmp_path):
 
 def _clip():
     """32 frames of 32x32 RGB: a moving world texture; a still 8x8 'sprite' (world) at the bottom
-    and a still 6x6 UI panel at the top left. Returns the model input of frame 16 and the UI target."""
+    and a still 6x6 UI panel at the top left, with still world along its lower rim. Returns the model input of frame 16 and the UI target."""
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (32, 32, 32, 3), dtype=np.uint8)  # every pixel changes every frame
     frames[:, 22:30, 12:20] = 90   # the sprite holds still
     frames[:, 1:7, 1:7] = 240      # the panel holds still
+    frames[:, 7:9, 1:7] = 60       # and so does the world just under it
     median, spread = window_stats(frames)
     x = torch.from_numpy(assemble([frames[15], frames[16], frames[17]], median, spread))[None]
     ui = torch.zeros(1, 32, 32)
@@ -91,9 +92,11 @@ def test_static_world_picks_the_still_world_pixels_only():
     static = static_world(x, ui)
     assert static[0, 22:30, 12:20].all()           # the still sprite
     assert not static[0, 1:7, 1:7].any()           # still, but UI
+    assert not static[0, 7:9, 1:7].any()           # still world, but on the panel's rim (2 px)
+    assert static_world(x, ui, border=0)[0, 7:9, 1:7].all()
     moving = torch.ones(32, 32, dtype=torch.bool)
     moving[22:30, 12:20] = False
-    moving[1:7, 1:7] = False
+    moving[0:9, 0:9] = False
     assert static[0][moving].float().mean() < 0.01  # the moving world is not static
     # a frame far from the window's median is not static even where the spread is low
     x2 = x.clone()
