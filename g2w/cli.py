@@ -562,7 +562,8 @@ def _add_segmenter_commands(sub) -> None:
     q.add_argument("--element-weight", type=float, default=0.0,
                    help="add this x the per-element loss (each labelled widget of a crop counts alike, whatever its size)")
     q.add_argument("--static-world-weight", type=float, default=0.0,
-                   help="extra BCE weight on world pixels that look static (low spread, at the median): weapon sprites, glyph gaps")
+                   help="extra BCE weight on world pixels that look static (low spread, at the median) away "
+                        "from UI: held weapon sprites, cockpits")
     q.set_defaults(run=_segmenter_train)
     q = seg.add_parser("train-refiner", help="train the full-resolution mask refiner of a segmenter checkpoint")
     q.add_argument("--data", nargs="+", required=True, metavar="PAIRS", help="pairs, as for train")

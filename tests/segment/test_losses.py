@@ -74,9 +74,10 @@ def test_warm_start_loads_the_init_folders_weights(tmp_path):
 
 def _clip():
     """32 frames of 32x32 RGB: a moving world texture; a still 8x8 'sprite' (world) at the bottom
-    and a still 6x6 UI panel at the top left, with still world along its lower rim. Returns the model input of frame 16 and the UI target."""
+    and a still 6x6 UI panel at the top left, with still world along its lower rim.
+    Returns the model input of frame 16 and the UI target."""
     rng = np.random.default_rng(0)
-    frames = rng.integers(0, 256, (32, 32, 32, 3), dtype=np.uint8)  # every pixel changes every frame
+    frames = rng.integers(0, 256, (32, 32, 32, 3), dtype=np.uint8)  # every pixel changes each frame
     frames[:, 22:30, 12:20] = 90   # the sprite holds still
     frames[:, 1:7, 1:7] = 240      # the panel holds still
     frames[:, 7:9, 1:7] = 60       # and so does the world just under it
