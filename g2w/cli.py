@@ -507,7 +507,7 @@ def _segmenter_train(args: argparse.Namespace) -> int:
         run_train_segmenter(args.data, args.val, args.output, steps=args.steps, seed=args.seed,
                             batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every,
                             lr_schedule=args.lr_schedule, init=args.init, lr=args.lr,
-                            element_weight=args.element_weight)
+                            element_weight=args.element_weight, static_world_weight=args.static_world_weight)
     except ValueError as exc:
         print(f"g2w hud-segmenter train: {exc}", file=sys.stderr)
         return 2
@@ -561,6 +561,9 @@ def _add_segmenter_commands(sub) -> None:
     q.add_argument("--lr", type=_positive(float), default=None, help="peak learning rate (default 3e-3)")
     q.add_argument("--element-weight", type=float, default=0.0,
                    help="add this x the per-element loss (each labelled widget of a crop counts alike, whatever its size)")
+    q.add_argument("--static-world-weight", type=float, default=0.0,
+                   help="extra BCE weight on world pixels that look static (low spread, at the median) away "
+                        "from UI: held weapon sprites, cockpits")
     q.set_defaults(run=_segmenter_train)
     q = seg.add_parser("train-refiner", help="train the full-resolution mask refiner of a segmenter checkpoint")
     q.add_argument("--data", nargs="+", required=True, metavar="PAIRS", help="pairs, as for train")

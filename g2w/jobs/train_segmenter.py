@@ -31,11 +31,12 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
                         batch_size: int = 16, crop: int = 160, eval_every: int = 250,
                         model: HudSegmenterConfig | None = None, workers: int = 1,
                         lr_schedule: str = "cosine", init: str | None = None, lr: float | None = None,
-                        element_weight: float = 0.0) -> dict:
+                        element_weight: float = 0.0, static_world_weight: float = 0.0) -> dict:
     """`eval_every`: checkpoint cadence (steps); held-out validation runs once, at the end.
     `init`: a segmenter folder (hud_segmenter.json + .safetensors) to start from instead of random
     weights (fine-tuning); its config replaces `model`. `lr`: the peak rate (default the task's
-    3e-3). `element_weight`: the per-element loss term (0: the loss the shipped checkpoint used)."""
+    3e-3). `element_weight`: the per-element loss term (0: the loss the shipped checkpoint used).
+    `static_world_weight`: the static-world hard-negative term (0: off, as for the shipped checkpoint)."""
     from g2w.train import FitConfig, fit
 
     if batch_size % workers:
@@ -51,6 +52,7 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     task = SegmenterTask(data=[os.path.abspath(d) for d in data], val=[os.path.abspath(v) for v in val],
                          cache_dir=os.path.join(output, "cache"), model=asdict(model or HudSegmenterConfig()),
                          crop=crop, seed=seed, init=init, element_weight=element_weight,
+                         static_world_weight=static_world_weight,
                          **({"lr": lr} if lr is not None else {}))
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
@@ -74,7 +76,8 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     shutil.copy(os.path.join(output, "validation", "overlays.png"), os.path.join(output, "overlays.png"))
     metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": steps,
                "seed": seed, "batch_size": batch_size, "crop": crop, "lr_schedule": lr_schedule,
-               "lr": task.lr, "init": init, "element_weight": element_weight, "train_seconds": round(seconds, 1),
+               "lr": task.lr, "init": init, "element_weight": element_weight,
+               "static_world_weight": static_world_weight, "train_seconds": round(seconds, 1),
                "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
                "model": task.model, "parameters": sum(p.numel() for p in net.parameters())}
     write_metrics(output, metrics)

@@ -27,7 +27,7 @@ import torch
 
 from g2w.models.hud_segmenter import WEIGHTS_NAME, HudSegmenter, HudSegmenterConfig
 from g2w.segment.data import cached_sample, frame_input, random_item
-from g2w.segment.losses import segmenter_loss
+from g2w.segment.losses import segmenter_loss, static_world
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.overlay import overlay
 from g2w.segment.predict import FramePrediction, instances
@@ -90,6 +90,7 @@ class SegmenterTask(TrainTask):
     jitter: bool = True  # scale, aspect, colour and blur augmentation (off: crops only)
     init: str | None = None  # warm start: a segmenter folder whose weights (and config) the run starts from
     element_weight: float = 0.0  # the per-element loss term (`g2w.segment.losses.element_recall_loss`)
+    static_world_weight: float = 0.0  # the static-world hard negative (`g2w.segment.losses.static_world_loss`)
 
     name = "hud-segmenter"
 
@@ -137,7 +138,9 @@ class SegmenterTask(TrainTask):
         device = next(model.parameters()).device
         x, ui, labels = self.examples(batch["index"].tolist(), generator_rng(generator), device)
         ui_logits, label_logits = model(x)
-        loss, _ = segmenter_loss(ui_logits, label_logits, ui, labels, element_weight=self.element_weight)
+        static = static_world(x, ui, self.config.stack) if self.static_world_weight > 0 else None
+        loss, _ = segmenter_loss(ui_logits, label_logits, ui, labels, element_weight=self.element_weight,
+                                 static_weight=self.static_world_weight, static=static)
         return loss
 
     def save_weights(self, model: torch.nn.Module, path: str) -> None:
