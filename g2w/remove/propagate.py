@@ -24,8 +24,9 @@ memory is bounded by `chunk_frames` however long the video.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -251,25 +252,53 @@ def _telea(image: np.ndarray, hole: np.ndarray, radius: int) -> np.ndarray:
     return cv2.resize(filled, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
+class _InOrder:
+    """Hands finished frames to `emit` in frame order, from whichever thread finished them."""
+
+    def __init__(self, out: list[np.ndarray], emit: Callable[[np.ndarray], None] | None):
+        self.out, self.emit = out, emit
+        self.done = [False] * len(out)
+        self.next = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, t: int) -> None:
+        if self.emit is None:
+            return
+        with self.lock:
+            self.done[t] = True
+            while self.next < len(self.out) and self.done[self.next]:
+                self.emit(self.out[self.next])
+                self.next += 1
+
+    def rest(self) -> None:
+        for t in range(self.next, len(self.out)):
+            self(t)
+
+
 def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 160,
-               radius: int = 3, check: RimCheck | None = None) -> list[np.ndarray]:
+               radius: int = 3, check: RimCheck | None = None,
+               emit: Callable[[np.ndarray], None] | None = None) -> list[np.ndarray]:
     """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
 
     Each group of nearby holes (the union over the chunk, grown by `margin`) is handled in its
-    own crop, so the cost follows the UI's area, not the frame's.
+    own crop, so the cost follows the UI's area, not the frame's. `emit`: called with each
+    output frame, in order, as soon as it is final (during the last crop's blending, so an
+    encoder can start on the chunk before the fill ends); the frames are returned as well.
     """
     out = [f.copy() for f in frames]
+    ready = _InOrder(out, emit)
     if not holes:
         return out
     union = holes[0].copy()  # OR-ed in place: stacking the chunk's holes first costs four times as much
     for h in holes[1:]:
         np.bitwise_or(union, h, out=union)
-    if not union.any():
-        return out
-    grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
-    count, regions = cv2.connectedComponents(grown)
-    for k in range(1, count):
-        _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius, check or RimCheck())
+    if union.any():
+        grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+        count, regions = cv2.connectedComponents(grown)
+        for k in range(1, count):
+            _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius, check or RimCheck(),
+                         ready if k == count - 1 else None)
+    ready.rest()
     return out
 
 
@@ -329,8 +358,9 @@ NO_CHECK = RimCheck(ring_px=0, max_steps=None)  # the fill before the check: eve
 
 
 def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop, out: list[np.ndarray],
-                 radius: int, check: RimCheck) -> None:
-    """Fill the hole pixels inside one crop of every frame, writing into `out`."""
+                 radius: int, check: RimCheck, ready: Callable[[int], None] | None = None) -> None:
+    """Fill the hole pixels inside one crop of every frame, writing into `out`; `ready(t)` is
+    called once frame t's fill is written."""
     colors = [crop.cut(f) for f in frames]
     cut_holes = [crop.cut(h) for h in holes]
     n = len(frames)
@@ -363,27 +393,33 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
     def finish(frames: range) -> None:
         """Blend, check and write the fill of the frames `frames` (each frame is independent)."""
         for t in frames:
-            idx = hole_idx[t]
-            if not len(idx):
-                continue
-            color, got = _traced_colors(colors, (forward[t], backward[t]), None, check.max_steps)
-            ys, xs = np.divmod(idx, cw)
-            if check.ring_px:
-                ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
-                r_color, r_got = _traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
-                                                check.max_steps)
-                got &= ~_untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
-            region = crop.cut(out[t])  # a view into the output frame
-            region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
-            if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
-                uy, ux = ys[~got], xs[~got]
-                pad = 2 * radius + 2
-                y0, y1 = max(0, uy.min() - pad), min(region.shape[0], uy.max() + pad + 1)
-                x0, x1 = max(0, ux.min() - pad), min(region.shape[1], ux.max() + pad + 1)
-                unreached = np.zeros((y1 - y0, x1 - x0), np.uint8)
-                unreached[uy - y0, ux - x0] = 255
-                box = region[y0:y1, x0:x1]
-                box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
+            finish_frame(t)
+            if ready is not None:
+                ready(t)
+
+    def finish_frame(t: int) -> None:
+        """Blend, check and write frame t's fill."""
+        idx = hole_idx[t]
+        if not len(idx):
+            return
+        color, got = _traced_colors(colors, (forward[t], backward[t]), None, check.max_steps)
+        ys, xs = np.divmod(idx, cw)
+        if check.ring_px:
+            ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
+            r_color, r_got = _traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
+                                            check.max_steps)
+            got &= ~_untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
+        region = crop.cut(out[t])  # a view into the output frame
+        region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
+        if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
+            uy, ux = ys[~got], xs[~got]
+            pad = 2 * radius + 2
+            y0, y1 = max(0, uy.min() - pad), min(region.shape[0], uy.max() + pad + 1)
+            x0, x1 = max(0, ux.min() - pad), min(region.shape[1], ux.max() + pad + 1)
+            unreached = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            unreached[uy - y0, ux - x0] = 255
+            box = region[y0:y1, x0:x1]
+            box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
 
     # the frames' fills are independent: half of them on the pool's thread (OpenCV and numpy's
     # large operations release the GIL), so the fill's last phase is not left to one core
@@ -473,8 +509,10 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
 
         def flush():
             nonlocal written
-            for frame in fill_chunk(frames, holes):
-                writer.submit(np.ascontiguousarray(frame[:h, :w]))
+            # each frame goes to the encoder as soon as it is filled (from either fill thread):
+            # the encoder starts on the chunk while its fill finishes
+            done = fill_chunk(frames, holes, emit=lambda frame: writer.submit(np.ascontiguousarray(frame[:h, :w])))
+            for _ in done:
                 written += 1
                 if progress:
                     progress(written)
