@@ -295,9 +295,24 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
     if union.any():
         grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
         count, regions = cv2.connectedComponents(grown)
-        for k in range(1, count):
-            _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius, check or RimCheck(),
-                         ready if k == count - 1 else None)
+        finishers = [_trace_region(frames, holes, _Crop(regions == k, flow_long_side), check or RimCheck())
+                     for k in range(1, count)]
+
+        def finish(ts: range) -> None:
+            """Every crop's fill of the frames `ts`, crop after crop as they were found; each frame
+            is then final, so it goes out at once (the encoder overlaps the rest of the blending)."""
+            for t in ts:
+                for region in finishers:
+                    region(t, out, radius)
+                ready(t)
+
+        # the frames' fills are independent: half of them on the pool's thread (OpenCV and numpy's
+        # large operations release the GIL), so the fill's last phase is not left to one core
+        other = _pool().submit(finish, range(0, len(frames), 2))
+        try:
+            finish(range(1, len(frames), 2))
+        finally:
+            other.result()
     ready.rest()
     return out
 
@@ -357,10 +372,12 @@ class RimCheck:
 NO_CHECK = RimCheck(ring_px=0, max_steps=None)  # the fill before the check: every reached pixel is trusted
 
 
-def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop, out: list[np.ndarray],
-                 radius: int, check: RimCheck, ready: Callable[[int], None] | None = None) -> None:
-    """Fill the hole pixels inside one crop of every frame, writing into `out`; `ready(t)` is
-    called once frame t's fill is written."""
+def _trace_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
+                  check: RimCheck) -> Callable[[int, list[np.ndarray], int], None]:
+    """Trace the hole pixels inside one crop of every frame (flows and passes); returns
+    `finish(t, out, radius)`, which blends, checks and writes frame t's fill into `out[t]`.
+    Only `frames` are read here and in `finish` (never `out`, except frame t's own crop by its
+    Telea fallback), so the frames can be finished in any order once every crop is traced."""
     colors = [crop.cut(f) for f in frames]
     cut_holes = [crop.cut(h) for h in holes]
     n = len(frames)
@@ -390,14 +407,7 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
     backward, r_bwd = later.result()
     cw = crop.size[0]
 
-    def finish(frames: range) -> None:
-        """Blend, check and write the fill of the frames `frames` (each frame is independent)."""
-        for t in frames:
-            finish_frame(t)
-            if ready is not None:
-                ready(t)
-
-    def finish_frame(t: int) -> None:
+    def finish(t: int, out: list[np.ndarray], radius: int) -> None:
         """Blend, check and write frame t's fill."""
         idx = hole_idx[t]
         if not len(idx):
@@ -421,13 +431,7 @@ def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop,
             box = region[y0:y1, x0:x1]
             box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
 
-    # the frames' fills are independent: half of them on the pool's thread (OpenCV and numpy's
-    # large operations release the GIL), so the fill's last phase is not left to one core
-    other = _pool().submit(finish, range(0, n, 2))
-    try:
-        finish(range(1, n, 2))
-    finally:
-        other.result()
+    return finish
 
 
 def _untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: np.ndarray, ys: np.ndarray,
