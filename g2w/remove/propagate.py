@@ -528,22 +528,7 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
     Decoding, the mask (the segmenter, for `mask="segmenter"`, which shares the decode) and
     encoding each run on their own thread beside the fill (`g2w.video.overlap`), so the next
     chunk is read and the last one encoded while this one is filled.
-
-    OpenCV runs single-threaded meanwhile (restored afterwards): these threads already keep the
-    cores busy, and OpenCV's own workers on top of them cost CPU (synchronisation on small crops
-    and spinning) without adding throughput. Every OpenCV call used gives the same result on
-    any thread count (DIS included), so the output does not change.
     """
-    previous = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        return _propagate(case, out_path, mask, dilate_px, chunk_frames, crf, preset, checkpoint, progress)
-    finally:
-        cv2.setNumThreads(previous)
-
-
-def _propagate(case: Case, out_path: str, mask: str, dilate_px: int, chunk_frames: int, crf: int, preset: str,
-               checkpoint: str | None, progress) -> int:
     w, h, fps = even_size(case)
     written = 0
     frames, holes = [], []
