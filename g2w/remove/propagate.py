@@ -23,9 +23,11 @@ memory is bounded by `chunk_frames` however long the video.
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -251,25 +253,86 @@ def _telea(image: np.ndarray, hole: np.ndarray, radius: int) -> np.ndarray:
     return cv2.resize(filled, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
+class _InOrder:
+    """Hands finished frames to `emit` in frame order, from whichever thread finished them."""
+
+    def __init__(self, out: list, emit: Callable[[np.ndarray], None] | None):
+        self.out, self.emit = out, emit
+        self.done = [False] * len(out)
+        self.next = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, t: int) -> None:
+        if self.emit is None:
+            return
+        with self.lock:
+            self.done[t] = True
+            while self.next < len(self.out) and self.done[self.next]:
+                self.emit(self.out[self.next])
+                self.next += 1
+
+
+def _on_both(tasks: list[Callable[[], None]]) -> None:
+    """Run `tasks` on this thread and the pool's, each thread taking the next task not yet
+    started, so neither waits for the other while tasks remain (OpenCV and numpy's large
+    operations release the GIL)."""
+    lock = threading.Lock()
+    todo = iter(tasks)
+
+    def work() -> None:
+        while True:
+            with lock:
+                task = next(todo, None)
+            if task is None:
+                return
+            task()
+
+    other = _pool().submit(work)
+    try:
+        work()
+    finally:
+        other.result()
+
+
 def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 160,
-               radius: int = 3, check: RimCheck | None = None) -> list[np.ndarray]:
+               radius: int = 3, check: RimCheck | None = None,
+               emit: Callable[[np.ndarray], None] | None = None) -> list[np.ndarray]:
     """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
 
     Each group of nearby holes (the union over the chunk, grown by `margin`) is handled in its
-    own crop, so the cost follows the UI's area, not the frame's.
+    own crop, so the cost follows the UI's area, not the frame's. `emit`: called with each
+    output frame, in order, as soon as it is final (so an encoder starts on the chunk while the
+    rest is blended); the frames are returned as well.
+
+    Two threads share the work, step by step over every crop (`_Region`): flow inputs by half
+    chunks, the two trace directions, then frame by frame; each thread takes the next piece
+    when it is free, so uneven pieces do not leave one of them waiting at every crop.
     """
-    out = [f.copy() for f in frames]
-    if not holes:
-        return out
-    union = holes[0].copy()  # OR-ed in place: stacking the chunk's holes first costs four times as much
-    for h in holes[1:]:
-        np.bitwise_or(union, h, out=union)
-    if not union.any():
-        return out
-    grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
-    count, regions = cv2.connectedComponents(grown)
-    for k in range(1, count):
-        _fill_region(frames, holes, _Crop(regions == k, flow_long_side), out, radius, check or RimCheck())
+    n = len(frames)
+    out: list = [None] * n
+    ready = _InOrder(out, emit)
+    found: list[_Region] = []
+    if holes:
+        union = holes[0].copy()  # OR-ed in place: stacking the chunk's holes first costs four times as much
+        for h in holes[1:]:
+            np.bitwise_or(union, h, out=union)
+        if union.any():
+            grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+            count, regions = cv2.connectedComponents(grown)
+            found = [_Region(frames, holes, _Crop(regions == k, flow_long_side), check or RimCheck())
+                     for k in range(1, count)]
+    halves = (range(n // 2), range(n // 2, n))
+    _on_both([functools.partial(r.prepare, part) for r in found for part in halves])
+    _on_both([functools.partial(r.trace, step) for r in found for step in (-1, +1)])
+
+    def finish(t: int) -> None:
+        """Frame t with every crop's fill, crop after crop as they were found; then it is final."""
+        out[t] = frames[t].copy()
+        for r in found:
+            r.finish(t, out, radius)
+        ready(t)
+
+    _on_both([functools.partial(finish, t) for t in range(n)])
     return out
 
 
@@ -328,70 +391,72 @@ class RimCheck:
 NO_CHECK = RimCheck(ring_px=0, max_steps=None)  # the fill before the check: every reached pixel is trusted
 
 
-def _fill_region(frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop, out: list[np.ndarray],
-                 radius: int, check: RimCheck) -> None:
-    """Fill the hole pixels inside one crop of every frame, writing into `out`."""
-    colors = [crop.cut(f) for f in frames]
-    cut_holes = [crop.cut(h) for h in holes]
-    n = len(frames)
-    # the frames' flow inputs are independent: the first half on the pool's thread
-    half = n // 2
-    first = _pool().submit(_flow_inputs, crop, frames[:half], holes[:half])
-    gray, small_holes = _flow_inputs(crop, frames[half:], holes[half:])
-    gray_a, small_a = first.result()
-    gray, small_holes = gray_a + gray, small_a + small_holes
+class _Region:
+    """One crop's fill over a chunk, in three steps: `prepare` (per frame: flow inputs, grown holes,
+    hole pixels), `trace` (per direction: flows and passes) and `finish` (per frame: blend, check
+    and write). Each call of a step touches only its own frames or direction, so calls run on
+    either fill thread in any order. Only `frames` are read (never `out`, except frame t's own
+    crop by its Telea fallback), so frames are finished in any order once every crop is traced."""
 
-    def grow(px):
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
-        return [cv2.dilate(h, kernel) if h.any() and px else h for h in cut_holes]
+    def __init__(self, frames: list[np.ndarray], holes: list[np.ndarray], crop: _Crop, check: RimCheck):
+        self.frames, self.holes, self.crop, self.check = frames, holes, crop, check
+        self.colors = [crop.cut(f) for f in frames]
+        self.cut_holes = [crop.cut(h) for h in holes]
+        n = len(frames)
+        self.gray, self.small_holes, self.hole_idx = [None] * n, [None] * n, [None] * n
+        self.traced, self.inner, self.traced_idx = ([None] * n, [None] * n, [None] * n) if check.ring_px else (None,) * 3
+        self.passes: dict[int, tuple] = {}
 
-    traced, inner = (grow(check.ring_px), grow(check.gap_px)) if check.ring_px else (None, None)
-    hole_idx = [np.flatnonzero(h) for h in cut_holes]  # each frame's hole pixels, row-major in the crop
-    traced_idx = [np.flatnonzero(h) for h in traced] if traced else None
+    def prepare(self, ts: range) -> None:
+        """Flow inputs, the ring's grown holes and the pixel indices of the frames `ts`."""
+        gray, small = _flow_inputs(self.crop, [self.frames[t] for t in ts], [self.holes[t] for t in ts])
+        ring, gap = (cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
+                     for px in (self.check.ring_px, self.check.gap_px))
+        for k, t in enumerate(ts):
+            h = self.cut_holes[t]
+            self.gray[t], self.small_holes[t] = gray[k], small[k]
+            self.hole_idx[t] = np.flatnonzero(h)  # the hole pixels, row-major in the crop
+            if self.traced is not None:
+                grows = h.any()
+                self.traced[t] = cv2.dilate(h, ring) if grows else h
+                self.inner[t] = cv2.dilate(h, gap) if grows and self.check.gap_px else h
+                self.traced_idx[t] = np.flatnonzero(self.traced[t])
 
-    def direction(step: int, order: range) -> tuple:
-        """Flow, hole sweep and ring sweep of one direction (OpenCV releases the GIL: the two
-        directions run side by side)."""
-        maps = _flows(crop, gray, small_holes, cut_holes, step)
-        return _sweep(crop, hole_idx, maps, order), _sweep(crop, traced_idx, maps, order) if traced else None
+    def trace(self, step: int) -> None:
+        """Flow, hole pass and ring pass of one direction (-1: from earlier frames, +1: from later)."""
+        n = len(self.frames)
+        order = range(n) if step < 0 else range(n - 1, -1, -1)
+        maps = _flows(self.crop, self.gray, self.small_holes, self.cut_holes, step)
+        ring = _sweep(self.crop, self.traced_idx, maps, order) if self.traced is not None else None
+        self.passes[step] = _sweep(self.crop, self.hole_idx, maps, order), ring
 
-    later = _pool().submit(direction, +1, range(n - 1, -1, -1))
-    forward, r_fwd = direction(-1, range(n))
-    backward, r_bwd = later.result()
-    cw = crop.size[0]
-
-    def finish(frames: range) -> None:
-        """Blend, check and write the fill of the frames `frames` (each frame is independent)."""
-        for t in frames:
-            idx = hole_idx[t]
-            if not len(idx):
-                continue
-            color, got = _traced_colors(colors, (forward[t], backward[t]), None, check.max_steps)
-            ys, xs = np.divmod(idx, cw)
-            if check.ring_px:
-                ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
-                r_color, r_got = _traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
-                                                check.max_steps)
-                got &= ~_untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
-            region = crop.cut(out[t])  # a view into the output frame
-            region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
-            if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
-                uy, ux = ys[~got], xs[~got]
-                pad = 2 * radius + 2
-                y0, y1 = max(0, uy.min() - pad), min(region.shape[0], uy.max() + pad + 1)
-                x0, x1 = max(0, ux.min() - pad), min(region.shape[1], ux.max() + pad + 1)
-                unreached = np.zeros((y1 - y0, x1 - x0), np.uint8)
-                unreached[uy - y0, ux - x0] = 255
-                box = region[y0:y1, x0:x1]
-                box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
-
-    # the frames' fills are independent: half of them on the pool's thread (OpenCV and numpy's
-    # large operations release the GIL), so the fill's last phase is not left to one core
-    other = _pool().submit(finish, range(0, n, 2))
-    try:
-        finish(range(1, n, 2))
-    finally:
-        other.result()
+    def finish(self, t: int, out: list[np.ndarray], radius: int) -> None:
+        """Blend, check and write frame t's fill into `out[t]` (after both `trace` calls)."""
+        colors, check, cut_holes, traced, inner, traced_idx = (self.colors, self.check, self.cut_holes, self.traced,
+                                                               self.inner, self.traced_idx)
+        (forward, r_fwd), (backward, r_bwd) = self.passes[-1], self.passes[+1]
+        cw = self.crop.size[0]
+        idx = self.hole_idx[t]
+        if not len(idx):
+            return
+        color, got = _traced_colors(colors, (forward[t], backward[t]), None, check.max_steps)
+        ys, xs = np.divmod(idx, cw)
+        if check.ring_px:
+            ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
+            r_color, r_got = _traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
+                                            check.max_steps)
+            got &= ~_untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
+        region = self.crop.cut(out[t])  # a view into the output frame
+        region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
+        if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
+            uy, ux = ys[~got], xs[~got]
+            pad = 2 * radius + 2
+            y0, y1 = max(0, uy.min() - pad), min(region.shape[0], uy.max() + pad + 1)
+            x0, x1 = max(0, ux.min() - pad), min(region.shape[1], ux.max() + pad + 1)
+            unreached = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            unreached[uy - y0, ux - x0] = 255
+            box = region[y0:y1, x0:x1]
+            box[uy - y0, ux - x0] = _telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
 
 
 def _untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: np.ndarray, ys: np.ndarray,
@@ -473,8 +538,10 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
 
         def flush():
             nonlocal written
-            for frame in fill_chunk(frames, holes):
-                writer.submit(np.ascontiguousarray(frame[:h, :w]))
+            # each frame goes to the encoder as soon as it is filled (from either fill thread):
+            # the encoder starts on the chunk while its fill finishes
+            done = fill_chunk(frames, holes, emit=lambda frame: writer.submit(np.ascontiguousarray(frame[:h, :w])))
+            for _ in done:
                 written += 1
                 if progress:
                     progress(written)

@@ -192,17 +192,23 @@ class Segmenter:
                     lumas[k] = frame_luma(frame)
                 yield frame.to_ndarray(format="rgb24", width=w, height=h)  # swscale scales while converting
 
+        span = self.config.span
+        # the statistics make the inputs a window at a time and the refinement takes a window at a
+        # time: each queue holds a window and a batch, so every stage keeps working while the next
+        # one takes a whole window (with shorter queues the network and the refinement took turns)
+        ahead = -(-span // BATCH) + 1
+
         def predicted() -> Iterator[FramePrediction]:
             first = 0
-            for batch in prefetch(_batched(stream_inputs(low(), self.config), BATCH), depth=2):  # decode beside the network
+            for batch in prefetch(_batched(stream_inputs(low(), self.config), BATCH), depth=ahead):  # decode beside the network
                 yield from self.predict(batch, first)
                 first += len(batch)
 
         if self.refiner is None:
             yield from predicted()
             return
-        window, span = [], self.config.span
-        for pred in prefetch(predicted(), depth=2 * BATCH):  # the network beside the refinement
+        window = []
+        for pred in prefetch(predicted(), depth=ahead * BATCH):  # the network beside the refinement
             window.append(pred)
             if (pred.index + 1) % span == 0:  # the window (`stream_inputs`' statistics span) is complete
                 yield from self._refine(window, lumas)

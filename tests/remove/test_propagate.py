@@ -43,6 +43,21 @@ def test_only_hole_pixels_change():
     assert all(not np.array_equal(o[hole > 0], h[hole > 0]) for o, h, m in zip(out, hud, holes) if m.any())
 
 
+def test_emitted_frames_are_the_filled_ones_in_order_with_several_crops():
+    clean, hud, hole = _panning_scene(frames=12)
+    two = hole.copy()
+    two[40:80, 80:120] = 0
+    two[10:30, 10:40] = two[90:110, 150:190] = 255  # two widgets far apart: two crops
+    holes = [two] * len(hud)
+    holes[5] = np.zeros_like(two)
+    emitted = []
+    out = fill_chunk(hud, holes, margin=8, emit=emitted.append)
+    assert len(emitted) == len(out) and all(e is o for e, o in zip(emitted, out))
+    plain = fill_chunk(hud, holes, margin=8)
+    assert all(np.array_equal(a, b) for a, b in zip(out, plain))
+    assert all(not np.array_equal(o[m > 0], h[m > 0]) for o, h, m in zip(out, hud, holes) if m.any())
+
+
 def test_panning_scene_is_restored_from_other_frames_far_better_than_telea():
     clean, hud, hole = _panning_scene()
     out = fill_chunk(hud, [hole] * len(hud))
