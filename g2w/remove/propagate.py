@@ -169,10 +169,11 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
     prev = None  # (frame index, its traces)
     for t in order:
         at = idx[t]
-        own = grid[at]
-        src, sx, sy = np.full(len(at), -1, np.float32), own[:, 0].copy(), own[:, 1].copy()
-        dist = np.full(len(at), FAR, np.float32)
-        if prev is not None and len(at):
+        own = _pairs_at(crop.grid, at)
+        if prev is None or not len(at):
+            src, sx, sy = np.full(len(at), -1, np.float32), own[:, 0].copy(), own[:, 1].copy()
+            dist = np.full(len(at), FAR, np.float32)
+        else:
             p_t, (p_src, p_x, p_y, p_dist), p_at = prev
             # the previous frame's state over the whole crop: planes (known, x, y), interpolated, and
             # pairs (source frame, steps), sampled nearest (known pixels: t and 0)
@@ -182,7 +183,7 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
             pairs[:, 0], pairs[:, 1] = p_t, 0
             pairs[p_at, 0], pairs[p_at, 1] = p_src, p_dist
             known, p_x, p_y = (plane.reshape(ch, cw) for plane in state)
-            m = maps[t].reshape(-1, 2)[at]
+            m = _pairs_at(maps[t], at)
             mx, my = _rows(m[:, 0]), _rows(m[:, 1])
             n = len(at)
             # one plane per call: OpenCV interpolates single-channel float images more precisely
@@ -195,10 +196,19 @@ def _sweep(crop: _Crop, idx: list[np.ndarray], maps: list, order: range) -> list
             near = near.reshape(-1, 2)[:n]
             n_src, n_dist = near[:, 0], near[:, 1]
             ok = (n_known > 0.99) & (n_src >= 0)
-            src[ok], sx[ok], sy[ok], dist[ok] = n_src[ok], n_x[ok], n_y[ok], n_dist[ok] + 1
+            # selecting with np.where costs a fraction of masked assignment over tens of thousands of points
+            src, dist = np.where(ok, n_src, np.float32(-1)), np.where(ok, n_dist + 1, np.float32(FAR))
+            sx, sy = np.where(ok, n_x, own[:, 0]), np.where(ok, n_y, own[:, 1])
         out[t] = (src, sx, sy, dist)
         prev = (t, out[t], at)
     return out
+
+
+def _pairs_at(pairs: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """(n, 2) rows `at` (flat indices) of an (..., 2) float32 array: each pair read as one 8-byte
+    item, which `np.take` gathers about ten times faster than numpy's row indexing."""
+    flat = np.ascontiguousarray(pairs, np.float32).reshape(-1).view(np.int64)
+    return flat.take(at).view(np.float32).reshape(-1, 2)
 
 
 ROW = 1024  # points per row when a list of points is laid out for `cv2.remap` (its maps must be under 32767 rows)
@@ -229,7 +239,8 @@ def _gather(colors: list[np.ndarray], src: np.ndarray, sx: np.ndarray, sy: np.nd
     parts = [_sample(colors[k], sx[order[ends[k] - counts[k]:ends[k]]], sy[order[ends[k] - counts[k]:ends[k]]])
              for k in np.flatnonzero(counts)]  # one group per source frame, in frame order
     out = np.empty((len(src), 3), np.float32)
-    out[order] = np.concatenate(parts) if parts else np.zeros((0, 3), np.float32)
+    if parts:  # rows scattered as single 12-byte items: twice as fast as numpy's row indexing
+        out.view("V12").reshape(-1)[order] = np.concatenate(parts).view("V12").reshape(-1)
     return out
 
 
