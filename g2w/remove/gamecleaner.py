@@ -1,16 +1,19 @@
 """GameCleaner as a removal method: mask-free, with an optional clean reference frame.
 
 `gamecleaner(case, out_path, checkpoint=RUN, reference="first-clean-frame"|"none", steps=50, ...)`
-resamples the source to the model's frames and rate (81 at 16 fps for the real presets), encodes
-it, samples the clean latent with the Euler flow sampler (no CFG) and writes the decoded frames
-at the model's rate, resized back to the source's size: the edit shape that the evaluation's
-timestamp alignment expects. `checkpoint` is a training run folder (its `weights.safetensors`) or
+resamples the source to the model's rate and cuts it into consecutive windows of the model's
+frames (81 at 16 fps for the real presets: one window covers a 5 s clip; the tiny preset's 17
+need several), encodes each, samples its clean latent with the Euler flow sampler (no CFG) and
+writes the decoded frames at the model's rate, resized back to the source's size, until the
+whole source is covered: the edit shape that the evaluation's timestamp alignment expects. With
+`first-clean-frame`, each window gets the clean frame at its own start as its reference. `checkpoint` is a training run folder (its `weights.safetensors`) or
 a weights file. The model loads once per worker process and is reused across cases.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import os
 
 import torch
@@ -49,13 +52,13 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str = "fi
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model, enc = _loaded(weights_path(checkpoint), base_dir, mllm_dir, device, seed)
     cfg = model.config
-    source = clip_frames(case.source, cfg)
-    src = enc.encode(source)
-    ref = None
-    if reference == "first-clean-frame" and case.reference and os.path.exists(case.reference):
-        ref = enc.encode(clip_frames(case.reference, cfg)[:1])
+    info = probe(case.source)
+    span_s = cfg.frames / cfg.fps
+    source_s = info.frame_count / info.fps
+    windows = max(1, math.ceil(source_s / span_s - 1e-6))
+    total = max(cfg.frames, math.ceil(source_s * cfg.fps - 1e-6))
+    use_reference = reference == "first-clean-frame" and case.reference and os.path.exists(case.reference)
     dtype = next(model.parameters()).dtype
-    context = model.context(enc.mllm_states(source, model.condition.queries).to(dtype))
     generator = torch.Generator(device).manual_seed(seed)
 
     def dit(z, t, c, s, r):
@@ -63,15 +66,20 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str = "fi
             progress(0)
         return model(z, t, s, r, context=c)
 
-    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
-        latent = flow.euler_sample(dit, context, src.to(dtype),
-                                   None if ref is None else ref.to(dtype), steps=steps, generator=generator)
-    info = probe(case.source)
     w, h = info.width - info.width % 2, info.height - info.height % 2
-    frames = resize_frames(enc.decode(latent), w, h)
+    written = 0
     with VideoWriter(out_path, w, h, cfg.fps) as writer:
-        for n, frame in enumerate(frames, 1):
-            writer.write(frame)
-            if progress:
-                progress(n)
-    return len(frames)
+        for k in range(windows):
+            source = clip_frames(case.source, cfg, start_s=k * span_s)
+            src = enc.encode(source)
+            ref = enc.encode(clip_frames(case.reference, cfg, start_s=k * span_s)[:1]) if use_reference else None
+            context = model.context(enc.mllm_states(source, model.condition.queries).to(dtype))
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
+                latent = flow.euler_sample(dit, context, src.to(dtype), None if ref is None else ref.to(dtype),
+                                           steps=steps, generator=generator)
+            for frame in resize_frames(enc.decode(latent), w, h)[:total - written]:
+                writer.write(frame)
+                written += 1
+                if progress:
+                    progress(written)
+    return written

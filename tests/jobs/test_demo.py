@@ -26,7 +26,7 @@ def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
     gc = summary["gamecleaner"]
     assert gc["train"]["steps"] == 2 and gc["remove"] == {"ok": 1, "error": 0}
     assert (tmp_path / "gamecleaner" / "removed" / f"{synth[0]['sample_id']}.mp4").exists()
-    assert "synthetic" in summary["evaluate"]["gamecleaner"]["scores"]
+    assert summary["evaluate"]["gamecleaner"]["ok"] == 1  # its edit covers the whole clip, so the judge scores it
     page = (tmp_path / "report.html").read_text()
     assert "random-initialised" in page and "gamecleaner/run/report.html" in page
     for link in ("curated/report.html", "synth/report.html", "eval/telea-gt/report.html", "eval/propagate/report.html",

@@ -59,7 +59,8 @@ def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     result = run_remove("gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2})
     assert (result["ok"], result["error"]) == (2, 0)
     edit = probe(os.path.join(removed, "s000.mp4"))
-    assert (edit.frame_count, edit.fps, edit.width, edit.height) == (17, 16.0, 320, 180)
+    # the tiny preset's 17-frame windows, one after another, cover the whole 3 s source at 16 fps
+    assert (edit.frame_count, edit.fps, edit.width, edit.height) == (48, 16.0, 320, 180)
     assert json.load(open(os.path.join(removed, "method.json")))["ref_pt"] is True
 
 

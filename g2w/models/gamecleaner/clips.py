@@ -27,10 +27,10 @@ def resize_frames(frames: np.ndarray, width: int, height: int) -> np.ndarray:
     return np.stack([cv2.resize(f, (width, height), interpolation=interp) for f in frames])
 
 
-def clip_frames(path: str, config: GameCleanerConfig) -> np.ndarray:
-    """uint8 [frames, height, width, 3] of the video at `path`, resampled and resized."""
+def clip_frames(path: str, config: GameCleanerConfig, start_s: float = 0.0) -> np.ndarray:
+    """uint8 [frames, height, width, 3] of the video at `path` from `start_s` on, resampled and resized."""
     reader = FrameReader(path)
-    times = np.arange(config.frames) / config.fps
+    times = start_s + np.arange(config.frames) / config.fps
     return resize_frames(reader.read_at(times), config.width, config.height)
 
 
