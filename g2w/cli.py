@@ -507,7 +507,8 @@ def _segmenter_train(args: argparse.Namespace) -> int:
         run_train_segmenter(args.data, args.val, args.output, steps=args.steps, seed=args.seed,
                             batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every,
                             lr_schedule=args.lr_schedule, init=args.init, lr=args.lr,
-                            element_weight=args.element_weight, static_world_weight=args.static_world_weight)
+                            element_weight=args.element_weight, static_world_weight=args.static_world_weight,
+                            anchored_negatives=args.anchored_negatives)
     except ValueError as exc:
         print(f"g2w hud-segmenter train: {exc}", file=sys.stderr)
         return 2
@@ -564,6 +565,9 @@ def _add_segmenter_commands(sub) -> None:
     q.add_argument("--static-world-weight", type=float, default=0.0,
                    help="extra BCE weight on world pixels that look static (low spread, at the median) away "
                         "from UI: held weapon sprites, cockpits")
+    q.add_argument("--anchored-negatives", type=float, default=0.0, metavar="P",
+                   help="give this share of training examples a screen-anchored world object (a bobbing, "
+                        "scene-lit first-person weapon or vehicle made of world texture) as a hard negative")
     q.set_defaults(run=_segmenter_train)
     q = seg.add_parser("train-refiner", help="train the full-resolution mask refiner of a segmenter checkpoint")
     q.add_argument("--data", nargs="+", required=True, metavar="PAIRS", help="pairs, as for train")

@@ -31,14 +31,18 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
                         batch_size: int = 16, crop: int = 160, eval_every: int = 250,
                         model: HudSegmenterConfig | None = None, workers: int = 1,
                         lr_schedule: str = "cosine", init: str | None = None, lr: float | None = None,
-                        element_weight: float = 0.0, static_world_weight: float = 0.0) -> dict:
+                        element_weight: float = 0.0, static_world_weight: float = 0.0,
+                        anchored_negatives: float = 0.0) -> dict:
     """`eval_every`: checkpoint cadence (steps); held-out validation runs once, at the end.
     `init`: a segmenter folder (hud_segmenter.json + .safetensors) to start from instead of random
     weights (fine-tuning); its config replaces `model`. `lr`: the peak rate (default the task's
     3e-3). `element_weight`: the per-element loss term (0: the loss the shipped checkpoint used).
-    `static_world_weight`: the static-world hard-negative term (0: off, as for the shipped checkpoint)."""
+    `static_world_weight`: the static-world hard-negative term (0: off, as for the shipped checkpoint).
+    `anchored_negatives`: share of training examples given a screen-anchored world object (0: off)."""
     from g2w.train import FitConfig, fit
 
+    if not 0.0 <= anchored_negatives <= 1.0:
+        raise ValueError(f"--anchored-negatives {anchored_negatives} is not a share between 0 and 1")
     if batch_size % workers:
         raise ValueError(f"--batch-size {batch_size} is not a multiple of the {workers} workers")
     output = os.path.abspath(output)
@@ -52,7 +56,7 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     task = SegmenterTask(data=[os.path.abspath(d) for d in data], val=[os.path.abspath(v) for v in val],
                          cache_dir=os.path.join(output, "cache"), model=asdict(model or HudSegmenterConfig()),
                          crop=crop, seed=seed, init=init, element_weight=element_weight,
-                         static_world_weight=static_world_weight,
+                         static_world_weight=static_world_weight, anchored_negatives=anchored_negatives,
                          **({"lr": lr} if lr is not None else {}))
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
@@ -77,7 +81,8 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": steps,
                "seed": seed, "batch_size": batch_size, "crop": crop, "lr_schedule": lr_schedule,
                "lr": task.lr, "init": init, "element_weight": element_weight,
-               "static_world_weight": static_world_weight, "train_seconds": round(seconds, 1),
+               "static_world_weight": static_world_weight, "anchored_negatives": anchored_negatives,
+               "train_seconds": round(seconds, 1),
                "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
                "model": task.model, "parameters": sum(p.numel() for p in net.parameters())}
     write_metrics(output, metrics)

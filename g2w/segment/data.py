@@ -5,7 +5,8 @@ libx264 at a chosen CRF (real footage arrives at many qualities), and cached as 
 frames (T, h, w, 3) uint8, the UI target (T, h, w) 0/1 from the lossless mask, and a label map
 (T, h, w) int8 that gives each UI pixel the taxonomy label of the smallest annotated box
 covering it (-1 where there is no UI). `random_item` then cuts augmented training crops
-(scale, aspect, brightness, contrast, blur) from cached samples.
+(scale, aspect, brightness, contrast, blur, and optionally a screen-anchored world object as a
+hard negative) from cached samples.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from g2w.models.hud_segmenter import HudSegmenterConfig
+from g2w.segment.anchored import anchored_input
 from g2w.segment.inputs import assemble, model_size, stack_indices, window_stats
 from g2w.taxonomy import LABELS
 from g2w.video import VideoWriter, iter_frames, iter_masks, probe
@@ -156,11 +158,17 @@ def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
 
 
 def random_item(samples: list[dict], config: HudSegmenterConfig, crop: int, rng: np.random.Generator,
-                jitter: bool = True):
-    """One augmented training example (input, UI target, label target) from a random sample and frame."""
+                jitter: bool = True, anchored: float = 0.0, donors: list[dict] | None = None):
+    """One augmented training example (input, UI target, label target) from a random sample and frame.
+
+    `anchored`: the share of examples that get a screen-anchored world object (`g2w.segment.anchored`)
+    textured from `donors` (default `samples`); 0 draws exactly what earlier runs drew."""
     sample = samples[int(rng.integers(len(samples)))]
     t = int(rng.integers(len(sample["frames"])))
-    x = torch.from_numpy(frame_input(sample, t, config))
+    if anchored > 0 and rng.random() < anchored:
+        x = torch.from_numpy(anchored_input(sample, t, config, donors or samples, rng))
+    else:
+        x = torch.from_numpy(frame_input(sample, t, config))
     ui = torch.from_numpy(sample["ui"][t].astype(np.float32))
     labels = torch.from_numpy(sample["labels"][t].astype(np.int64))
     return augment(x, ui, labels, crop, rng, jitter)

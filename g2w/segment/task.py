@@ -91,6 +91,7 @@ class SegmenterTask(TrainTask):
     init: str | None = None  # warm start: a segmenter folder whose weights (and config) the run starts from
     element_weight: float = 0.0  # the per-element loss term (`g2w.segment.losses.element_recall_loss`)
     static_world_weight: float = 0.0  # the static-world hard negative (`g2w.segment.losses.static_world_loss`)
+    anchored_negatives: float = 0.0  # share of examples with a screen-anchored world object (`g2w.segment.anchored`)
 
     name = "hud-segmenter"
 
@@ -131,7 +132,8 @@ class SegmenterTask(TrainTask):
     def examples(self, indices: Sequence[int], rng: np.random.Generator, device: torch.device | str = "cpu"):
         """Augmented (input, UI target, label target) tensors: one random frame and crop per index."""
         samples = self.train_samples()
-        items = [random_item([samples[int(i)]], self.config, self.crop, rng, self.jitter) for i in indices]
+        items = [random_item([samples[int(i)]], self.config, self.crop, rng, self.jitter,
+                             anchored=self.anchored_negatives, donors=samples) for i in indices]
         return tuple(torch.stack(parts).to(device) for parts in zip(*items))
 
     def loss(self, model: torch.nn.Module, batch: dict, generator: torch.Generator) -> torch.Tensor:
