@@ -29,6 +29,7 @@ SHIM_SOURCE = os.path.join(os.path.dirname(__file__), "fixedclock.c")
 DATA_DIR = "/usr/share/games/cube2"
 MATCH_S = 20.0          # each map's match is planned as 20 s, so up to three 5 s windows per map
 BOTS, BOT_SKILL = 3, 70
+PLAYER_BYTES = 0x5a8   # sizeof(fpsent) in cube2 0.0.20201227 (`new fpsent(*d)` copies 0xb5 quadwords)
 
 
 class Cube2(Game):
@@ -69,7 +70,7 @@ class Cube2(Game):
         home = os.path.join(workdir, "home")
         os.makedirs(home, exist_ok=True)
         clock = os.path.join(workdir, "fixedclock.so")
-        build = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", clock, SHIM_SOURCE, "-ldl"],
+        build = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", clock, SHIM_SOURCE, "-ldl", "-pthread"],
                                capture_output=True, text=True, timeout=120)
         if build.returncode:
             raise CaptureError("engine_failed", f"building the clock shim failed: {build.stderr[-400:]}")
@@ -85,7 +86,7 @@ class Cube2(Game):
                   f"sleep {round(1000 * (1 + start_s))} [screenshot trigger.png]")
         cmd = [ENGINE, f"-q{home}", f"-w{width}", f"-h{height}", "-t0", f"-x{script}"]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "DISPLAY": display,
-               "LD_PRELOAD": clock, "G2W_FPS": str(fps), "G2W_FRAMES": str(frames), "G2W_W": str(width),
+               "LD_PRELOAD": clock, "G2W_PIN_SIZE": str(PLAYER_BYTES), "G2W_FPS": str(fps), "G2W_FRAMES": str(frames), "G2W_W": str(width),
                "G2W_H": str(height), "G2W_OUT": raw, "G2W_DONE": done,
                "G2W_TRIGGER": os.path.join(home, "screenshot", "trigger.png")}
         return run_for_frames("cube2", cmd, env=env, cwd=DATA_DIR, workdir=workdir, raw=raw, done=done, frames=frames,
