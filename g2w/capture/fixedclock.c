@@ -73,9 +73,9 @@ __attribute__((constructor)) static void pin_setup(void) {
 }
 
 static long pool_slot(const void *p) {
-  const unsigned char *c = p;
-  if (c < pool[0] || c >= pool[POOL_SLOTS - 1] + POOL_SLOT_BYTES) return -1;
-  return (c - pool[0]) / POOL_SLOT_BYTES;
+  uintptr_t c = (uintptr_t)p, start = (uintptr_t)pool;
+  if (c < start || c >= start + sizeof pool) return -1;
+  return (long)((c - start) / POOL_SLOT_BYTES);
 }
 
 void *malloc(size_t n) {
