@@ -16,8 +16,10 @@ match; capture starts at the next frame and stops after the clip's frames.
 Paired because the match is made to replay: the shim also fixes time() (the engine's random
 seed, so every run of a map is the same match) and the addresses of the player objects (the
 engine offsets each player's running animation by the low bits of its address), after which two
-runs of a map are bit-identical frame for frame and a HUD run differs from a clean run only in
-the HUD.
+runs of a map are the same match frame for frame and a HUD run differs from a clean run in the
+HUD. Not every pixel yet: a translucent smoke puff was seen to differ by a few hundred pixels
+between runs; the pair check rejects a clip where such a difference outside the layout passes
+its desync threshold.
 """
 
 from __future__ import annotations
