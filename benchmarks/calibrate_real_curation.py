@@ -26,7 +26,7 @@ workdir); the per-frame cues are the curation job's own `FrameSignals` replayed 
 change of the cut cues needs no new decode. Thresholds are chosen on one group and reported on
 each of the others, every group in turn (`--choose GROUP` limits the directions): the groups
 are the games when the corpus has two or more (the game comes from the capture manifest, so
-unpaired games such as cube2 count too), else the IWADs or demos of its one game (said plainly
+unpaired games count too), else the IWADs or demos of its one game (said plainly
 in the output). The structural path (frames that share nothing, standing out on each side) is set
 by a midpoint rule on the choose split: its difference threshold halfway between the largest
 difference of a non-cut step that stands out and the level of unrelated frames (thumbnails of
