@@ -134,7 +134,7 @@ class CutThresholds:
     veto_return: float = 0.6  # a step whose view before comes back within RETURN_FRAMES (the smallest difference
     # to a frame after it, over the step's own difference) at or below this is no cut (0: never); only where
     # the camera rested (under VETO_MOTION_PX), the coherent veto's complement
-    veto_run: float = 1.25  # a step whose difference is under this many times BOTH adjacent steps' is inside
+    veto_run: float = 1.5  # a step whose difference is under this many times BOTH adjacent steps' is inside
     # a run of fast motion, not a cut (0: never)
 
 
