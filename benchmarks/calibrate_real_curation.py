@@ -32,8 +32,8 @@ by a midpoint rule on the choose split: its difference threshold halfway between
 difference of a non-cut step that stands out and the level of unrelated frames (thumbnails of
 different clips), its ratio halfway between the largest such ratio of a decorrelated non-cut
 step and the smallest ratio at a known cut. The other thresholds come from a grid search, then
-the local cue's promotion and veto (the blocks' detail, where the camera moved) from a second grid on top of them, ties to
-the mildest point; the local cue is replayed from the cached 160x90 luma wherever the score
+the local cue's promotion and veto (the blocks' detail, where the camera moved) from a second grid on top of them, then
+the return veto and the run veto (a step inside a run of decorrelating steps), each on top, ties to the mildest point; the local cue is replayed from the cached 160x90 luma wherever the score
 without it reaches 0.5, and its distributions per kind of step are printed. Printed side by
 side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and
 the UI screen on clean clips and on the HUD versions of the same moments.
@@ -554,7 +554,7 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     defaults' side (listed first)."""
     level, ratio = structural_thresholds(videos, CutThresholds().neighbours)
     base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio, standout_score=float("inf"),
-                   veto_return=0.0)
+                   veto_return=0.0, veto_run=0.0)
     grid = itertools.product((base.floor, 0.2, 0.4), (base.ratio, 2.0, 3.0, 4.0), (base.histogram, 0.1, 0.25),
                              (base.ratio_alone, 5.0, 12.0))
     best = None
@@ -578,6 +578,7 @@ _VETO_COHERENT = (float("inf"), 0.6, 0.5, 0.4, 0.3, 0.25, 0.2)
 _STANDOUT_SCORE = (float("inf"), 0.95, 0.9, 0.85, 0.8)
 _STANDOUT_SHARE = (0.4, 0.3, 0.25, 0.2, 0.15)
 _VETO_RETURN = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)  # the return veto, off first
+_VETO_RUN = (0.0, 1.25, 1.5, 1.75, 2.0)  # the run veto, off first
 
 
 def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThresholds:
@@ -590,7 +591,7 @@ def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThreshol
     best = None
     for veto, score, share in grid:
         t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto,
-                    standout_score=float("inf"), veto_return=0.0)
+                    standout_score=float("inf"), veto_return=0.0, veto_run=0.0)
         r = evaluate(videos, t, QualityThresholds().max_shake)
         key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if best is None or key > best[0]:
@@ -601,40 +602,69 @@ def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThreshol
         key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if key > best[0]:
             best = (key, t)
-    for level in _VETO_RETURN:  # then the return veto, on top
-        t = replace(best[1], veto_return=level)
-        r = evaluate(videos, t, QualityThresholds().max_shake)
-        key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
-        if key > best[0]:
-            best = (key, t)
+    for field, levels in (("veto_return", _VETO_RETURN), ("veto_run", _VETO_RUN)):  # then each veto, on top
+        for level in levels:
+            t = replace(best[1], **{field: level})
+            r = evaluate(videos, t, QualityThresholds().max_shake)
+            key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
+            if key > best[0]:
+                best = (key, t)
     return best[1]
 
 
-def return_directions(videos: list[dict], names: list[str]) -> dict:
-    """The return veto alone, out of sample: on top of the configured thresholds (the veto off),
-    its level chosen on one game by the grids' key (ties to off) and reported on every other game
-    next to the same thresholds without it."""
-    off = replace(CutThresholds(), veto_return=0.0)
+def veto_directions(videos: list[dict], names: list[str], field: str, levels: tuple, title: str) -> dict:
+    """One veto alone, out of sample: on top of the configured thresholds (that veto off), its
+    level chosen on one game by the grids' key (ties to off, the first level) and reported on
+    every other game next to the same thresholds without it."""
+    off = replace(CutThresholds(), **{field: levels[0]})
     out = {}
-    print("\n## the return veto alone, chosen on one game on top of the configured thresholds, held out on the others")
+    print(f"\n## the {title} alone, chosen on one game on top of the configured thresholds, held out on the others")
     print(_HEADER.format("held-out group: thresholds"))
     for g in names:
         mine = [v for v in videos if v["game"] == g]
         best = None
-        for level in _VETO_RETURN:
-            t = replace(off, veto_return=level)
+        for level in levels:
+            t = replace(off, **{field: level})
             r = evaluate(mine, t, QualityThresholds().max_shake)
             key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
             if best is None or key > best[0]:
                 best = (key, t)
-        out[g] = {"veto_return": best[1].veto_return}
-        print(_row(f"{g} (in sample): return veto {best[1].veto_return:g}", evaluate(mine, best[1], QualityThresholds().max_shake)))
+        chosen = getattr(best[1], field)
+        out[g] = {field: chosen}
+        print(_row(f"{g} (in sample): {title} {chosen:g}", evaluate(mine, best[1], QualityThresholds().max_shake)))
         for h in names:
             if h != g:
                 theirs = [v for v in videos if v["game"] == h]
-                for label, t in (("without", off), (f"chosen on {g}: {best[1].veto_return:g}", best[1])):
-                    print(_row(f"{h}: return veto {label}", evaluate(theirs, t, QualityThresholds().max_shake)))
+                for label, t in (("without", off), (f"chosen on {g}: {chosen:g}", best[1])):
+                    print(_row(f"{h}: {title} {label}", evaluate(theirs, t, QualityThresholds().max_shake)))
     return out
+
+
+def run_report(videos: list[dict]) -> None:
+    """The run veto's cue where it decides: the step's difference over the smaller of its two
+    adjacent steps' (both solid), at every inserted cut and at every other step the configured
+    thresholds without the run veto call a cut, by kind of step."""
+    plain = replace(CutThresholds(), veto_run=0.0)
+    classes: dict[str, list] = {"inserted cut": [], "false detection": [], "painted flash": [], "in-game jump": []}
+    for v in videos:
+        d, _, flat = bridged(v["difference"], v["histogram"], v["flat"], v.get("bridge"), v.get("bridge_histogram"))
+        cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
+        painted = {k for e in v.get("flashes", []) for k in range(e["first"], e["first"] + e["length"] + 1)}
+        scores = scores_of(v, plain)
+        for i in range(1, len(d) - 1):
+            if flat[i - 1] or flat[i + 1] or flat[i] or (i not in cut_frames and scores[i] < 1):
+                continue
+            kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
+                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else "false detection")
+            classes[kind].append((os.path.basename(v["path"]).split(".")[0], i, d[i] / max(min(d[i - 1], d[i + 1]), 0.01)))
+    print("\n## run veto cue: the step's difference over the smaller adjacent step's (a step inside a run of "
+          "decorrelating steps is low); min/median/max, the lowest five named")
+    for kind, rows in classes.items():
+        if rows:
+            r = np.array([x[2] for x in rows])
+            low = sorted(rows, key=lambda x: x[2])[:5]
+            print(f"  {kind}: {len(rows)} steps, {r.min():.2f}/{np.median(r):.2f}/{r.max():.2f}; "
+                  + ", ".join(f"{n} {i} ({x:.2f})" for n, i, x in low))
 
 
 def standout_directions(videos: list[dict], names: list[str]) -> dict:
@@ -960,7 +990,8 @@ def main() -> None:
             if any(name in v["peers"] for v in mine):
                 print(_row(f"{g}: {name} (defaults)", peer_scores(mine, name)))
     results["standout"] = standout_directions(videos, names)
-    results["return"] = return_directions(videos, names)
+    results["return"] = veto_directions(videos, names, "veto_return", _VETO_RETURN, "return veto")
+    results["run"] = veto_directions(videos, names, "veto_run", _VETO_RUN, "run veto")
     print("\ncontinuous clips (as captured) that the configured thresholds reject, to look at by eye:")
     for v in videos:
         if v["kind"] != "continuous":
@@ -974,6 +1005,7 @@ def main() -> None:
                 print(f"  {os.path.basename(v['path'])} [{w.start_s:g}, {w.end_s:g}) s: cuts at frames {frames}, "
                       f"shake {m['shake']:.2f}{jump}")
     local_cue_report(videos)
+    run_report(videos)
     if args.persistence:
         persistence_report(videos)
     if args.transience:

@@ -67,6 +67,14 @@ step, so it is followed as they come (a few 64x36 comparisons per candidate step
 that can reach the cut score); a step within RETURN_FRAMES of the end of a source is judged on
 the frames that came, and one with no frame after it is not vetoed.
 
+A step inside a *run* of decorrelating steps is not a cut either (`veto_run`): where both
+adjacent steps differ at least 1/veto_run as much as the step itself, the view is moving faster
+than the motion compensation follows (a fast strafe past a near wall moves it a third of the
+frame while the far room barely moves), and the structural path's side means, diluted by the
+calm frames around a short run, can still let the middle step stand out. A cut changes the
+picture once, so one adjacent step at least belongs to a shot; with a fast turn before the cut,
+the one after it still does. The cue is two comparisons per step, free.
+
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
 (`scene_cut`); a cut on a window's first frame belongs to neither window.
@@ -126,6 +134,8 @@ class CutThresholds:
     veto_return: float = 0.6  # a step whose view before comes back within RETURN_FRAMES (the smallest difference
     # to a frame after it, over the step's own difference) at or below this is no cut (0: never); only where
     # the camera rested (under VETO_MOTION_PX), the coherent veto's complement
+    veto_run: float = 1.5  # a step whose difference is under this many times BOTH adjacent steps' is inside
+    # a run of fast motion, not a cut (0: never)
 
 
 @dataclass(frozen=True)
@@ -556,7 +566,8 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     at least `veto_coherent` explained at the camera's offset is not; with `standout`, a step scoring
     at least `standout_score` whose unexplained share exceeds its neighbouring steps' by
     `standout_unexplained` is a cut; with `back` (FrameSignals.return_array), one whose view before
-    comes back to within `veto_return` of its own difference is not."""
+    comes back to within `veto_return` of its own difference is not; nor is one inside a run of
+    decorrelating steps (`veto_run`, `inside_run`)."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -572,9 +583,25 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
                                None if standout is None else np.asarray(standout, float))
     if back is not None and len(back) and t.veto_return > 0:
         score = np.where(np.nan_to_num(np.asarray(back, float), nan=np.inf) <= t.veto_return, np.minimum(score, 0.99), score)
+    if t.veto_run > 0:
+        score = np.where(inside_run(difference, solid, t.veto_run), np.minimum(score, 0.99), score)
     score[flat] = 0.0
     score[0] = 0.0
     return score
+
+
+def inside_run(difference: np.ndarray, solid: np.ndarray, level: float) -> np.ndarray:
+    """Steps whose difference is under `level` times that of each adjacent step (both solid):
+    inside a run of steps that all decorrelate. A fast turn or strafe that outruns the motion
+    compensation decorrelates for a few frames in a row; a cut changes the picture once, so at
+    least one of its adjacent steps belongs to a shot and moves far less (README "Calibration").
+    Flat or missing neighbours judge nothing."""
+    run = np.zeros(len(difference), bool)
+    if len(difference) >= 3:
+        both = solid[:-2] & solid[2:]
+        smaller = np.minimum(difference[:-2], difference[2:])
+        run[1:-1] = both & (difference[1:-1] < level * smaller)
+    return run
 
 
 def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds,

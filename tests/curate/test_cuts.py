@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from g2w.curate import cuts
-from g2w.curate.cuts import (CutThresholds, FrameSignals, cut_scores, luma_thumb, neighbour_mean, side_means,
+from g2w.curate.cuts import (CutThresholds, FrameSignals, cut_scores, inside_run, luma_thumb, neighbour_mean, side_means,
                              block_matches, coherent_share, detail_matches, unexplained_share, with_local_cue)
 from g2w.sample_data.textures import colorize, tileable_noise
 
@@ -351,3 +351,39 @@ def test_a_flash_over_a_still_camera_comes_back_and_is_no_cut_while_a_cut_stays_
     assert back[20] < 0.3 and back[23] < 0.3 and back[45] > 0.8  # into and out of the flash: seen again; the cut: not
     assert list(np.flatnonzero(signals.cut_scores(on) >= 1)) == [45, 75]
     assert np.isnan(back[1:20]).all()  # measured only where a step can be a cut
+
+
+def test_a_step_is_inside_a_run_only_when_both_adjacent_steps_decorrelate_as_much():
+    d = np.array([0.1, 1.0, 1.1, 1.0, 0.2, 1.0, 1.1, 1.0])
+    solid = np.ones(len(d), bool)
+    run = inside_run(d, solid, 1.25)
+    assert run[2] and not run[1] and not run[3]  # the middle of a burst; its edges have a calm side
+    assert not inside_run(d, solid, 1.05)[2]  # 1.1 stands out 1.1x: above this level
+    solid[7] = False  # a flat neighbour judges nothing
+    assert run[6] and not inside_run(d, solid, 1.25)[6]
+    assert not inside_run(d[:2], solid[:2], 1.25).any()
+
+
+def _strafe(cut: bool) -> list[np.ndarray]:
+    """A slow pan over fine detail, then either 3 steps that outrun the motion compensation (a
+    strafe past a near wall: each more than a quarter of the frame) and the slow pan again, or
+    one such flick (step 20) straight into a cut to another place (step 21)."""
+    a, b = (np.repeat(_textured(seed, 640 * 6)[..., None], 3, axis=2) for seed in (21, 22))
+    offsets = np.cumsum([6] * 20 + ([200] if cut else [200, 230, 200]) + [6] * 20)
+    frames = [a[:, o:o + 640] for o in offsets]
+    return frames[:21] + [b[:, 6 * i:6 * i + 640] for i in range(20)] if cut else frames
+
+
+def test_a_strafe_burst_is_no_cut_but_a_cut_right_after_a_flick_is():
+    """Without the run veto the middle step of a 3-step strafe stands out against the side means
+    (diluted by the calm frames around it) and reads as a structural cut; both its adjacent steps
+    decorrelate as much, so the veto holds it. A cut right after a flick has the new shot's calm
+    step after it, so the veto leaves it a cut (as it leaves the flick itself: one step of more
+    than a quarter of the frame is a cut by every cue, with or without the veto)."""
+    off, on = CutThresholds(veto_run=0.0), CutThresholds()
+    assert on.veto_run > 0  # on by default, at the level the calibration chose on real footage
+    strafe = _signals(_strafe(False), on)
+    assert list(np.flatnonzero(strafe.cut_scores(off) >= 1)) == [21]
+    assert not (strafe.cut_scores(on) >= 1).any()
+    flick = _signals(_strafe(True), on)
+    assert list(np.flatnonzero(flick.cut_scores(off) >= 1)) == list(np.flatnonzero(flick.cut_scores(on) >= 1)) == [20, 21]
