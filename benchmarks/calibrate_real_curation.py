@@ -65,7 +65,7 @@ from g2w.curate.cuts import (BLOCK_MATCH, CANDIDATE_SCORE, DISTINCT_MARGIN, MIN_
                              Thumb, bridged, cut_scores, detail_matches, luma_thumb, motion_compensated_difference,
                              side_means, unexplained_share)
 from g2w.curate.quality import quality_reasons
-from g2w.curate.ui_screen import resolve_ui_screen
+from g2w.curate.ui_screen import mask_coverages, resolve_ui_screen
 from g2w.curate.windows import plan_windows
 from g2w.sources import probe_row
 from g2w.video.decode import iter_video_frames
@@ -297,6 +297,9 @@ def signals_of(video: dict, workdir: str, peers: bool = True) -> dict:
         if video["kind"] in ("continuous", "hud") and measured.get("ui_screen", "static-edges") != screen:
             measured.update(windows=_windows(video["path"]), ui_screen=screen)
             stale = True
+        if video["kind"] == "hud" and any("true_coverage" not in w for w in measured["windows"]):
+            _add_truth(measured)
+            stale = True
         if stale:
             _save(measured, cache)
         return measured
@@ -373,7 +376,18 @@ def _measure(video: dict, peers: bool = True) -> dict:
             out["peers"][name] = ([sc[0].seconds for sc in scenes[1:]], time.perf_counter() - start)
     if video["kind"] in ("continuous", "hud"):
         out["windows"] = _windows(video["path"])
+    if video["kind"] == "hud":
+        _add_truth(out)
     return out
+
+
+def _add_truth(measured: dict) -> None:
+    """Each HUD window's true UI coverage, from the pair's `mask.mkv` beside its `hud.mp4`."""
+    windows = measured["windows"]
+    truth = mask_coverages(os.path.join(os.path.dirname(measured["path"]), "mask.mkv"),
+                           [(w["start_s"], w["end_s"]) for w in windows])
+    for w, t in zip(windows, truth):
+        w["true_coverage"] = t
 
 
 def load_labels(path: str | None) -> dict:
@@ -865,14 +879,22 @@ def transience_report(videos: list[dict]) -> None:
                                           for n, i, sc, _, a, b, c, d, k in shown))
 
 
-def ui_rates(videos: list[dict], hud: list[dict]) -> tuple[tuple[int, int], tuple[int, int]]:
-    """((HUD windows the UI screen flags, HUD windows), (clean continuous windows it flags, clean windows))."""
-    q = QualityThresholds()
+def ui_rates(videos: list[dict], hud: list[dict]) -> dict:
+    """Windows the UI screen flags (coverage over `max_ui_coverage`): of the HUD windows, of those
+    whose true coverage is over the limit (the ones the rule exists to reject; a HUD under it in
+    truth passes by design), of those under it, and of the clean continuous windows."""
+    limit = QualityThresholds().max_ui_coverage
     clean = [w for v in videos if v["kind"] == "continuous" for w in v["windows"] if w["status"] == "ok"]
     hud_windows = [w for v in hud for w in v["windows"] if w["status"] == "ok"]
-    flagged = sum(w["ui_coverage"] > q.max_ui_coverage for w in hud_windows)
-    false = sum(w["ui_coverage"] > q.max_ui_coverage for w in clean)
-    return (int(flagged), len(hud_windows)), (int(false), len(clean))
+    over = [w for w in hud_windows if w["true_coverage"] > limit]
+    under = [w for w in hud_windows if w["true_coverage"] <= limit]
+
+    def flagged(windows: list[dict]) -> tuple[int, int]:
+        return int(sum(w["ui_coverage"] > limit for w in windows)), len(windows)
+
+    return {"hud": flagged(hud_windows), "truly_over": flagged(over), "truly_under": flagged(under),
+            "clean": flagged(clean), "true_coverage": [round(w["true_coverage"], 4) for w in hud_windows],
+            "coverage": [round(w["ui_coverage"], 4) for w in hud_windows]}
 
 
 def all_checks_keep(videos: list[dict]) -> tuple[int, int]:
@@ -1011,17 +1033,20 @@ def main() -> None:
     if args.transience:
         transience_report(videos)
     screen = configured_screen()
-    print(f"\n| group | UI screen ({screen}, the default): real HUD windows flagged | clean windows "
-          "flagged | continuous clean windows kept by every quality check |")
-    print("| --- | --- | --- | --- |")
+    limit = QualityThresholds().max_ui_coverage
+    print(f"\n| group | UI screen ({screen}, the default): real HUD windows flagged | of them truly over "
+          f"{limit:g} (mask.mkv) | truly under it | clean windows flagged | true / screened HUD coverage, "
+          "min-max | continuous clean windows kept by every quality check |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for g in names:
-        (flagged, hud_n), (false, clean_n) = ui_rates([v for v in videos if v["game"] == g],
-                                                      [v for v in hud if v["game"] == g])
+        ui = ui_rates([v for v in videos if v["game"] == g], [v for v in hud if v["game"] == g])
         kept, kept_n = all_checks_keep([v for v in videos if v["game"] == g])
-        results["ui"][g] = {"hud_flagged": flagged, "hud_windows": hud_n, "clean_flagged": false,
-                            "clean_windows": clean_n, "all_checks_kept": kept, "all_checks_windows": kept_n}
-        hud_txt = f"{flagged}/{hud_n} ({flagged / hud_n:.0%})" if hud_n else "– (no HUD footage: unpaired game)"
-        print(f"| {g} | {hud_txt} | {false}/{clean_n} | {kept}/{kept_n} ({kept / max(kept_n, 1):.0%}) |")
+        results["ui"][g] = {**ui, "all_checks_kept": kept, "all_checks_windows": kept_n}
+        cells = [f"{a}/{n}" if n else "–" for a, n in (ui["hud"], ui["truly_over"], ui["truly_under"])]
+        spread = (f"{min(ui['true_coverage']):.3f}-{max(ui['true_coverage']):.3f} / "
+                  f"{min(ui['coverage']):.3f}-{max(ui['coverage']):.3f}" if ui["coverage"] else "– (unpaired game)")
+        print(f"| {g} | {' | '.join(cells)} | {ui['clean'][0]}/{ui['clean'][1]} | {spread} | "
+              f"{kept}/{kept_n} ({kept / max(kept_n, 1):.0%}) |")
     peer = sum(v["peers"]["scenedetect-adaptive"][1] for v in videos if "scenedetect-adaptive" in v["peers"])
     ours = sum(v["ours_s"] for v in videos if "scenedetect-adaptive" in v["peers"])  # the same files
     print(f"\ntime: g2w cues {ours:.1f} s (thumbnails from the Y plane) vs scenedetect-adaptive {peer:.1f} s "

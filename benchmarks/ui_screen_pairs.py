@@ -30,9 +30,9 @@ import numpy as np
 
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import QualityThresholds
+from g2w.curate.ui_screen import mask_coverages
 from g2w.segment.task import sample_dirs, source_group
 from g2w.sources import probe_row
-from g2w.video.decode import iter_frames
 
 SCREENS = ("static-edges", "segmenter")
 SWEEP = (0.01, 0.02, 0.04, 0.08)
@@ -42,12 +42,6 @@ def window_coverages(step: AnalyzeWindows, video: str) -> list[tuple[float, floa
     """(start_s, end_s, coverage) of every analysed window of `video`."""
     return [(r["start_s"], r["end_s"], r["ui_coverage"])
             for r in step.analyze_source(probe_row(video)) if r["status"] == "ok"]
-
-
-def true_coverages(mask_video: str, windows: list[tuple[float, float, float]]) -> list[float]:
-    """Mean share of UI pixels (mask >= 128) over each window's frames of `mask_video`."""
-    shares = [(f.time_s, float((f.rgb[..., 0] >= 128).mean())) for f in iter_frames(mask_video, width=320, height=180)]
-    return [float(np.mean([s for t, s in shares if start <= t < end] or [0.0])) for start, end, _ in windows]
 
 
 def rates(hud: list[float], truth: list[float], clean: list[float], threshold: float, limit: float) -> dict:
@@ -78,7 +72,7 @@ def main() -> None:
             cell = found[(source_group(d), screen)]
             hud = window_coverages(step, f"{d}/hud.mp4")
             cell["hud"] += [c for _, _, c in hud]
-            cell["truth"] += true_coverages(f"{d}/mask.mkv", hud)
+            cell["truth"] += mask_coverages(f"{d}/mask.mkv", [(start, end) for start, end, _ in hud])
             cell["clean"] += [c for _, _, c in window_coverages(step, f"{d}/clean.mp4")]
         for video in args.clean:
             game = os.path.basename(video).split("-")[0]

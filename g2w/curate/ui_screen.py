@@ -34,6 +34,8 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from g2w.video.decode import iter_frames
+
 # Calibrated as the README's "Calibration" section records.
 CANNY = (60, 150)
 EDGE_PERSISTENCE = 0.85  # share of a window's samples in which a pixel must be an edge
@@ -227,3 +229,10 @@ def _segmenter_problem() -> str | None:
 
 def make_ui_screen(name: str) -> UiScreen:
     return UI_SCREENS[resolve_ui_screen(name)[0]]()
+
+
+def mask_coverages(mask_video: str, spans: list[tuple[float, float]]) -> list[float]:
+    """The truth a screen is judged against: the mean share of UI pixels (mask >= 128) over the
+    frames of each (start_s, end_s) span of a pair's `mask.mkv` (0 for a span without frames)."""
+    shares = [(f.time_s, float((f.rgb[..., 0] >= 128).mean())) for f in iter_frames(mask_video, width=320, height=180)]
+    return [float(np.mean([s for t, s in shares if start <= t < end] or [0.0])) for start, end in spans]

@@ -78,3 +78,18 @@ def test_a_world_that_only_paused_is_not_ui():
     moving = _scrolling(60)
     windows = [moving[:30], [moving[30]] * 30, moving[30:]]
     assert max(_screen(windows).coverages()) < 0.01
+
+
+def test_mask_coverages_average_the_true_ui_share_over_each_span(tmp_path):
+    from g2w.curate.ui_screen import mask_coverages
+    from g2w.video.masks import MaskWriter
+
+    path = str(tmp_path / "mask.mkv")
+    with MaskWriter(path, 64, 36, 10) as writer:  # 1 s with a quarter of the frame UI, then 1 s with half
+        for i in range(20):
+            mask = np.zeros((36, 64), np.uint8)
+            mask[:, : 16 if i < 10 else 32] = 255
+            writer.write(mask)
+    quarter, half, empty = mask_coverages(path, [(0.0, 1.0), (1.0, 2.0), (5.0, 6.0)])
+    assert abs(quarter - 0.25) < 0.01 and abs(half - 0.5) < 0.01
+    assert empty == 0.0
