@@ -391,12 +391,18 @@ class RimCheck:
     hole, never a patchwork of both fills. Traces longer than `max_steps` frames count as
     unreached (Telea too). Chosen on the `heldout720` cases and checked on `heldout2` (README,
     "Measured").
+
+    A hole whose reached ring is plain (luma std under `smooth_std`: a wall, a floor, a sky) also
+    gets Telea: there Telea's fill is within a few levels of the truth, while any propagated pixel
+    that lands a little off shows as an artifact. Chosen on `heldout720` and 6 real Freedoom pairs,
+    checked on `heldout2` and cube2 (README, issue 9).
     """
 
     ring_px: int = 5
     gap_px: int = 2
     tol: float = 12.0
     max_steps: int | None = 15
+    smooth_std: float = 10.0
 
 
 NO_CHECK = RimCheck(ring_px=0, max_steps=None)  # the fill before the check: every reached pixel is trusted
@@ -472,19 +478,25 @@ class _Region:
 
 def _untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: np.ndarray, ys: np.ndarray,
                xs: np.ndarray, check: RimCheck) -> np.ndarray:
-    """Flags (n,) of the hole pixels (ys, xs) whose hole's ring is predicted worse than `check.tol`;
-    `ring`: the ring pixels the passes reached (flat indices in the crop), `r_color`: their colours."""
+    """Flags (n,) of the hole pixels (ys, xs) whose hole's ring is predicted worse than `check.tol`
+    or is plainer than `check.smooth_std`; `ring`: the ring pixels the passes reached (flat indices
+    in the crop), `r_color`: their colours."""
     cw = hole.shape[1]
     if not len(ring):  # nothing to test with: the hole's own reach decides
         return np.zeros(len(ys), bool)
     ry, rx = np.divmod(ring, cw)
-    err = np.abs(frame[ry, rx].astype(np.float32) - r_color).mean(axis=1)
+    truth = frame[ry, rx].astype(np.float32)
+    err = np.abs(truth - r_color).mean(axis=1)
+    luma = truth @ np.float32([0.299, 0.587, 0.114])
     count, comp = cv2.connectedComponents(hole)
     # each ring pixel belongs to the hole it surrounds (the largest label nearby, where rings meet)
     owner = cv2.dilate(comp.astype(np.float32), np.ones((2 * check.ring_px + 3,) * 2, np.uint8))[ry, rx].astype(int)
-    total = np.bincount(owner, err, count)
     num = np.bincount(owner, None, count)
-    bad = np.flatnonzero((num > 0) & (total > check.tol * num))
+    per = np.maximum(num, 1)
+    mean = np.bincount(owner, luma, count) / per
+    variance = np.bincount(owner, luma * luma, count) / per - mean * mean
+    suspect = (np.bincount(owner, err, count) > check.tol * num) | (variance < check.smooth_std ** 2)
+    bad = np.flatnonzero((num > 0) & suspect)
     return np.isin(comp[ys, xs], bad[bad > 0])
 
 

@@ -107,6 +107,33 @@ def test_the_check_keeps_a_correct_propagation():
     assert all(np.array_equal(c, p) for c, p in zip(checked, plain))
 
 
+def test_a_hole_in_a_plain_surface_is_filled_by_telea_and_a_textured_one_is_not():
+    """A plain wall panning under the widget: its ring's luma std is about 1, under the level, so
+    the hole gets Telea's fill although the ring is predicted well; with the level at 0 it keeps
+    the propagated pixels. The textured panning scene (ring std far above 10) keeps them too."""
+    rng = np.random.default_rng(2)
+    ramp = np.linspace(90, 110, 400, dtype=np.float32)[None, :, None]
+    noise = cv2.GaussianBlur(rng.normal(0, 6, (160, 400, 3)).astype(np.float32), (0, 0), 2)
+    wall = np.clip(ramp + noise, 0, 255).astype(np.uint8)
+    hole = np.zeros((120, 200), np.uint8)
+    hole[40:80, 80:120] = 255
+    hud = [np.ascontiguousarray(wall[20:140, 4 * t:4 * t + 200]) for t in range(12)]
+    for f in hud:
+        f[hole > 0] = (255, 40, 40)
+    plain_rule = fill_chunk(hud, [hole] * len(hud), check=RimCheck())
+    no_rule = fill_chunk(hud, [hole] * len(hud), check=RimCheck(smooth_std=0.0))
+    box = (slice(40 - 8, 80 + 8), slice(80 - 8, 120 + 8))
+    inside = hole[box] > 0
+    for c, h in zip(plain_rule, hud):
+        telea = cv2.inpaint(np.ascontiguousarray(h[box]), hole[box], 3, cv2.INPAINT_TELEA)
+        assert np.array_equal(c[box][inside], telea[inside])
+    assert sum(not np.array_equal(p[box][inside], c[box][inside]) for p, c in zip(no_rule, plain_rule)) >= 10
+    clean, textured, hole = _panning_scene()
+    assert all(np.array_equal(a, b) for a, b in zip(fill_chunk(textured, [hole] * len(textured), check=RimCheck()),
+                                                     fill_chunk(textured, [hole] * len(textured),
+                                                                check=RimCheck(smooth_std=0.0))))
+
+
 def test_traces_longer_than_the_cap_count_as_unreached():
     """Panning 4 px a frame under a 40 px widget, the hole's middle is 5 frames from being seen:
     with a 2-frame cap it is left to Telea (far worse there), with no cap it is propagated."""

@@ -28,7 +28,10 @@ from tests.serve.chromium import Browser, chromium_binary
 
 TOKEN = "test-token-0123456789"
 MAX_ACTIVE = 4
-LONG_FRAMES = 300  # long enough for propagate to be mid-clip when the test cancels it
+# Long enough that propagate is still mid-clip when the cancel lands: the worker reports at most
+# every 0.5 s, and the test only cancels after its first report. At 160x96 and 300 frames the
+# rest of the clip took about 0.7 s, so on a loaded machine the job could finish unreported first.
+LONG_FRAMES, LONG_SIZE = 600, (640, 384)  # about 8 s of propagate after the first report
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +39,7 @@ def inputs(tmp_path_factory, make_video_module, synth_out, edits):
     root = tmp_path_factory.mktemp("inputs")
     return {"root": str(root), "clip": make_video_module(str(root / "clip.mp4"), frames=20),
             "other": make_video_module(str(root / "other.mp4"), frames=12),
-            "long": make_video_module(str(root / "long.mp4"), frames=LONG_FRAMES),
+            "long": make_video_module(str(root / "long.mp4"), LONG_FRAMES, *LONG_SIZE),
             "cases": synth_out, "edited": edits["identity"]}
 
 
