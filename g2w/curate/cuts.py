@@ -21,7 +21,10 @@ a cut: there the normalized picture is mostly quantization, and such steps are l
 neighbours' means too. A cut *through* a nearly flat frame (a cut onto black, a dip to black
 between two shots) is still found: a short flat run is bridged, the last frame before it compared
 with the first after it by the same cues, and that comparison stands in for the step out of the
-run. A fade out and back into one place bridges to the same picture, so it does not cut.
+run. A fade out and back into one place bridges to the same picture, so it does not cut. Only a
+run that *dips* is bridged (its darkest frame at most BRIDGE_DIP of each end's contrast): a dim
+scene whose contrast hovers about the flat level has near-flat ends whose normalized pictures
+differ like unrelated views, and bridging them made false cuts in real dark footage.
 
 A fourth cue explains a step *locally*: on a larger 160x90 luma thumbnail, each block of an 8x6
 grid is searched for in the previous frame, near where it was and near where the global shift
@@ -98,6 +101,7 @@ FLAT_CONTRAST = 4.0  # luma std (0-255) below which a thumbnail is too flat to j
 _PLANAR_YUV = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p"}
 _LUMA_BINS, _CHROMA_BINS = 32, 16
 MAX_BRIDGE_S = 1.0  # a flat run at most this long is bridged (compared across); longer ones end a shot
+BRIDGE_DIP = 0.5  # ... and only when its darkest frame's contrast is at most this share of each end's (a real dip)
 BLOCKS_THUMB = (160, 90)  # the local cue's luma thumbnail
 BLOCK_GRID = (8, 6)  # blocks across and down (20 x 15 pixels each)
 BLOCK_SEARCH = 0.2  # searched this far (fraction of the width) around the block and the global shift
@@ -338,6 +342,7 @@ class FrameSignals:
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
+        self._dip = np.inf  # the lowest contrast of the flat frames since it
         self._thresholds = thresholds  # which steps the local cue can decide
         self._measure_from = measure_from  # or: measure it at every step scoring this much (calibration)
         self._recent: deque = deque(maxlen=thresholds.neighbours + 3)  # (index, blocks) of the latest frames
@@ -496,15 +501,21 @@ class FrameSignals:
         return self.local_cue_arrays()[0]
 
     def _bridge(self, t: float, prev: Thumb | None, thumb: Thumb) -> None:
-        """Compare across a short flat run once it ends: its last solid frame with this one."""
+        """Compare across a short flat run once it ends: its last solid frame with this one, when
+        the run dips (BRIDGE_DIP). A dim scene whose contrast hovers about FLAT_CONTRAST flickers
+        between flat and solid without any dip; its two ends are both near flat, so their
+        normalized pictures are mostly quantization and would differ like two unrelated views."""
         solid = thumb.contrast >= FLAT_CONTRAST
         if (solid and prev is not None and prev.contrast < FLAT_CONTRAST and self._solid is not None
-                and t - self._solid[0] <= MAX_BRIDGE_S + 1e-6):
+                and t - self._solid[0] <= MAX_BRIDGE_S + 1e-6
+                and self._dip <= BRIDGE_DIP * min(self._solid[1].contrast, thumb.contrast)):
             self.bridges[len(self.times) - 1] = (
                 motion_compensated_difference(self._solid[1].pixels, thumb.pixels)[0],
                 histogram_change(self._solid[1].histogram, thumb.histogram))
         if solid:
-            self._solid = (t, thumb)
+            self._solid, self._dip = (t, thumb), np.inf
+        else:
+            self._dip = min(self._dip, thumb.contrast)
 
     def bridge_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(difference, histogram change) across each bridged flat run, on the frame after it; NaN elsewhere."""

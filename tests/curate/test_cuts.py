@@ -132,6 +132,20 @@ def test_a_long_black_run_is_not_bridged():
     assert not any(signals.cut_scores() >= 1.0)
 
 
+def test_a_dim_scene_flickering_about_the_flat_level_is_not_bridged_into_a_cut():
+    """A dark, moving scene whose contrast hovers about FLAT_CONTRAST (real cube2 footage: 3.3-4.3
+    for a second): runs of it count as flat but never dip, so nothing is compared across them,
+    while a real dip to black between two places still is."""
+    a = _world(16)
+    views = [a[:, 4 * i : 4 * i + 640] for i in range(40)]
+    base = [luma_thumb(_frame(v)).contrast for v in views]
+    target = [cuts.FLAT_CONTRAST * (0.9 if 8 <= i < 30 and i % 7 else 1.08) for i in range(40)]
+    frames = [cv2.convertScaleAbs(v, alpha=t / c, beta=60) for v, t, c in zip(views, target, base)]
+    signals = _signals(frames)
+    assert 0 < sum(signals.flat) < 40  # it does cross the flat level, back and forth
+    assert not signals.bridges and not any(signals.cut_scores() >= 1.0)
+
+
 def test_flat_steps_are_left_out_of_the_neighbours():
     values = np.array([1.0, 9.0, 9.0, 1.0, 1.0])
     flat = np.array([False, True, True, False, False])
