@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from g2w.models.hud_segmenter import FullResRefiner
+from g2w.segment.centre_mark import CentreMark, window_centre_mark
 from g2w.segment.inputs import temporal_median
 
 
@@ -150,14 +151,16 @@ def refine_tiles(refiner: FullResRefiner, q: np.ndarray, luma: np.ndarray, media
 
 @dataclass
 class FullResTiles:
-    """One frame's full-resolution refinement: refined logits on candidate tiles; the rest of
-    the frame is not UI."""
+    """One frame's full-resolution refinement: refined logits on candidate tiles, and the
+    window's centre mark (a crosshair, `centre_mark`) when one was found; the rest of the frame is
+    not UI."""
 
     width: int
     height: int
     tile: int
     tiles: np.ndarray  # (K, 2) tile row, column
     logits: np.ndarray  # (K, tile, tile) float32
+    mark: CentreMark | None = None
 
     def mask(self, threshold: float = 0.5) -> np.ndarray:
         """(height, width) uint8 0/255 mask: refined probability >= threshold."""
@@ -167,27 +170,30 @@ class FullResTiles:
         grid = np.zeros((gh, t, gw, t), np.uint8)
         if len(self.tiles):
             grid[self.tiles[:, 0], :, self.tiles[:, 1], :] = (self.logits >= level).astype(np.uint8) * 255
-        return np.ascontiguousarray(grid.reshape(gh * t, gw * t)[: self.height, : self.width])
+        mask = np.ascontiguousarray(grid.reshape(gh * t, gw * t)[: self.height, : self.width])
+        return self.mark.paint(mask) if self.mark is not None else mask
 
 
 def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: list[np.ndarray]) -> list[FullResTiles]:
     """Refine one statistics window: the segmenter's UI probabilities (model resolution) and the
-    frames' lumas (full size), both in frame order; returns one `FullResTiles` per frame."""
+    frames' lumas (full size), both in frame order; returns one `FullResTiles` per frame, each
+    with the window's centre mark (`centre_mark.window_centre_mark`)."""
     cfg, m = refiner.config, refiner.margin
     height, width = lumas[0].shape
+    mark = window_centre_mark(lumas)
     qs = [upsampled_probability(ui, width, height) for ui in uis]
     top = window_top(qs)
     tiles = candidate_tiles(qs, cfg.tile, int(np.ceil(cfg.low * 255)), top)
     if not len(tiles):
         empty = np.zeros((0, cfg.tile, cfg.tile), np.float32)
-        return [FullResTiles(width, height, cfg.tile, tiles, empty) for _ in uis]
+        return [FullResTiles(width, height, cfg.tile, tiles, empty, mark) for _ in uis]
     crops = [crop_tiles(pad_to_tiles(y, cfg.tile, m), tiles, cfg.tile, m) for y in lumas]
     median, spread = tile_statistics(crops)
     topc = crop_tiles(pad_to_tiles(top, cfg.tile, m), tiles, cfg.tile, m) if cfg.window_max else None
     out = []
     for q, y in zip(qs, crops):
         qc = crop_tiles(pad_to_tiles(q, cfg.tile, m), tiles, cfg.tile, m)
-        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread, topc)))
+        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread, topc), mark))
     return out
 
 

@@ -71,7 +71,8 @@ def instances(prediction: FramePrediction, width: int, height: int,
               threshold: float = 0.5) -> list[tuple[str, float, list[int]]]:
     """[(label, score, box in video pixels)] for each connected UI region of one frame.
 
-    A 3x3 closing first joins the glyphs of one text widget into one region.
+    A 3x3 closing first joins the glyphs of one text widget into one region. A centre mark the
+    full-resolution step found (`centre_mark`) is one more region, a crosshair.
     """
     binary = (prediction.ui >= threshold).astype(np.uint8)
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -90,6 +91,11 @@ def instances(prediction: FramePrediction, width: int, height: int,
                min(width, int(np.ceil((x + bw) * sx))), min(height, int(np.ceil((y + bh) * sy)))]
         if box[2] > box[0] and box[3] > box[1]:
             out.append((label, round(score, 4), box))
+    fr = prediction.full_res
+    if fr is not None and fr.mark is not None and (fr.width, fr.height) == (width, height):
+        ys, xs = np.nonzero(fr.mark.mask)
+        out.append(("crosshair", 1.0, [fr.mark.x0 + int(xs.min()), fr.mark.y0 + int(ys.min()),
+                                       fr.mark.x0 + int(xs.max()) + 1, fr.mark.y0 + int(ys.max()) + 1]))
     return out
 
 
