@@ -174,13 +174,15 @@ class FullResTiles:
         return self.mark.paint(mask) if self.mark is not None else mask
 
 
-def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: list[np.ndarray]) -> list[FullResTiles]:
+def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: list[np.ndarray],
+                      chromas: list[np.ndarray | None] | None = None) -> list[FullResTiles]:
     """Refine one statistics window: the segmenter's UI probabilities (model resolution) and the
-    frames' lumas (full size), both in frame order; returns one `FullResTiles` per frame, each
-    with the window's centre mark (`centre_mark.window_centre_mark`)."""
+    frames' lumas (full size), both in frame order, with the frames' `centre_chroma` when known;
+    returns one `FullResTiles` per frame, each with the window's centre mark
+    (`centre_mark.window_centre_mark`)."""
     cfg, m = refiner.config, refiner.margin
     height, width = lumas[0].shape
-    mark = window_centre_mark(lumas)
+    mark = window_centre_mark(lumas, chromas)
     qs = [upsampled_probability(ui, width, height) for ui in uis]
     top = window_top(qs)
     tiles = candidate_tiles(qs, cfg.tile, int(np.ceil(cfg.low * 255)), top)

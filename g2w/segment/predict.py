@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from g2w.models.hud_segmenter import HudSegmenter
+from g2w.segment.centre_mark import centre_chroma
 from g2w.segment.fullres import FullResTiles, frame_luma, load_refiner, window_refinement
 from g2w.segment.inputs import model_size, stream_inputs
 from g2w.segment.metrics import box_iou
@@ -190,12 +191,14 @@ class Segmenter:
         info = probe(video)
         w, h = model_size(info.width, info.height, self.config.input_long_side)
         lumas: dict[int, np.ndarray] = {}  # full-size luma by frame number, filled by the decoding thread
+        chromas: dict[int, np.ndarray | None] = {}  # the centre box's chroma, for the centre mark
 
         def low() -> Iterator[np.ndarray]:
             source = decoded if decoded is not None else (frame for _, _, frame in iter_video_frames(video))
             for k, frame in enumerate(source):
                 if self.refiner is not None:
                     lumas[k] = frame_luma(frame)
+                    chromas[k] = centre_chroma(frame)
                 yield frame.to_ndarray(format="rgb24", width=w, height=h)  # swscale scales while converting
 
         span = self.config.span
@@ -217,14 +220,16 @@ class Segmenter:
         for pred in prefetch(predicted(), depth=ahead * BATCH):  # the network beside the refinement
             window.append(pred)
             if (pred.index + 1) % span == 0:  # the window (`stream_inputs`' statistics span) is complete
-                yield from self._refine(window, lumas)
+                yield from self._refine(window, lumas, chromas)
                 window = []
         if window:
-            yield from self._refine(window, lumas)
+            yield from self._refine(window, lumas, chromas)
 
-    def _refine(self, window: list[FramePrediction], lumas: dict[int, np.ndarray]) -> list[FramePrediction]:
-        found = window_refinement(self.refiner, [p.ui for p in window], [lumas[p.index] for p in window])
+    def _refine(self, window: list[FramePrediction], lumas: dict[int, np.ndarray],
+                chromas: dict[int, np.ndarray | None]) -> list[FramePrediction]:
+        found = window_refinement(self.refiner, [p.ui for p in window], [lumas[p.index] for p in window],
+                                  [chromas[p.index] for p in window])
         for pred, fr in zip(window, found):
             pred.full_res = fr
-            del lumas[pred.index]
+            del lumas[pred.index], chromas[pred.index]
         return window
