@@ -55,7 +55,7 @@ class CentreMarkRule:
 
 def centre_box(width: int, height: int, rule: CentreMarkRule = CentreMarkRule()) -> tuple[int, int, int, int]:
     """(x0, y0, box width, box height) of the searched box in a width x height frame."""
-    bw, bh = max(8, int(rule.box_w * width)), max(8, int(rule.box_h * height))
+    bw, bh = min(width, max(8, int(rule.box_w * width))), min(height, max(8, int(rule.box_h * height)))
     return (width - bw) // 2, (height - bh) // 2, bw, bh
 
 

@@ -1,4 +1,5 @@
 import av
+import pytest
 import cv2
 import numpy as np
 
@@ -127,3 +128,14 @@ def test_a_translucent_crosshair_is_found_though_the_world_shows_through_it():
     assert found[cross].mean() >= 0.9
     near = cv2.dilate(cross.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
     assert not (found & ~near).any()
+
+
+@pytest.mark.parametrize("height,width", [(1, 1), (2, 2), (4, 6), (9, 7)])
+def test_tiny_frames_give_a_mark_of_their_own_size_or_none(height, width):
+    """The box never reaches outside the frame, so luma and chroma crops agree even at 1x1."""
+    rng = np.random.default_rng(5)
+    frames = [av_frame(rng.integers(0, 256, (height, width, 3), dtype=np.uint8)) for _ in range(32)]
+    mark = window_centre_mark([frame_luma(f) for f in frames], [centre_chroma(f) for f in frames])
+    if mark is not None:
+        assert mark.paint(np.zeros((height, width), np.uint8)).shape == (height, width)
+        assert mark.mask.shape[0] <= height and mark.mask.shape[1] <= width
