@@ -114,11 +114,10 @@ def window_centre_mark(lumas: list[np.ndarray], chromas: list[np.ndarray | None]
     deviation /= len(crops)
     if float(np.median(deviation)) < rule.moving:
         return None
-    detail = _stand_out(median)
+    detail = stand_out(median)
     if chromas is not None and all(c is not None for c in chromas):
-        detail = np.maximum(detail, _stand_out(temporal_median(chromas)).max(axis=2))
-    world = cv2.medianBlur(np.minimum(deviation, 255).astype(np.uint8), LOCAL_PX)
-    static = (deviation <= rule.static) | (deviation <= rule.translucent * world)
+        detail = np.maximum(detail, stand_out(temporal_median(chromas)).max(axis=2))
+    static, _ = still_pixels(deviation, rule)
     candidate = static & (detail >= rule.detail)
     count, comp, stats, _ = cv2.connectedComponentsWithStats(candidate.astype(np.uint8), connectivity=8)
     cy, cx = (bh - 1) / 2, (bw - 1) / 2
@@ -142,7 +141,15 @@ def window_centre_mark(lumas: list[np.ndarray], chromas: list[np.ndarray | None]
     return CentreMark(x0, y0, mask)
 
 
-def _stand_out(median: np.ndarray) -> np.ndarray:
+def still_pixels(deviation: np.ndarray, rule: CentreMarkRule = CentreMarkRule()) -> tuple[np.ndarray, np.ndarray]:
+    """(static, world): pixels whose mean absolute deviation is at most `rule.static`, or at most
+    `rule.translucent` times the world's around them; and that world level (the median deviation
+    over a LOCAL_PX square, uint8)."""
+    world = cv2.medianBlur(np.minimum(deviation, 255).astype(np.uint8), LOCAL_PX)
+    return (deviation <= rule.static) | (deviation <= rule.translucent * world), world
+
+
+def stand_out(median: np.ndarray) -> np.ndarray:
     """|median - median blurred by DETAIL_SIGMA| per pixel (and plane), float32."""
     median = median.astype(np.float32)
     return np.abs(median - cv2.GaussianBlur(median, (0, 0), DETAIL_SIGMA))

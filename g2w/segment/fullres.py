@@ -29,6 +29,7 @@ import torch
 from g2w.models.hud_segmenter import FullResRefiner
 from g2w.segment.centre_mark import CentreMark, window_centre_mark
 from g2w.segment.inputs import temporal_median
+from g2w.segment.still_detail import StillDetail, tile_still_detail
 
 
 def frame_luma(frame) -> np.ndarray:
@@ -161,6 +162,7 @@ class FullResTiles:
     tiles: np.ndarray  # (K, 2) tile row, column
     logits: np.ndarray  # (K, tile, tile) float32
     mark: CentreMark | None = None
+    still: StillDetail | None = None  # the window's still detail (`still_detail`), for the removal mask
 
     def mask(self, threshold: float = 0.5) -> np.ndarray:
         """(height, width) uint8 0/255 mask: refined probability >= threshold."""
@@ -179,7 +181,7 @@ def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: lis
     """Refine one statistics window: the segmenter's UI probabilities (model resolution) and the
     frames' lumas (full size), both in frame order, with the frames' `centre_chroma` when known;
     returns one `FullResTiles` per frame, each with the window's centre mark
-    (`centre_mark.window_centre_mark`)."""
+    (`centre_mark.window_centre_mark`) and still detail (`still_detail.StillDetail`)."""
     cfg, m = refiner.config, refiner.margin
     height, width = lumas[0].shape
     mark = window_centre_mark(lumas, chromas)
@@ -191,11 +193,12 @@ def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: lis
         return [FullResTiles(width, height, cfg.tile, tiles, empty, mark) for _ in uis]
     crops = [crop_tiles(pad_to_tiles(y, cfg.tile, m), tiles, cfg.tile, m) for y in lumas]
     median, spread = tile_statistics(crops)
+    still = StillDetail.of(tile_still_detail(median, spread, m), tiles, cfg.tile, width, height)
     topc = crop_tiles(pad_to_tiles(top, cfg.tile, m), tiles, cfg.tile, m) if cfg.window_max else None
     out = []
     for q, y in zip(qs, crops):
         qc = crop_tiles(pad_to_tiles(q, cfg.tile, m), tiles, cfg.tile, m)
-        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread, topc), mark))
+        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread, topc), mark, still))
     return out
 
 

@@ -94,3 +94,4 @@ def test_support_reaches_a_faint_part_only_through_a_connected_path():
     assert np.array_equal(stream, got)
     assert MaskRefine(support=0.3).uses_full_res and not MaskRefine(support=0.3).is_plain
     assert not MaskRefine(window=5, support=0.3).uses_full_res
+    assert MaskRefine(support=0.3, still=True).uses_full_res and not MaskRefine(still=True).is_plain

@@ -194,7 +194,8 @@ def segmenter_removal(synth_out):
 def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_support(segmenter_removal):
     """Removal and `g2w detect` see the same UI: near it, the checkpoint's full-resolution step
     decides, not the model-resolution probability upsampled; the removal mask then adds the
-    coarse probability's support around what detect found, and only that."""
+    coarse probability's support around what detect found, then the still detail touching it,
+    and only that."""
     case, removal = segmenter_removal
     info = probe(case.source)
     segmenter = Segmenter(threads=1, full_res=True)
@@ -206,7 +207,8 @@ def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_supp
     assert DEFAULT_REFINE.support > 0
     assert all(np.array_equal(r, segmenter_mask(p, info.width, info.height, DEFAULT_REFINE))
                for r, p in zip(removal, predictions))
-    assert all(np.array_equal(r, supported_mask(d, _u8(p.ui), DEFAULT_REFINE.support))
+    assert DEFAULT_REFINE.still
+    assert all(np.array_equal(r, p.full_res.still.join(supported_mask(d, _u8(p.ui), DEFAULT_REFINE.support)))
                for r, d, p in zip(removal, detected, predictions))
     assert all(((r > 0) | (d == 0)).all() for r, d in zip(removal, detected))  # detect's mask is inside
     assert any(not np.array_equal(r, u) for r, u in zip(removal, upsampled))

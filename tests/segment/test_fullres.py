@@ -97,3 +97,20 @@ def test_a_refiner_that_adds_nothing_reproduces_the_plain_mask(config):
     q = upsampled_probability(ui, 128, 72)
     near = np.abs(q.astype(int) - 128) <= 1
     assert np.array_equal((found[0].mask() > 0)[~near], plain[~near])
+
+
+
+def test_one_found_stroke_brings_the_whole_static_text_and_none_of_the_world():
+    """The window's still detail (`still_detail`): seeded by one pixel of one stroke, a removal
+    mask grows over every stroke of the static text over a panning world, and nowhere else."""
+    frames, coarse, truth = _glyph_scene()
+    found = window_refinement(FullResRefiner(FullResRefinerConfig(width=4)), [coarse] * len(frames), frames)
+    still = found[0].still
+    assert all(fr.still is still for fr in found)  # one per window
+    seed = np.zeros(truth.shape, np.uint8)
+    seed[45, 61] = 255  # inside the stroke at x 60..62
+    grown = still.join(seed) > 0
+    strokes = cv2.erode(truth.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0  # the glyphs themselves
+    assert grown[strokes].mean() > 0.9
+    assert not (grown & ~truth).any()
+    assert np.array_equal(still.join(np.zeros_like(seed)), np.zeros_like(seed))
