@@ -37,7 +37,7 @@ METHODS = (("identity", {}), ("telea-gt", {}), ("telea", {"mask": "segmenter"}),
 def segmenter_scores(cases, checkpoint: str | None) -> dict:
     """IoU and F1 at the video's size of the plain upsampled mask (`mask_iou`), the full-resolution
     refiner's (`refined_iou`, what `g2w detect` writes) and the removal mask before dilation
-    (`removal_iou`: the refined mask with `DEFAULT_REFINE`'s coarse support)."""
+    (`removal_iou`: the refined mask with `DEFAULT_REFINE`'s coarse support and still detail)."""
     segmenter = Segmenter(checkpoint, threads=2, full_res=True)
     scores = {k: SegmentationScore() for k in ("plain", "refined", "removal")}
     for case in cases:
