@@ -22,6 +22,7 @@ import numpy as np
 from g2w.evaluate.annotation import Annotation, load_annotation
 from g2w.evaluate.canvas import map_box
 from g2w.evaluate.cases import Case
+from g2w.segment.support_motion import RATIO, keep_still_support
 from g2w.video import iter_masks, probe
 
 MASK_SOURCES = ("segmenter", "gt")
@@ -85,6 +86,7 @@ class MaskRefine:
     grow_px: int = 0  # added to the remover's own dilation (the segmenter's edges are less sure than gt's)
     support: float = 0.0  # > 0: coarse probability at or above this, connected to the refined mask, joins it
     still: bool = False  # still, detailed pixels of the candidate tiles that touch the mask join it
+    support_ratio: float = 0.0  # > 0: a part the support adds stays out when it moves more than this share of the world near it
 
     @property
     def is_plain(self) -> bool:
@@ -96,12 +98,14 @@ class MaskRefine:
         """Each frame on its own at `high` (the refiner's mask, optionally widened by `support`
         and `still`)."""
         return self.window <= 1 and self == MaskRefine(high=self.high, low=self.high, grow_px=self.grow_px,
-                                                       support=self.support, still=self.still)
+                                                       support=self.support, still=self.still,
+                                                       support_ratio=self.support_ratio)
 
 
 PLAIN = MaskRefine()
-# support chosen on heldout720, checked on heldout2; still: README "Measured" ("Still detail")
-DEFAULT_REFINE = MaskRefine(support=0.5, still=True)
+# support chosen on heldout720, checked on heldout2; still and support_ratio: README "Measured"
+# ("Still detail", "The support's moving parts")
+DEFAULT_REFINE = MaskRefine(support=0.5, still=True, support_ratio=RATIO)
 
 
 def _refine_frame(prob: np.ndarray, mean: np.ndarray | None, r: MaskRefine) -> np.ndarray:
@@ -213,10 +217,14 @@ def segmenter_mask(prediction, width: int, height: int, refine: MaskRefine | Non
 
     r = refine or DEFAULT_REFINE
     mask = full_mask(prediction, width, height, r.high)
-    if r.support:
-        mask = supported_mask(mask, np.clip(prediction.ui * 255 + 0.5, 0, 255).astype(np.uint8), r.support)
     fr = prediction.full_res
-    if r.still and fr is not None and fr.still is not None and (fr.width, fr.height) == (width, height):
+    sized = fr is not None and (fr.width, fr.height) == (width, height)
+    if r.support:
+        supported = supported_mask(mask, np.clip(prediction.ui * 255 + 0.5, 0, 255).astype(np.uint8), r.support)
+        if r.support_ratio and sized and fr.spread is not None:
+            supported = keep_still_support(mask, supported, fr.spread, r.support_ratio)
+        mask = supported
+    if r.still and sized and fr.still is not None:
         mask = fr.still.join(mask)
     return mask
 

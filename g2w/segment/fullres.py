@@ -30,6 +30,7 @@ from g2w.models.hud_segmenter import FullResRefiner
 from g2w.segment.centre_mark import CentreMark, window_centre_mark
 from g2w.segment.inputs import temporal_median
 from g2w.segment.still_detail import StillDetail, tile_still_detail
+from g2w.segment.support_motion import WindowSpread
 
 
 def frame_luma(frame) -> np.ndarray:
@@ -163,6 +164,7 @@ class FullResTiles:
     logits: np.ndarray  # (K, tile, tile) float32
     mark: CentreMark | None = None
     still: StillDetail | None = None  # the window's still detail (`still_detail`), for the removal mask
+    spread: WindowSpread | None = None  # the window's luma spread on these tiles (`support_motion`), likewise
 
     def mask(self, threshold: float = 0.5) -> np.ndarray:
         """(height, width) uint8 0/255 mask: refined probability >= threshold."""
@@ -194,11 +196,13 @@ def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: lis
     crops = [crop_tiles(pad_to_tiles(y, cfg.tile, m), tiles, cfg.tile, m) for y in lumas]
     median, spread = tile_statistics(crops)
     still = StillDetail.of(tile_still_detail(median, spread, m), tiles, cfg.tile, width, height)
+    motion = WindowSpread(width, height, cfg.tile, tiles, spread[:, m:-m, m:-m] if m else spread)
     topc = crop_tiles(pad_to_tiles(top, cfg.tile, m), tiles, cfg.tile, m) if cfg.window_max else None
     out = []
     for q, y in zip(qs, crops):
         qc = crop_tiles(pad_to_tiles(q, cfg.tile, m), tiles, cfg.tile, m)
-        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread, topc), mark, still))
+        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread, topc), mark, still,
+                                   motion))
     return out
 
 

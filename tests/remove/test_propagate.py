@@ -11,6 +11,7 @@ from g2w.remove import METHODS, run_method
 from g2w.remove.masks import DEFAULT_REFINE, MaskRefine, raw_masks, segmenter_mask, supported_mask
 from g2w.remove.propagate import NO_CHECK, RimCheck, _frames_and_holes, fill_chunk
 from g2w.segment.predict import Segmenter, full_mask
+from g2w.segment.support_motion import keep_still_support
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
 
 
@@ -194,8 +195,8 @@ def segmenter_removal(synth_out):
 def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_support(segmenter_removal):
     """Removal and `g2w detect` see the same UI: near it, the checkpoint's full-resolution step
     decides, not the model-resolution probability upsampled; the removal mask then adds the
-    coarse probability's support around what detect found, then the still detail touching it,
-    and only that."""
+    coarse probability's support around what detect found, less the parts of it that move like
+    the world, then the still detail touching it, and only that."""
     case, removal = segmenter_removal
     info = probe(case.source)
     segmenter = Segmenter(threads=1, full_res=True)
@@ -207,9 +208,11 @@ def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_supp
     assert DEFAULT_REFINE.support > 0
     assert all(np.array_equal(r, segmenter_mask(p, info.width, info.height, DEFAULT_REFINE))
                for r, p in zip(removal, predictions))
-    assert DEFAULT_REFINE.still
-    assert all(np.array_equal(r, p.full_res.still.join(supported_mask(d, _u8(p.ui), DEFAULT_REFINE.support)))
-               for r, d, p in zip(removal, detected, predictions))
+    assert DEFAULT_REFINE.still and DEFAULT_REFINE.support_ratio > 0
+    supported = [supported_mask(d, _u8(p.ui), DEFAULT_REFINE.support) for d, p in zip(detected, predictions)]
+    kept = [keep_still_support(d, s, p.full_res.spread, DEFAULT_REFINE.support_ratio)
+            for d, s, p in zip(detected, supported, predictions)]
+    assert all(np.array_equal(r, p.full_res.still.join(k)) for r, k, p in zip(removal, kept, predictions))
     assert all(((r > 0) | (d == 0)).all() for r, d in zip(removal, detected))  # detect's mask is inside
     assert any(not np.array_equal(r, u) for r, u in zip(removal, upsampled))
     plain = list(raw_masks(case, "segmenter", refine=MaskRefine()))  # no support: exactly detect's mask
