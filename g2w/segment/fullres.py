@@ -201,8 +201,8 @@ def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: lis
     out = []
     for q, y in zip(qs, crops):
         qc = crop_tiles(pad_to_tiles(q, cfg.tile, m), tiles, cfg.tile, m)
-        out.append(FullResTiles(width, height, cfg.tile, tiles, refine_tiles(refiner, qc, y, median, spread, topc), mark, still,
-                                   motion))
+        logits = refine_tiles(refiner, qc, y, median, spread, topc)
+        out.append(FullResTiles(width, height, cfg.tile, tiles, logits, mark, still, motion))
     return out
 
 

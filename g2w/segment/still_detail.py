@@ -40,6 +40,16 @@ def tile_still_detail(median: np.ndarray, spread: np.ndarray, margin: int,
     return out
 
 
+def tiles_to_frame(values: np.ndarray, tiles: np.ndarray, tile: int, width: int, height: int) -> np.ndarray:
+    """A (height, width) frame holding `values` ((K, tile, tile), one per tile at `tiles`' (row,
+    column)) and zeros elsewhere."""
+    rows, cols = -(-height // tile), -(-width // tile)
+    grid = np.zeros((rows, tile, cols, tile), values.dtype)
+    if len(tiles):
+        grid[tiles[:, 0], :, tiles[:, 1], :] = values
+    return np.ascontiguousarray(grid.reshape(rows * tile, cols * tile)[:height, :width])
+
+
 def _grid(image: np.ndarray, tile: int) -> np.ndarray:
     """(rows, tile, columns, tile) view of `image` padded with zeros to whole tiles (a copy
     when padding was needed)."""
@@ -63,10 +73,7 @@ class StillDetail:
     def of(cls, still: np.ndarray, tiles: np.ndarray, tile: int, width: int, height: int) -> StillDetail:
         """From `tile_still_detail`'s (K, tile, tile) map of a width x height frame's tiles."""
         rows, cols = -(-height // tile), -(-width // tile)
-        grid = np.zeros((rows, tile, cols, tile), np.uint8)
-        if len(tiles):
-            grid[tiles[:, 0], :, tiles[:, 1], :] = still
-        full = grid.reshape(rows * tile, cols * tile)
+        full = tiles_to_frame(still.astype(np.uint8), tiles, tile, cols * tile, rows * tile)
         count, labels = cv2.connectedComponents(cv2.dilate(full, JOIN), connectivity=8)
         cover = np.where(cv2.dilate(full, GROW) > 0, labels, 0)
         at = (tiles[:, 0], slice(None), tiles[:, 1], slice(None))

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from g2w.segment.still_detail import tiles_to_frame
+
 RATIO = 0.75  # a part moving at most this share of the world's motion is UI: opacity >= 0.25
 MOVING = 16  # spread units (x4 grey levels, `fullres.tile_statistics`): a world moving less decides nothing
 MIN_WORLD_PX = 64  # known world pixels needed near a part to judge it
@@ -44,16 +46,9 @@ class WindowSpread:
         """(spread, known): full-size uint8 spread (0 outside the tiles) and where it is known;
         built once per window, shared by its frames."""
         if self._full is None:
-            t = self.tile
-            rows, cols = -(-self.height // t), -(-self.width // t)
-            spread = np.zeros((rows, t, cols, t), np.uint8)
-            known = np.zeros((rows, t, cols, t), bool)
-            if len(self.tiles):
-                spread[self.tiles[:, 0], :, self.tiles[:, 1], :] = self.spread
-                known[self.tiles[:, 0], :, self.tiles[:, 1], :] = True
-            crop = np.s_[: self.height, : self.width]
-            self._full = (np.ascontiguousarray(spread.reshape(rows * t, cols * t)[crop]),
-                          np.ascontiguousarray(known.reshape(rows * t, cols * t)[crop]))
+            ones = np.ones((len(self.tiles), self.tile, self.tile), bool)
+            self._full = (tiles_to_frame(self.spread, self.tiles, self.tile, self.width, self.height),
+                          tiles_to_frame(ones, self.tiles, self.tile, self.width, self.height))
         return self._full
 
 
