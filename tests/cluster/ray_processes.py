@@ -49,21 +49,28 @@ class LocalCluster:
                     **(extra_env or {})}
         self.env.pop("RAY_ADDRESS", None)
         self.temp = tempfile.mkdtemp(prefix="g2wr", dir="/tmp")  # short: socket paths have a length limit
-        dashboard, client, self.gcs = free_ports(3)
-        self.gcs = gcs_port or self.gcs
+        self.head_args, self.gcs_port = head_args, gcs_port
+        self.procs: list[tuple[subprocess.Popen, str]] = []  # every `ray start` and its output's file
+        self.raylets: list[tuple[subprocess.Popen, list[str]]] = []  # (process, its arguments), for restarts
+        self.head = self._start_head()
+
+    def _start_head(self) -> subprocess.Popen:
+        """The head on free ports (the GCS on the caller's, when given): a restarted head takes new
+        ones, in case another process took them."""
+        dashboard, client, gcs = free_ports(3)
+        self.gcs = self.gcs_port or gcs
         self.address = f"127.0.0.1:{self.gcs}"
         self.dashboard = f"http://127.0.0.1:{dashboard}"
-        self.procs: list[subprocess.Popen] = []
-        self.raylets: list[tuple[subprocess.Popen, list[str]]] = []  # (process, its arguments), for restarts
-        self._start(["--head", f"--port={self.gcs}", "--include-dashboard=true", "--dashboard-host=127.0.0.1",
-                     f"--dashboard-port={dashboard}", f"--ray-client-server-port={client}", f"--temp-dir={self.temp}",
-                     *head_args])
+        return self._start(["--head", f"--port={self.gcs}", "--include-dashboard=true", "--dashboard-host=127.0.0.1",
+                            f"--dashboard-port={dashboard}", f"--ray-client-server-port={client}",
+                            f"--temp-dir={self.temp}", *self.head_args])
 
     def _start(self, args: list[str]) -> subprocess.Popen:
         cmd = [RAY, "start", "--block", "--disable-usage-stats", *node_port_args(), *args]
-        proc = subprocess.Popen(cmd, env=self.env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.procs.append(proc)
+        log = os.path.join(self.temp, f"ray-start-{len(self.procs)}.log")
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(cmd, env=self.env, start_new_session=True, stdout=out, stderr=subprocess.STDOUT)
+        self.procs.append((proc, log))
         return proc
 
     def add_raylet(self, args: list[str]) -> None:
@@ -78,26 +85,39 @@ class LocalCluster:
         return out.stdout if out.returncode == 0 else ""
 
     def wait_for(self, text: str, timeout_s: float = 120) -> None:
-        """Polls `ray status`; a raylet whose `ray start` gave up is started again."""
+        """Polls `ray status`; a head or raylet whose `ray start` exited is started again (seen in
+        CI: the head's `ray start` gave up before its GCS answered)."""
         end = time.monotonic() + timeout_s
         while text not in self.status():
             if time.monotonic() > end:
-                raise TimeoutError(f"the test cluster never showed {text!r}:\n{self.status()}")
-            self._restart_exited_raylets()
+                raise TimeoutError(f"the test cluster never showed {text!r}:\n{self.status()}\n{self._exited_output()}")
+            self._restart_exited()
             time.sleep(2)
 
-    def _restart_exited_raylets(self) -> None:
+    def _restart_exited(self) -> None:
+        if self.head.poll() is not None:
+            self.head = self._start_head()
         for i, (proc, args) in enumerate(self.raylets):
             if proc.poll() is not None:
                 self.raylets[i] = (self._start([f"--address={self.address}", *args]), args)
 
+    def _exited_output(self) -> str:
+        """The end of what each `ray start` that exited printed, for the failure message."""
+        parts = []
+        for proc, log in self.procs:
+            if proc.poll() is not None:
+                with open(log, errors="replace") as f:
+                    parts.append(f"--- {os.path.basename(log)} (exit {proc.returncode}):\n{f.read()[-2000:]}")
+        return "\n".join(parts)
+
     def stop(self) -> None:
-        for p in reversed(self.procs):  # --block stops the processes it started when signalled
+        procs = [p for p, _ in reversed(self.procs)]
+        for p in procs:  # --block stops the processes it started when signalled
             try:
                 os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:  # a raylet that gave up and was replaced
+            except ProcessLookupError:  # a raylet or head that gave up and was replaced
                 pass
-        for p in reversed(self.procs):
+        for p in procs:
             try:
                 p.wait(10)
             except subprocess.TimeoutExpired:
