@@ -31,7 +31,7 @@ from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import QualityThresholds
 from g2w.sample_data.games import GAMES, Scene
 from g2w.sample_data.generate import EVENTS, SIZES, VideoSpec, write_sample
-from g2w.sources import probe_row
+from g2w.video.sources import probe_row
 
 PHOTOS = ("astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "motorcycle_left.png",
           "hubble_deep_field.jpg", "retina.jpg", "brick.png", "grass.png", "gravel.png", "camera.png", "moon.png")

@@ -67,7 +67,7 @@ from g2w.curate.cuts import (BLOCK_MATCH, CANDIDATE_SCORE, DISTINCT_MARGIN, MIN_
 from g2w.curate.quality import quality_reasons
 from g2w.curate.ui_screen import mask_coverages, resolve_ui_screen
 from g2w.curate.windows import plan_windows
-from g2w.sources import probe_row
+from g2w.video.sources import probe_row
 from g2w.video.decode import iter_video_frames
 from g2w.video.encode import VideoWriter
 

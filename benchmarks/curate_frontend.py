@@ -31,7 +31,7 @@ import torch
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.sample_data import VideoSpec, write_sample
-from g2w.sources import probe_row
+from g2w.video.sources import probe_row
 
 
 def cpu_self() -> float:

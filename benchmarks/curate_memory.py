@@ -33,7 +33,7 @@ import sys, time
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import CurateConfig
 from g2w.curate.windows import plan_windows, segments
-from g2w.sources import probe_row
+from g2w.video.sources import probe_row
 
 def status(key):
     return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith(key))

@@ -38,9 +38,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
-from g2w.evaluate.annotation import load_annotation
-from g2w.evaluate.canvas import DEFAULT_CANVAS, read_canonical
-from g2w.evaluate.cases import load_cases
+from g2w.cases.annotation import load_annotation
+from g2w.cases.canvas import DEFAULT_CANVAS
+from g2w.evaluate.canonical_frames import read_canonical
+from g2w.cases.case import load_cases
 from g2w.evaluate.judges.reference import Thresholds, judge_frames
 from g2w.evaluate.plan import plan_from_dict
 from g2w.evaluate.prepare import prepare_case

@@ -25,7 +25,7 @@ from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.appearance import AppearanceEmbedder
 from g2w.curate.config import CurateConfig
 from g2w.sample_data.generate import VideoSpec, write_sample
-from g2w.sources import probe_row
+from g2w.video.sources import probe_row
 
 STYLES = ("corridor", "topdown", "sidescroller", "racing")
 FIT_SEED, CHECK_SEED = 31, 32

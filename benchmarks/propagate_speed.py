@@ -21,7 +21,7 @@ import time
 import cv2
 import torch
 
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.remove import run_method
 
 RUNS = (("propagate", {"mask": "segmenter"}), ("propagate", {"mask": "gt"}), ("telea-gt", {}))

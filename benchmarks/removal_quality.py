@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.jobs.evaluate import run_evaluate
 from g2w.jobs.remove import run_remove
 from g2w.remove.masks import DEFAULT_REFINE, segmenter_mask

@@ -42,7 +42,7 @@ import sys, time, json
 import numpy as np
 from g2w.curate.config import CurateConfig
 from g2w.curate.select import local_kmeans, select_table
-from g2w.curate.shards import read_shards
+from g2w.curate.work_shards import read_shards
 import faiss, torch  # what k-means imports, loaded before the clock starts in both modes
 
 def status(key):
@@ -79,7 +79,7 @@ print(json.dumps({"rows": n, "wall_s": wall, "kmeans_s": kmeans_s, "peak_mb": pe
 def write_shards(shard_dir: str, n: int, seed: int = 0) -> None:
     """n synthetic analysed windows in WINDOW_SCHEMA, as the analysis stage would leave them."""
     from g2w.curate.rows import MEASURES, WINDOW_SCHEMA
-    from g2w.curate.shards import embedding_column
+    from g2w.curate.work_shards import embedding_column
 
     os.makedirs(shard_dir, exist_ok=True)
     rng = np.random.default_rng(seed)

@@ -32,7 +32,7 @@ from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import QualityThresholds
 from g2w.curate.ui_screen import mask_coverages
 from g2w.segment.task import sample_dirs, source_group
-from g2w.sources import probe_row
+from g2w.video.sources import probe_row
 
 SCREENS = ("static-edges", "segmenter")
 SWEEP = (0.01, 0.02, 0.04, 0.08)

@@ -19,7 +19,7 @@ def _positive(kind):
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from g2w.sources import probe_row
+    from g2w.video.sources import probe_row
 
     failed = 0
     for path in args.files:
@@ -455,7 +455,7 @@ def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) 
 
 # --- scale-out: capacity planning from a measured run -------------------------------------------
 def _plan(args: argparse.Namespace) -> int:
-    from g2w.plan import NodeType, UnitCosts, plan, sweep, table, write_plan
+    from g2w.runtime.plan import NodeType, UnitCosts, plan, sweep, table, write_plan
 
     with open(args.summary) as f:
         summary = json.load(f)

@@ -16,12 +16,12 @@ server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False); s
 import pyarrow.fs as pafs
 bucket = f"g2w-{uuid.uuid4().hex[:8]}"
 pafs.S3FileSystem(endpoint_override=os.environ["AWS_ENDPOINT_URL"], allow_bucket_creation=True).create_dir(bucket)
-from g2w import storage
+from g2w.io import storage
 from g2w.hud.bootstrap import bootstrap_library
 from g2w.hud.profile import SynthProfile
 from g2w.hud.render import EncodeSettings
 from g2w.jobs.synthesize import run_synthesize
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.runtime.ray_init import init_ray
 from tests.hud.conftest import gameplay_frames, write_clip
 import tempfile

@@ -25,9 +25,10 @@ sys.path.insert(0, os.getcwd())
 import pyarrow.fs as pafs  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
 
-from g2w import storage  # noqa: E402
+from g2w.io import storage  # noqa: E402
 from g2w.runtime.ray_init import init_ray  # noqa: E402
-from g2w.train import FitConfig, fit  # noqa: E402
+from g2w.runtime.train import run_fit  # noqa: E402
+from g2w.train import FitConfig  # noqa: E402
 from tests.train.toy_task import ToyTask  # noqa: E402
 
 
@@ -44,7 +45,7 @@ def main() -> int:
                          cpus_per_worker=0.5)
 
     start = time.perf_counter()
-    first = fit(ToyTask(), cfg(2))
+    first = run_fit(ToyTask(), cfg(2))
     print(f"first run: {first['steps']} steps in {time.perf_counter() - start:.1f} s, checkpoint {first['checkpoint']}")
     fs, inner = pafs.FileSystem.from_uri(out)
     def objects():
@@ -57,7 +58,7 @@ def main() -> int:
     print("objects:", *objects(), sep="\n  ")
     before = checkpoints()
     start = time.perf_counter()
-    second = fit(ToyTask(), cfg(3))
+    second = run_fit(ToyTask(), cfg(3))
     history = [h["step"] for h in json.loads(storage.read_bytes(f"{out}/history.json"))]
     new = checkpoints() - before
     print(f"rerun: {second['steps']} steps in {time.perf_counter() - start:.1f} s, history {history}, "

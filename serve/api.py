@@ -20,8 +20,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response, StreamingRes
 from ray import serve
 from ray.serve.exceptions import BackPressureError
 
-from g2w import storage
-from g2w.evaluate.cases import load_cases
+from g2w.io import storage
+from g2w.cases.case import load_cases
 from g2w.remove import METHODS
 from serve import http
 from serve.inputs import JOB_ID, InputError, check_method, describe_methods, method_options, resolve_uri, upload_suffix

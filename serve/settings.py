@@ -35,7 +35,7 @@ def _roots(text) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ServiceSettings:
     data_dir: str = "serve_data"  # uploads and results; every replica must see it (a shared mount on a cluster)
-    # Where finished results are published, a local folder or an s3:// prefix (g2w/storage.py),
+    # Where finished results are published, a local folder or an s3:// prefix (g2w/io/storage.py),
     # by the worker that made them; "" keeps them in the job folders under data_dir.
     output_store: str = ""
     state_dir: str = ""  # the SQLite job store; a local disk of the ingress node (default: data_dir)

@@ -19,8 +19,8 @@ import tempfile
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from g2w import storage
-from g2w.evaluate.cases import Case
+from g2w.io import storage
+from g2w.cases.case import Case
 from g2w.jobs.remove import remove_one
 from g2w.remove import takes_progress
 from g2w.video import FrameReader, VideoError, VideoWriter
@@ -46,7 +46,7 @@ def result_rel(kind: str, name: str) -> str:
 
 def publish(job: dict, names: list[str]) -> None:
     """Move a finished job's results to its output-store prefix (`results_at`), when it has one:
-    a local folder or `s3://` (g2w.storage), uploaded by the worker that made them."""
+    a local folder or `s3://` (g2w.io.storage), uploaded by the worker that made them."""
     dest = job["params"].get("results_at")
     for rel in [result_rel(job["kind"], n) for n in names] if dest else []:
         storage.publish_file(os.path.join(job["workdir"], *rel.split("/")), storage.join(dest, rel))

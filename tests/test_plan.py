@@ -5,7 +5,7 @@ import json
 import pytest
 
 from g2w.cli import main
-from g2w.plan import NodeType, UnitCosts, plan
+from g2w.runtime.plan import NodeType, UnitCosts, plan
 
 SUMMARY = {
     "timings_s": {"probe": 2.0, "analyse_embed": 100.0, "select": 5.0, "standardize": 40.0},

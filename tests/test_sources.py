@@ -1,6 +1,6 @@
 import shutil
 
-from g2w.sources import ProbeSources, probe_row, source_id
+from g2w.video.sources import ProbeSources, probe_row, source_id
 
 
 def test_a_good_video_row(make_video):

@@ -29,7 +29,7 @@ from g2w.curate.quality import QualityAccumulator, shake_score
 from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
 from g2w.curate.ui_screen import UiScreen, make_ui_screen
 from g2w.curate.windows import Window, plan_windows
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 from g2w.video.decode import iter_video_frames, luma
 from g2w.video.errors import VideoError
 

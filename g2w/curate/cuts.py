@@ -94,11 +94,12 @@ import av
 import cv2
 import numpy as np
 
+from g2w.video.planes import is_planar_yuv, plane_view
+
 THUMB = (64, 36)
 _MAX_SHIFT = (16, 9)  # thumbnail pixels (a quarter of the frame): larger "shifts" are not motion
 _MIN_SHIFT_RESPONSE = 0.05
 FLAT_CONTRAST = 4.0  # luma std (0-255) below which a thumbnail is too flat to judge
-_PLANAR_YUV = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p"}
 _LUMA_BINS, _CHROMA_BINS = 32, 16
 MAX_BRIDGE_S = 1.0  # a flat run at most this long is bridged (compared across); longer ones end a shot
 BRIDGE_DIP = 0.5  # ... and only when its darkest frame's contrast is at most this share of each end's (a real dip)
@@ -152,7 +153,7 @@ class Thumb:
 
 def _strided(plane, width: int, height: int) -> np.ndarray:
     """A view of one 8-bit plane, strided down to about width x height."""
-    a = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
+    a = plane_view(plane)
     return a[:: max(1, a.shape[0] // height), :: max(1, a.shape[1] // width)]
 
 
@@ -166,7 +167,7 @@ def luma_thumb(frame: av.VideoFrame) -> Thumb:
     """The frame's normalized 64x36 luma thumbnail, its colour histogram and the 160x90 luma of
     the local cue, read from the planes without a colour conversion when the decoder gives
     planar 8-bit YUV."""
-    if frame.format.name not in _PLANAR_YUV:  # nv12, gray, 10-bit, RGB: swscale makes planar 8-bit
+    if not is_planar_yuv(frame):  # nv12, gray, 10-bit, RGB: swscale makes planar 8-bit
         frame = frame.reformat(width=2 * BLOCKS_THUMB[0], height=2 * BLOCKS_THUMB[1], format="yuv420p")
     y = _strided(frame.planes[0], 2 * THUMB[0], 2 * THUMB[1])  # range does not matter: normalized below
     u, v = (_strided(p, THUMB[0], THUMB[1]) for p in frame.planes[1:3])

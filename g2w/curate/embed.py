@@ -18,7 +18,7 @@ import numpy as np
 
 from g2w.curate.appearance import AppearanceEmbedder
 from g2w.models.clip_embedder import ClipEmbedder, ClipSpec
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 
 
 @dataclass

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from g2w import storage
+from g2w.io import storage
 from g2w.curate.analyze import upright
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 from g2w.video.decode import iter_video_frames
 from g2w.video.encode import VideoWriter
 from g2w.video.errors import VideoError

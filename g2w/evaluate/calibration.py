@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 import cv2
 import numpy as np
 
-from g2w.evaluate.canvas import map_box, to_canvas
+from g2w.cases.canvas import map_box, to_canvas
 from g2w.evaluate.judges.reference import Thresholds, element_stats, element_verdict, frame_stats, frame_verdict
 from g2w.sample_data.games import GAMES
 from g2w.sample_data.hud import BakedHud

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
-from g2w import storage
-from g2w.evaluate.canvas import Box, crop, crop_layout, frame_layout, relative_box
+from g2w.io import storage
+from g2w.cases.canvas import Box, crop, crop_layout, frame_layout, relative_box
 from g2w.evaluate.plan import Plan, PlannedElement, PlannedSample
 from g2w.fonts import font
 

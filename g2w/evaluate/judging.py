@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from g2w import storage
-from g2w.evaluate.cases import Case, local_case
+from g2w.io import storage
+from g2w.cases.case import Case, local_case
 from g2w.evaluate.evidence import download_folder, load_evidence, local_evidence, publish_evidence
 from g2w.evaluate.judges import JudgeNotApplicable, JudgeRequest, JudgeUnavailable, make_judge
 from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN, plan_from_dict
@@ -30,7 +30,7 @@ from g2w.evaluate.prepare import prepare_case
 from g2w.evaluate.prompt import PromptTemplate
 from g2w.evaluate.records import JudgeCache, cache_key
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES, validate
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 
 
 def judge_video(judge, request: JudgeRequest, cache: JudgeCache | None, schema_retries: int) -> dict:

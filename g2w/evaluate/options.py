@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from g2w.evaluate.canvas import DEFAULT_CANVAS
+from g2w.cases.canvas import DEFAULT_CANVAS
 from g2w.evaluate.judges import JUDGES
 from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES

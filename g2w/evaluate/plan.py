@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from g2w.evaluate.align import EVAL_FPS, align
-from g2w.evaluate.annotation import Annotation
-from g2w.evaluate.canvas import Box, context_box, map_box, needs_exact_pair
+from g2w.cases.annotation import Annotation
+from g2w.cases.canvas import Box, context_box, map_box, needs_exact_pair
 
 
 @dataclass(frozen=True)

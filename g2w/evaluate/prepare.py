@@ -17,13 +17,14 @@ import json
 import os
 
 from g2w.evaluate.align import EVAL_FPS
-from g2w.evaluate.annotation import AnnotationError, load_annotation
-from g2w.evaluate.canvas import oriented_canvas, read_canonical
-from g2w.evaluate.cases import Case
+from g2w.cases.annotation import AnnotationError, load_annotation
+from g2w.cases.canvas import oriented_canvas
+from g2w.evaluate.canonical_frames import read_canonical
+from g2w.cases.case import Case
 from g2w.evaluate.evidence import build_evidence, load_evidence, write_evidence
 from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN, make_plan
 from g2w.evaluate.validate import CaseInvalid, Geometry, check_edit, check_source
-from g2w.sources import source_id
+from g2w.video.sources import source_id
 from g2w.video.errors import VideoError
 from g2w.video.probe import probe
 

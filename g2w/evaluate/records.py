@@ -28,7 +28,7 @@ import json
 import os
 from collections.abc import Iterator
 
-from g2w import storage
+from g2w.io import storage
 
 RESULT_KEYS = ("status", "reason", "message", "judgment", "raw_response", "validation", "attempts")
 

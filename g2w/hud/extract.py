@@ -27,10 +27,10 @@ import numpy as np
 from PIL import Image
 
 from g2w.hud.assets import Asset, LibraryWriter, asset_id, describe, tighten
-from g2w.hud.library_report import write_library_report
+from g2w.hud.library_page import write_library_report
 from g2w.hud.matting import Matte, grabcut_matte, temporal_matte
 from g2w.hud.structure import detect_bars, split_inventory
-from g2w.sources import source_id
+from g2w.video.sources import source_id
 from g2w.taxonomy import ICON_ROLE, PERSISTENT_LABEL_ROLES, check_label
 from g2w.types import Box
 from g2w.video import FrameReader, probe

@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from g2w.fonts import font
-from g2w.report import fit_box
+from g2w.io.html_page import fit_box
 
 PANEL_WIDTH = 480
 

@@ -40,7 +40,7 @@ from g2w.hud.preview import preview
 from g2w.hud.profile import SynthProfile
 from g2w.hud.record import write_json
 from g2w.hud.seeds import SeedStreams
-from g2w.report import save_png
+from g2w.io.html_page import save_png
 from g2w.video import FrameReader, MaskWriter, VideoWriter, iter_video_frames, probe
 from g2w.video.errors import CorruptVideoError, NoVideoStreamError, VideoError
 from g2w.video.overlap import BackgroundWriter, prefetch

@@ -21,10 +21,10 @@ import pyarrow.parquet as pq
 
 from g2w.capture import GAMES, get_game
 from g2w.capture.clip import ClipSpec, capture_clip, plan_clips
-from g2w.report import contact_sheet, key_values, save_png, table, write_html
+from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 from g2w.video import FrameReader, VideoError, read_masks
 
 MANIFEST_SCHEMA = pa.schema([

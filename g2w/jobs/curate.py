@@ -31,11 +31,11 @@ import pyarrow.parquet as pq
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import CurateConfig
 from g2w.curate.embed import EmbedCentralFrames
-from g2w.curate.report import write_report
+from g2w.curate.summary_page import write_report
 from g2w.curate.rows import MANIFEST_SCHEMA, source_error_row
 from g2w.curate.select import Kmeans, local_kmeans, select_table
-from g2w.curate.sharded import write_sharded
-from g2w.curate.shards import WriteShards, compact, read_shards
+from g2w.curate.bucketed_table import write_sharded
+from g2w.curate.work_shards import WriteShards, compact, read_shards
 from g2w.curate.standardize import StandardizeClips
 from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.curate.windows import plan_windows, segments
@@ -44,9 +44,9 @@ from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.tasks import call_remote, largest_node_cpus
-from g2w.sources import SOURCES_SCHEMA, ProbeSources
-from g2w import storage
-from g2w.storage import expand_inputs
+from g2w.video.sources import SOURCES_SCHEMA, ProbeSources
+from g2w.io import storage
+from g2w.io.storage import expand_inputs
 
 
 class NothingToDo(ValueError):

@@ -22,7 +22,7 @@ import os
 import time
 
 from g2w.curate.config import CurateConfig
-from g2w.report import contact_sheet, key_values, save_png, table, write_html
+from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.sample_data import generate_samples
 from g2w.video.decode import FrameReader
 

@@ -24,9 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w.storage import expand_inputs
-from g2w.report import contact_sheet, key_values, save_png, table, write_html
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.io.storage import expand_inputs
+from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
+from g2w.step import Batch, Resources, Step
 from g2w.video import VideoError
 
 MANIFEST_SCHEMA = pa.schema([

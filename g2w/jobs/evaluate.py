@@ -26,10 +26,10 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w import storage
+from g2w.io import storage
 from g2w.evaluate.align import EVAL_FPS
-from g2w.evaluate.canvas import DEFAULT_CANVAS
-from g2w.evaluate.cases import load_cases
+from g2w.cases.canvas import DEFAULT_CANVAS
+from g2w.cases.case import load_cases
 from g2w.evaluate.judges import make_judge
 from g2w.evaluate.judging import JudgeCases, PrepareCases
 from g2w.evaluate.metrics import compute_metrics, results_tables
@@ -37,7 +37,7 @@ from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN
 from g2w.evaluate.prompt import load_prompt
 from g2w.evaluate.records import write_jsonl
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES
-from g2w.evaluate.report import write_report
+from g2w.evaluate.scores_page import write_report
 from g2w.evaluate.run_record import retry_counts, run_record
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows
 from g2w.runtime.ray_init import init_ray

@@ -28,7 +28,7 @@ from safetensors.torch import save_file
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 from g2w.video.errors import VideoError
 
 INDEX_SCHEMA = pa.schema([

@@ -9,7 +9,8 @@ of the held-out pair) and Ray Train checkpoints; rerunning with the same RUN res
 from __future__ import annotations
 
 from g2w.models.gamecleaner.task import GameCleanerTask
-from g2w.train import FitConfig, fit
+from g2w.runtime.train import run_fit
+from g2w.train import FitConfig
 
 
 def run_train(cache: str, output: str, preset: str = "tiny", checkpoint: str | None = None, base_dir: str | None = None,
@@ -24,6 +25,6 @@ def run_train(cache: str, output: str, preset: str = "tiny", checkpoint: str | N
     cfg = FitConfig(output, steps=steps, global_batch=global_batch, lr=lr, num_workers=num_workers, use_gpu=use_gpu,
                     checkpoint_every=checkpoint_every, max_failures=max_failures, seed=seed,
                     cpus_per_worker=cpus_per_worker, lr_schedule=lr_schedule, warmup_steps=warmup_steps, parallel=parallel)
-    summary = fit(task, cfg)
+    summary = run_fit(task, cfg)
     summary["skipped_error_rows"] = task.skipped
     return summary

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.sources import SOURCES_SCHEMA, ProbeSources
+from g2w.video.sources import SOURCES_SCHEMA, ProbeSources
 
 
 def run_probe(paths: list[str], out_path: str | os.PathLike, verify: bool = True) -> dict:

@@ -21,14 +21,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w import storage
-from g2w.evaluate.cases import Case, load_cases, local_case
+from g2w.io import storage
+from g2w.cases.case import Case, load_cases, local_case
 from g2w.remove import PROGRESS, get_method, run_method
-from g2w.report import contact_sheet, key_values, save_png, table, write_html
+from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 from g2w.video import FrameReader, VideoError
 
 MANIFEST_SCHEMA = pa.schema([

@@ -12,7 +12,7 @@ uploads it itself to `OUT/samples/<sample_id>/`, record last. A rerun therefore 
 samples and renders (overwriting the same keys, never adding copies) only what is missing; a
 bad clip becomes an error row. Outputs: `OUT/samples/<sample_id>/`, `OUT/manifest.parquet`
 (one row per sample), `OUT/summary.json` and `OUT/report.html`, written by the driver through
-`g2w.storage` (no step reads a worker's disk).
+`g2w.io.storage` (no step reads a worker's disk).
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w import storage
+from g2w.io import storage
 from g2w.hud.aesthetic import NeuralDescriptor
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.profile import SynthProfile
 from g2w.hud.render import OUTPUTS, EncodeSettings, render_sample, summarize
 from g2w.hud.seeds import SeedStreams, sample_seed
-from g2w.jobs.synthesize_report import write_report
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.jobs.synthesize_page import write_report
+from g2w.step import Batch, Resources, Step
 from g2w.video.errors import VideoError
 
 MANIFEST_SCHEMA = pa.schema([
@@ -206,7 +206,7 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
 def finish(output: str, seconds: float, count: int, seed: int, clips: str, assets: str, profile: SynthProfile,
            encode: EncodeSettings) -> dict:
     """After the samples and OUT/manifest.parquet exist: OUT/summary.json and the report, written
-    through `g2w.storage` (so OUT may be a bucket prefix); returns the summary."""
+    through `g2w.io.storage` (so OUT may be a bucket prefix); returns the summary."""
     manifest = storage.join(output, "manifest.parquet")
     with storage.open_binary(manifest) as f:
         table = pq.read_table(f).to_pylist()

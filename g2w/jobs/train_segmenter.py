@@ -1,5 +1,5 @@
 """`g2w hud-segmenter train`: train the UI segmenter on synthesized and captured pairs, through the shared
-training harness (`g2w.train.fit`, on Ray Train).
+training harness (`g2w.runtime.train.run_fit`, on Ray Train).
 
 Writes into RUN: `model/` (hud_segmenter.json + .safetensors, loadable by `Segmenter` and
 `g2w detect --checkpoint`), `metrics.json` (validation: mask IoU, pixel F1, per-label recall,
@@ -19,7 +19,7 @@ import time
 from dataclasses import asdict
 
 from g2w.models.hud_segmenter import CONFIG_NAME, WEIGHTS_NAME, HudSegmenter, HudSegmenterConfig
-from g2w.report import key_values, table, write_html
+from g2w.io.html_page import key_values, table, write_html
 from g2w.segment.task import SegmenterTask, sample_dirs, write_metrics
 
 WARMUP_STEPS = 50
@@ -39,7 +39,8 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     3e-3). `element_weight`: the per-element loss term (0: the loss the shipped checkpoint used).
     `static_world_weight`: the static-world hard-negative term (0: off, as for the shipped checkpoint).
     `anchored_negatives`: share of training examples given a screen-anchored world object (0: off)."""
-    from g2w.train import FitConfig, fit
+    from g2w.runtime.train import run_fit
+    from g2w.train import FitConfig
 
     if not 0.0 <= anchored_negatives <= 1.0:
         raise ValueError(f"--anchored-negatives {anchored_negatives} is not a share between 0 and 1")
@@ -67,7 +68,7 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
                     lr=task.lr, weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, steps), grad_clip=0.0,
                     lr_schedule=lr_schedule,
                     num_workers=workers, checkpoint_every=min(eval_every, steps), log_every=LOG_EVERY, seed=seed)
-    summary = fit(task, cfg)
+    summary = run_fit(task, cfg)
     seconds = time.perf_counter() - start
     model_dir = os.path.join(output, "model")
     os.makedirs(model_dir, exist_ok=True)
@@ -140,7 +141,8 @@ def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: 
     from g2w.models.hud_segmenter import REFINER_CONFIG, REFINER_WEIGHTS, FullResRefiner, FullResRefinerConfig
     from g2w.segment.predict import DEFAULT_CHECKPOINT
     from g2w.segment.refiner_task import RefinerTask
-    from g2w.train import FitConfig, fit
+    from g2w.runtime.train import run_fit
+    from g2w.train import FitConfig
 
     output = os.path.abspath(output)
     checkpoint = os.path.abspath(checkpoint or DEFAULT_CHECKPOINT)
@@ -159,7 +161,7 @@ def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: 
                     weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, steps), grad_clip=0.0,
                     lr_schedule="cosine", num_workers=1, checkpoint_every=min(eval_every, steps), log_every=LOG_EVERY,
                     seed=seed)
-    summary = fit(task, cfg)
+    summary = run_fit(task, cfg)
     seconds = time.perf_counter() - start
     model_dir = os.path.join(output, "model")
     os.makedirs(model_dir, exist_ok=True)

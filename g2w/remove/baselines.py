@@ -20,7 +20,7 @@ import shutil
 import cv2
 import numpy as np
 
-from g2w.evaluate.cases import Case
+from g2w.cases.case import Case
 from g2w.remove.masks import case_holes
 from g2w.video import VideoWriter, iter_frames, probe
 

@@ -18,7 +18,7 @@ import os
 
 import torch
 
-from g2w.evaluate.cases import Case
+from g2w.cases.case import Case
 from g2w.video import VideoWriter, probe
 
 REFERENCES = ("first-clean-frame", "none")

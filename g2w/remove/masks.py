@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from g2w.evaluate.annotation import Annotation, load_annotation
-from g2w.evaluate.canvas import map_box
-from g2w.evaluate.cases import Case
+from g2w.cases.annotation import Annotation, load_annotation
+from g2w.cases.canvas import map_box
+from g2w.cases.case import Case
 from g2w.segment.support_motion import RATIO, keep_still_support
 from g2w.video import iter_masks, probe
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from g2w.evaluate.cases import Case
+from g2w.cases.case import Case
 from g2w.remove.baselines import even_size
 from g2w.remove.masks import case_holes
 from g2w.video import VideoWriter, iter_frames

@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 import ray
 from ray.data import ActorPoolStrategy, Dataset
 
-from g2w import storage
+from g2w.io import storage
 from g2w.runtime.capacity import cluster_capacity
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step
 
 
 def _actor_class(step: Step) -> type:

@@ -22,12 +22,12 @@ from ray.train import CheckpointConfig, FailureConfig, RunConfig, ScalingConfig
 from ray.train.torch import TorchTrainer
 
 from g2w.runtime.ray_init import init_ray
-from g2w.storage import is_uri
+from g2w.io.storage import is_uri
 from g2w.train import checkpoint
 from g2w.train.config import FitConfig
 from g2w.train.loop import train_worker
-from g2w.train.report import write_report
-from g2w.train.task import TrainTask
+from g2w.train.run_page import write_report
+from g2w.train_task import TrainTask
 
 
 class RaySession:

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from g2w.segment.inputs import temporal_median
+from g2w.video.planes import is_planar_yuv, plane_view
 
 DETAIL_SIGMA = 3.0  # pixels: the median's own surroundings, against which a mark stands out
 NEAR = np.ones((5, 5), np.uint8)  # a mark's own rim (2 px), left out of ...
@@ -59,9 +60,6 @@ def centre_box(width: int, height: int, rule: CentreMarkRule = CentreMarkRule())
     return (width - bw) // 2, (height - bh) // 2, bw, bh
 
 
-_PLANAR_YUV = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p"}
-
-
 def centre_chroma(frame, rule: CentreMarkRule = CentreMarkRule()) -> np.ndarray | None:
     """(box height, box width, 2) uint8 Cb and Cr of a decoded `av.VideoFrame`'s centre box,
     at luma resolution (read from the coded planes and linearly upsampled, or converted for
@@ -69,8 +67,8 @@ def centre_chroma(frame, rule: CentreMarkRule = CentreMarkRule()) -> np.ndarray 
     if frame.format.name == "gray":
         return None
     x0, y0, bw, bh = centre_box(frame.width, frame.height, rule)
-    if frame.format.name in _PLANAR_YUV:
-        planes = [np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, : p.width] for p in frame.planes[1:3]]
+    if is_planar_yuv(frame):
+        planes = [plane_view(p) for p in frame.planes[1:3]]
     else:
         planes = list(frame.to_ndarray(format="yuv444p")[1:3])
     out = []

@@ -36,7 +36,7 @@ from g2w.segment.support_motion import WindowSpread
 def frame_luma(frame) -> np.ndarray:
     """(H, W) uint8 luma of a decoded `av.VideoFrame` at its own size: a copy of the Y plane as
     coded (no colour conversion), or swscale's grey for formats without one."""
-    from g2w.video.decode import luma_plane
+    from g2w.video.planes import luma_plane
 
     found = luma_plane(frame)
     return np.array(found[0]) if found is not None else frame.to_ndarray(format="gray")

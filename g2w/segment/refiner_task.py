@@ -28,7 +28,7 @@ from g2w.segment.fullres import (candidate_tiles, crop_tiles, evidence, frame_lu
                                  tile_statistics, upsampled_probability, window_top)
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.task import generator_rng, sample_dirs, source_group
-from g2w.train.task import TrainTask, cpu_copy
+from g2w.train_task import TrainTask, cpu_copy
 
 FRAMES_PER_PAIR = 6
 CACHE_MARGIN = 8  # context cached around each tile: enough for any refiner whose dilations sum to <= 8

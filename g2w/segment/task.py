@@ -1,6 +1,6 @@
 """The segmenter as a task of the shared training harness (`g2w.train.TrainTask`).
 
-The task is plain Python (no Ray): the harness (`g2w.train.fit`, Ray Train glue in
+The task is plain Python (no Ray): the harness (`g2w.runtime.train.run_fit`, Ray Train glue in
 `g2w/runtime/train.py`) calls it on each Ray Train worker. Data is every pair folder that `--data`
 names: synthesis outputs, real HUD/clean captures (`g2w capture`'s corpus or single case folders),
 or both; validation uses separate pairs (`--val`): synthesized from other clips with another asset
@@ -31,7 +31,7 @@ from g2w.segment.losses import segmenter_loss, static_world
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.overlay import overlay
 from g2w.segment.predict import FramePrediction, instances
-from g2w.train.task import TrainTask, cpu_copy
+from g2w.train_task import TrainTask, cpu_copy
 
 VAL_FRAMES_PER_SAMPLE = 6
 OVERLAY_SAMPLES = 6
@@ -187,7 +187,7 @@ class SegmenterTask(TrainTask):
     @torch.inference_mode()
     def overlays(self, model: HudSegmenter, path: str) -> str:
         """Held-out frames, truth and prediction side by side, as one PNG at `path`."""
-        from g2w.report import contact_sheet, save_png
+        from g2w.io.html_page import contact_sheet, save_png
 
         was_training = model.training
         model.eval()

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from g2w.train import sharding
-from g2w.train.task import TrainTask
+from g2w.train_task import TrainTask
 
 WEIGHTS = "weights.safetensors"
 STATE = "state.json"

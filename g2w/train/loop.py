@@ -21,7 +21,7 @@ import torch.distributed as dist
 from g2w.train import checkpoint, schedule, sharding
 from g2w.train.config import FitConfig
 from g2w.train.session import Session
-from g2w.train.task import TrainTask
+from g2w.train_task import TrainTask, full
 
 # Dense bf16 peak per device (vendor data sheets), for the MFU estimate.
 PEAK_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10G": 125.0, "L4": 121.0}
@@ -50,7 +50,7 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     fsdp = cfg.parallel == "fsdp"
     if fsdp:
         if not dist.is_initialized():
-            raise ValueError("parallel='fsdp' needs a process group: train through g2w.train.fit (Ray Train)")
+            raise ValueError("parallel='fsdp' needs a process group: train through g2w.runtime.train.run_fit (Ray Train)")
         sharding.shard(model, task.shard_units(model), device)
     params = task.trainable_parameters(model)  # after sharding: FSDP swaps in sharded parameters
     optimizer = torch.optim.AdamW(params.values(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay)
@@ -95,7 +95,7 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
         seconds = time.perf_counter() - start
         samples_per_s = cfg.global_batch / seconds
         last = {"step": step + 1, "loss": float(total) / (accumulation * world), "lr": lr,
-                "grad_norm": float(sharding.full(grad_norm)), "samples_per_s": round(samples_per_s, 3),
+                "grad_norm": float(full(grad_norm)), "samples_per_s": round(samples_per_s, 3),
                 "mfu": round(flops * samples_per_s / (peak * world), 4) if flops and peak else None}
         history.append(last)
         done = step + 1 == cfg.steps

@@ -37,11 +37,6 @@ def shard(model: torch.nn.Module, units: Sequence[torch.nn.Module], device: torc
     fully_shard(model, mp_policy=policy)
 
 
-def full(tensor: torch.Tensor) -> torch.Tensor:
-    """The whole tensor behind a sharded one (a collective: every worker must call it)."""
-    return tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor  # a DTensor
-
-
 @contextlib.contextmanager
 def rank0_path(path: str, rank: int) -> Iterator[str]:
     """`path` on rank 0; a scratch path elsewhere, for collective writers only rank 0 keeps."""

@@ -18,12 +18,10 @@ import cv2
 import numpy as np
 
 from g2w.video.errors import CorruptVideoError, NoVideoStreamError
+from g2w.video.planes import luma_plane
 from g2w.video.probe import open_media
 
 # 8-bit formats whose first plane is luma, one byte per pixel: readable without conversion
-_Y8_FORMATS = {"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "nv12", "nv21", "gray"}
-_FULL_RANGE_FORMATS = {"yuvj420p", "yuvj422p", "yuvj444p", "gray"}
-_JPEG_RANGE = 2  # AVCOL_RANGE_JPEG
 
 # Frames whose presentation time lies within this of a requested time count as "at" it; it
 # absorbs container timestamp rounding (mp4 tick grids rarely divide 1/fps exactly).
@@ -101,16 +99,6 @@ class DecodedFrame:
     index: int
     time_s: float
     rgb: np.ndarray  # (H, W, 3) uint8
-
-
-def luma_plane(frame: av.VideoFrame) -> tuple[np.ndarray, bool] | None:
-    """(a view of the decoded Y plane, whether it is full range), or None when the frame's
-    format has no 8-bit luma plane to read directly."""
-    if frame.format.name not in _Y8_FORMATS:
-        return None
-    plane = frame.planes[0]
-    y = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
-    return y, frame.format.name in _FULL_RANGE_FORMATS or frame.color_range == _JPEG_RANGE
 
 
 def luma(frame: av.VideoFrame, width: int, height: int) -> np.ndarray:

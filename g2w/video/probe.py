@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import av
 
-from g2w import storage
+from g2w.io import storage
 from g2w.types import VideoInfo
 from g2w.video.errors import (
     CorruptVideoError,

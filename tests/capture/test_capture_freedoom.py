@@ -19,7 +19,7 @@ from g2w.capture.clip import ClipSpec, capture_clip
 from g2w.capture.game import read_raw
 from g2w.capture.pair import check_pair
 from g2w.capture.process import virtual_display
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.evaluate.prepare import prepare_case
 from g2w.video import FrameReader, read_masks
 

@@ -19,7 +19,7 @@ from g2w.capture.clip import ClipSpec, capture_clip, plan_clips
 from g2w.capture.game import Demo, Game, Region
 from g2w.capture.pair import DILATION_PX, check_pair, mad_outside
 from g2w.capture.process import run_until
-from g2w.evaluate.annotation import parse_annotation
+from g2w.cases.annotation import parse_annotation
 
 LAYOUT = (
     Region("status", "player_status", "persistent", (0.0, 0.75, 0.5, 1.0)),

@@ -10,7 +10,7 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 
-from g2w import storage
+from g2w.io import storage
 from g2w.curate.config import CurateConfig
 from g2w.jobs.curate import run_curate
 from g2w.sample_data import VideoSpec, write_sample

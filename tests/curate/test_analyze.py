@@ -7,7 +7,7 @@ import pytest
 
 from g2w.curate.analyze import AnalyzeWindows, analysis_size
 from g2w.sample_data import VideoSpec, write_sample
-from g2w.sources import probe_row
+from g2w.video.sources import probe_row
 
 
 @pytest.fixture(scope="module")

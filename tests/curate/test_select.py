@@ -4,7 +4,7 @@ import pyarrow as pa
 from g2w.curate.config import CurateConfig, QualityThresholds
 from g2w.curate.rows import WINDOW_SCHEMA
 from g2w.curate.select import check_matrix, select, select_table
-from g2w.curate.shards import embedding_column
+from g2w.curate.work_shards import embedding_column
 
 
 def _row(i, source="s", **measures):

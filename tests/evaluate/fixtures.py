@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.remove import run_method
 from tests.evaluate.synthetic_cases import write_synthesis_out
 

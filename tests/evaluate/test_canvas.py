@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from g2w.evaluate.canvas import (
+from g2w.cases.canvas import (
     context_box,
     context_padding,
     crop_layout,

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from g2w.evaluate.annotation import AnnotationError, load_annotation, parse_annotation
-from g2w.evaluate.cases import Case, CasesError, load_cases
+from g2w.cases.annotation import AnnotationError, load_annotation, parse_annotation
+from g2w.cases.case import Case, CasesError, load_cases
 
 
 def test_synthesis_folder_gives_ok_samples_with_reference(synth_out):

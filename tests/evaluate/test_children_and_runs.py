@@ -8,7 +8,7 @@ hand-made annotation and one scripted judgment.
 import pytest
 
 from g2w import __version__
-from g2w.evaluate.annotation import Annotation, FrameObject, Instance
+from g2w.cases.annotation import Annotation, FrameObject, Instance
 from g2w.evaluate.metrics import compute_metrics
 from g2w.evaluate.plan import make_plan
 from g2w.evaluate.run_record import differences, retry_counts, run_record

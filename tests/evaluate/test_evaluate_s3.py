@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pyarrow.fs as pafs
 
-from g2w import storage
-from g2w.evaluate.cases import load_cases
+from g2w.io import storage
+from g2w.cases.case import load_cases
 from g2w.evaluate.judging import JudgeCases, PrepareCases
 from g2w.evaluate.metrics import compute_metrics
 from g2w.evaluate.prompt import load_prompt
-from g2w.evaluate.report import write_report
+from g2w.evaluate.scores_page import write_report
 from g2w.jobs.evaluate import method_info
 from g2w.jobs.remove import RemoveCases
 

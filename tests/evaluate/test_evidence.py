@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from g2w.evaluate.annotation import parse_annotation
+from g2w.cases.annotation import parse_annotation
 from g2w.evaluate.evidence import HEADER_H, SEPARATOR, build_evidence, load_evidence, mapping_text, write_evidence
 from g2w.evaluate.plan import make_plan, plan_from_dict
 

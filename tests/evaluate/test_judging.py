@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.evaluate.evidence import load_evidence
 from g2w.evaluate.judging import JudgeCases, PrepareCases, judge_video
 from g2w.evaluate.judges.base import JudgeReply, JudgeRequest

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.evaluate.evidence import load_evidence
 from g2w.evaluate.judges.openai_judge import OpenAIJudge
 from g2w.evaluate.judging import judge_record

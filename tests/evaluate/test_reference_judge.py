@@ -4,10 +4,11 @@ import json
 
 import pytest
 
-from g2w.evaluate.annotation import load_annotation
+from g2w.cases.annotation import load_annotation
 from g2w.evaluate.calibration import calibrate, configs
-from g2w.evaluate.canvas import DEFAULT_CANVAS, read_canonical
-from g2w.evaluate.cases import load_cases
+from g2w.cases.canvas import DEFAULT_CANVAS
+from g2w.evaluate.canonical_frames import read_canonical
+from g2w.cases.case import load_cases
 from g2w.evaluate.judges.reference import Thresholds, judge_frames
 from g2w.evaluate.metrics import compute_metrics
 from g2w.evaluate.plan import make_plan

@@ -9,9 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w import storage
-from g2w.curate.sharded import write_sharded
-from g2w.evaluate.cases import load_cases, local_case
+from g2w.io import storage
+from g2w.curate.bucketed_table import write_sharded
+from g2w.cases.case import load_cases, local_case
 from g2w.hud.profile import SynthProfile
 from g2w.hud.render import OUTPUTS, EncodeSettings
 from g2w.jobs import synthesize

@@ -5,8 +5,8 @@ import filecmp
 import cv2
 import numpy as np
 
-from g2w.evaluate.annotation import parse_annotation
-from g2w.evaluate.cases import load_cases
+from g2w.cases.annotation import parse_annotation
+from g2w.cases.case import load_cases
 from g2w.remove.baselines import telea_gt
 from g2w.remove.masks import box_masks
 from g2w.video import FrameReader, VideoWriter, iter_frames, probe, read_masks

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.remove import METHODS, run_method
 from g2w.remove.masks import DEFAULT_REFINE, MaskRefine, raw_masks, segmenter_mask, supported_mask
 from g2w.remove.propagate import NO_CHECK, RimCheck, _frames_and_holes, fill_chunk

@@ -38,7 +38,7 @@ def test_curation_picks_cuda_for_clip_when_gpu_nodes_can_start(monkeypatch):
 
 def test_a_gpu_pool_is_sized_for_the_gpus_the_cluster_can_start(monkeypatch):
     from g2w.runtime import pipeline
-    from g2w.runtime.step import Resources
+    from g2w.step import Resources
 
     monkeypatch.setattr(pipeline, "cluster_capacity", lambda: possible({"CPU": 8.0}, {"CPU": 40.0, "GPU": 4}, 0.0))
     assert pipeline._pool_size(Resources(num_cpus=1, num_gpus=1)) == 4  # none up yet: the autoscaler starts them

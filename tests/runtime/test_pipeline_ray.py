@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
-from g2w.runtime.step import Resources, Step
+from g2w.step import Resources, Step
 
 
 @dataclass

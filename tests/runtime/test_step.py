@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from g2w.runtime.step import Resources, Step
+from g2w.step import Resources, Step
 
 
 @dataclass

@@ -7,8 +7,8 @@ import shutil
 import numpy as np
 import pyarrow.parquet as pq
 
-from g2w.evaluate.annotation import load_annotation
-from g2w.evaluate.cases import load_cases
+from g2w.cases.annotation import load_annotation
+from g2w.cases.case import load_cases
 from g2w.evaluate.prepare import prepare_case
 from g2w.jobs.detect import run_detect
 from g2w.models.hud_segmenter import HudSegmenter, HudSegmenterConfig

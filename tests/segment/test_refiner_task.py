@@ -1,6 +1,6 @@
 """The refiner's harness task: its cached tiles score exactly what `Segmenter.frames` + `full_mask`
 produce, and a few optimizer steps on its examples lower the loss (no Ray; `g2w hud-segmenter
-train-refiner` runs this task through `g2w.train.fit`)."""
+train-refiner` runs this task through `g2w.runtime.train.run_fit`)."""
 
 import numpy as np
 import torch

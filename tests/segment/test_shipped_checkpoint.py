@@ -2,7 +2,7 @@
 
 import os
 
-from g2w.evaluate.cases import load_cases
+from g2w.cases.case import load_cases
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import DEFAULT_CHECKPOINT, Segmenter, full_mask
 from g2w.video import iter_masks

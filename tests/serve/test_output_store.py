@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from g2w import storage
+from g2w.io import storage
 from serve.work import run_removal
 
 

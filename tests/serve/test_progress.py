@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from g2w.evaluate.cases import Case
+from g2w.cases.case import Case
 from g2w.jobs.remove import remove_one
 from g2w.remove import run_method
 from serve.inputs import InputError, method_options

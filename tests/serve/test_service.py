@@ -20,7 +20,7 @@ import pytest
 import requests
 from PIL import Image
 
-from g2w.evaluate.cases import Case
+from g2w.cases.case import Case
 from g2w.jobs.remove import remove_one
 from serve.local import Service
 from tests.conftest import numbered_frame
@@ -299,7 +299,7 @@ def test_bounded_load_on_loopback_has_no_server_errors(service, inputs):
 
 def test_results_in_an_object_store_are_served_from_it(service, inputs, s3_bucket):
     """Restarted with output-store on the moto bucket: the workers publish there, the API streams back."""
-    from g2w import storage
+    from g2w.io import storage
 
     service.restart(**{"output-store": s3_bucket})
     job = _wait(service, _submit(service, inputs["clip"], detect="true").json()["id"])

@@ -10,7 +10,9 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from g2w.train import FitConfig, fit
+from g2w.runtime.train import run_fit
+
+from g2w.train import FitConfig
 from g2w.train.loop import train_worker
 from g2w.train.session import LocalSession
 from tests.train.toy_task import ToyTask
@@ -43,7 +45,7 @@ def _assert_same_run(tmp_path, run, summary, expected):
 def test_ddp_restarted_after_a_kill_matches_accumulation(ray_local, tmp_path):
     expected = _single(tmp_path, ToyTask())
     marker = str(tmp_path / "killed")  # rank 1 dies at its 3rd micro-batch (step 3), after the step-2 checkpoint
-    summary = fit(ToyTask(die_marker=marker, die_after=3), _cfg(tmp_path / "ddp", 2, max_failures=1))
+    summary = run_fit(ToyTask(die_marker=marker, die_after=3), _cfg(tmp_path / "ddp", 2, max_failures=1))
     assert os.path.exists(marker)
     _assert_same_run(tmp_path, "ddp", summary, expected)
 
@@ -54,8 +56,8 @@ def test_fsdp_killed_run_resumes_from_sharded_checkpoint_to_the_same_weights(ray
     marker = str(tmp_path / "killed")
     cfg = _cfg(tmp_path / "fsdp", 2, parallel="fsdp")
     with pytest.raises(Exception):  # rank 1 dies at its 3rd micro-batch (step 3), after the step-2 checkpoint
-        fit(ToyTask(extra_every=1, die_marker=marker, die_after=3), cfg)
+        run_fit(ToyTask(extra_every=1, die_marker=marker, die_after=3), cfg)
     assert os.path.exists(marker)
     ckpts = sorted(d for d in os.listdir(tmp_path / "fsdp") if d.startswith("checkpoint"))
     assert os.listdir(tmp_path / "fsdp" / ckpts[-1] / "dcp")  # the shards and DCP metadata, merged by Ray
-    _assert_same_run(tmp_path, "fsdp", fit(ToyTask(extra_every=1), cfg), expected)
+    _assert_same_run(tmp_path, "fsdp", run_fit(ToyTask(extra_every=1), cfg), expected)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: keeps `import g2w.evaluate.judges` light for the CLI
-    from g2w.evaluate.cases import Case
+    from g2w.cases.case import Case
     from g2w.evaluate.evidence import Evidence
     from g2w.evaluate.plan import Plan
     from g2w.evaluate.prompt import PromptTemplate

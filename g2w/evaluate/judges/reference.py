@@ -41,9 +41,10 @@ from dataclasses import asdict, dataclass, field
 import cv2
 import numpy as np
 
-from g2w.evaluate.canvas import Box, read_canonical
+from g2w.cases.canvas import Box
+from g2w.evaluate.canonical_frames import read_canonical
 from g2w.evaluate.judges.base import JudgeNotApplicable, JudgeReply, JudgeRequest
-from g2w.sources import source_id
+from g2w.video.sources import source_id
 from g2w.video.errors import VideoError
 from g2w.video.probe import probe
 

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from g2w.hud.assets import TABLE, Asset, AssetLibrary, LibraryWriter, asset_id, describe, tighten
 from g2w.hud.bootstrap import spatial, status, text
 from g2w.hud.bootstrap.draw import finish, palette
-from g2w.hud.library_report import write_library_report
+from g2w.hud.library_page import write_library_report
 from g2w.taxonomy import ICON_ROLE, LABELS
 
 REFERENCE = (1280, 720)

@@ -25,8 +25,8 @@ from torch import nn
 from g2w.models.gamecleaner.condition import QueryConnector
 from g2w.models.gamecleaner.dit import GameCleanerDiT
 from g2w.models.gamecleaner.presets import GameCleanerConfig
-from g2w.train.sharding import full
-from g2w.train.task import load_named
+from g2w.train_task import full
+from g2w.train_task import load_named
 
 QWEN25_VL_3B_WIDTH = 2048
 

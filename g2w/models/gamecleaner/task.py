@@ -23,7 +23,7 @@ import torch
 from safetensors.torch import load_file
 
 from g2w.models.gamecleaner import flow
-from g2w.train.task import TrainTask
+from g2w.train_task import TrainTask
 
 
 def cache_counts(cache: str) -> tuple[int, int]:
@@ -125,7 +125,7 @@ class GameCleanerTask(TrainTask):
     def validate(self, model, out_dir, device):
         """Before/after middle frames of each held-out pair: source, target, and a short sampling."""
         from g2w.models.gamecleaner.encoders import Encoders
-        from g2w.report import save_png
+        from g2w.io.html_page import save_png
 
         os.makedirs(out_dir, exist_ok=True)
         enc = Encoders(self.model_config, self.base_dir, device=device, seed=self.seed, with_mllm=False)

@@ -5,7 +5,7 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w.curate.sharded import BUCKETS, buckets_of, write_sharded
+from g2w.curate.bucketed_table import BUCKETS, buckets_of, write_sharded
 
 
 def _table(sources: dict[str, int], status: str = "ok") -> pa.Table:

@@ -3,7 +3,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w import storage
+from g2w.io import storage
 from g2w.video import probe
 
 

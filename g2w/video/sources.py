@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from g2w import storage
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.io import storage
+from g2w.step import Batch, Resources, Step
 from g2w.video.errors import VideoError
 from g2w.video.probe import probe
 

@@ -5,7 +5,7 @@ named by the hash of its clip ids, by the worker that made it, and published onl
 (renamed on a disk, uploaded as one object to a bucket), so a killed job leaves only complete
 shards. A source counts as done when every one of its windows is in some shard; a
 rerun analyses only the others. Merging keeps one row per clip id and compacts the shards into
-per-source-bucket files (`g2w.curate.sharded`), rewriting only buckets that changed, so
+per-source-bucket files (`g2w.curate.bucketed_table`), rewriting only buckets that changed, so
 repeated partial runs never pile up duplicates nor rewrite the whole cache.
 """
 
@@ -18,10 +18,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w import storage
+from g2w.io import storage
 from g2w.curate.rows import WINDOW_SCHEMA
-from g2w.curate.sharded import write_sharded
-from g2w.runtime.step import Batch, Resources, Step
+from g2w.curate.bucketed_table import write_sharded
+from g2w.step import Batch, Resources, Step
 
 
 def embedding_column(matrix: np.ndarray, present: np.ndarray) -> pa.ListArray:

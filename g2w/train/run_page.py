@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from g2w.report import key_values, table, write_html  # noqa: E402
+from g2w.io.html_page import key_values, table, write_html  # noqa: E402
 
 
 def loss_curve(history: list[dict], path: str) -> None:

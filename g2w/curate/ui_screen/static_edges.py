@@ -1,6 +1,6 @@
-"""UI-contamination screen: how much of each window is covered by static screen-space overlay.
+"""The "static-edges" UI screen: a heuristic over static screen-space overlay.
 
-The heuristic ("static-edges") looks for what HUDs are made of: edges that stay put, pixel for
+It looks for what HUDs are made of: edges that stay put, pixel for
 pixel, in front of a scene that moves. It keeps, per pixel, how often it is an edge and how much
 its luma varies, at two time scales:
 - within the window: an edge in nearly every sample, whose own luma barely changes, while the
@@ -20,21 +20,14 @@ that are both one-orientation and mostly moving inside are therefore dropped.
 
 Memory: whole-source sums (a few frames' worth) plus, per window, two bit-packed maps (65 kB at
 the 540p analysis size): an hour of video holds under 100 MB until its source is finished.
-
-The step that uses this asks the registry `UI_SCREENS` by name; "segmenter" is the learned screen
-(`g2w.curate.segmenter_screen`), which also asks for each sample in colour (`needs_rgb`). "auto"
-(curation's default) is the segmenter when the shipped checkpoint loads, else this heuristic.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Protocol
-
 import cv2
 import numpy as np
 
-from g2w.video.decode import iter_frames
+from g2w.curate.ui_screen import Bars
 
 # Calibrated as the README's "Calibration" section records.
 CANNY = (60, 150)
@@ -49,22 +42,6 @@ LINE_STATIC = 0.3  # ... and less static than this inside are world lines, not U
 STILL_STD = 4.0  # "static inside": luma std of a UI fill, codec noise only
 LASTING_STD = 6.0  # a pixel unchanged over a whole source (stricter: smooth scenery drifts slowly)
 MIN_SAMPLES = 4
-
-Bars = tuple[int, int, int, int]  # letterbox/pillarbox (top, bottom, left, right) to ignore
-
-
-class UiScreen(Protocol):
-    """Fed a source's sampled luma frames window by window; answers per-window coverages once
-    the source is finished."""
-
-    def start_window(self) -> None: ...
-
-    def add(self, gray: np.ndarray, rgb: np.ndarray | None = None) -> None: ...
-
-    def end_window(self, bars: Bars) -> None: ...
-
-    def coverages(self) -> list[float]: ...
-
 
 class _Stats:
     """Running per-pixel edge counts and luma moments (float64: an hour of samples would lose
@@ -194,45 +171,3 @@ class StaticEdgeScreen:
 
     def coverages(self) -> list[float]:
         return [0.0 if m is None else float((m > 0).mean()) for m in self._maps()]
-
-
-def _segmenter_screen() -> UiScreen:
-    from g2w.curate.segmenter_screen import SegmenterScreen  # torch only when asked for
-
-    return SegmenterScreen()
-
-
-UI_SCREENS = {"static-edges": StaticEdgeScreen, "segmenter": _segmenter_screen}
-
-
-def resolve_ui_screen(name: str) -> tuple[str, str | None]:
-    """(the screen `name` stands for, why "auto" fell back to the heuristic or None)."""
-    if name != "auto":
-        if name not in UI_SCREENS:
-            raise ValueError(f"unknown UI screen {name!r}; known: auto, {', '.join(sorted(UI_SCREENS))}")
-        return name, None
-    problem = _segmenter_problem()
-    return ("static-edges", problem) if problem else ("segmenter", None)
-
-
-@lru_cache(maxsize=1)
-def _segmenter_problem() -> str | None:
-    """Why the shipped segmenter cannot be loaded here (None: it loads)."""
-    try:
-        from g2w.curate.segmenter_screen import _segmenter
-
-        _segmenter(None)
-    except Exception as exc:  # any failure (missing torch, weights, a bad file) means: use the heuristic
-        return f"shipped segmenter not loadable ({type(exc).__name__}: {exc})"
-    return None
-
-
-def make_ui_screen(name: str) -> UiScreen:
-    return UI_SCREENS[resolve_ui_screen(name)[0]]()
-
-
-def mask_coverages(mask_video: str, spans: list[tuple[float, float]]) -> list[float]:
-    """The truth a screen is judged against: the mean share of UI pixels (mask >= 128) over the
-    frames of each (start_s, end_s) span of a pair's `mask.mkv` (0 for a span without frames)."""
-    shares = [(f.time_s, float((f.rgb[..., 0] >= 128).mean())) for f in iter_frames(mask_video, width=320, height=180)]
-    return [float(np.mean([s for t, s in shares if start <= t < end] or [0.0])) for start, end in spans]

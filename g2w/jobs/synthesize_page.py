@@ -14,10 +14,10 @@ import os
 import numpy as np
 from PIL import Image, ImageDraw
 
-from g2w import storage
+from g2w.io import storage
 from g2w.fonts import font
 from g2w.hud.preview import draw_boxes
-from g2w.report import fit_box, key_values, save_png, table, write_html
+from g2w.io.html_page import fit_box, key_values, save_png, table, write_html
 from g2w.video import FrameReader
 
 SHOWN_SAMPLES = 6

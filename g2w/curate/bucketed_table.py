@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w import storage
+from g2w.io import storage
 
 BUCKETS = 256
 _DIGEST_KEY = b"g2w.digest"

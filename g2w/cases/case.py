@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, replace
 
 import pyarrow.parquet as pq
 
-from g2w import storage
+from g2w.io import storage
 
 SPLITS = ("synthetic", "wild")
 _CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

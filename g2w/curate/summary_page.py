@@ -21,8 +21,8 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 
 from g2w.curate.config import CurateConfig  # noqa: E402
-from g2w.report import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
-from g2w import storage  # noqa: E402
+from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
+from g2w.io import storage  # noqa: E402
 from g2w.video.decode import FrameReader, iter_video_frames  # noqa: E402
 from g2w.video.errors import VideoError  # noqa: E402
 

@@ -12,7 +12,7 @@ import html
 import os
 
 from g2w.evaluate.metrics import TABLE3, TABLE4
-from g2w.report import key_values, table, write_html
+from g2w.io.html_page import key_values, table, write_html
 
 WORST = 5
 OVERVIEWS_PER_VIDEO = 4

@@ -1,6 +1,6 @@
 import numpy as np
 
-from g2w.report import contact_sheet, table, write_html
+from g2w.io.html_page import contact_sheet, table, write_html
 
 
 def test_contact_sheet_grid_keeps_aspect_and_labels_outside_pixels():

@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from g2w.fonts import font
 from g2w.hud.assets import AssetLibrary
-from g2w.report import key_values, save_png, table, write_html
+from g2w.io.html_page import key_values, save_png, table, write_html
 from g2w.taxonomy import LABELS
 
 CELL = 120

@@ -1,4 +1,7 @@
-"""The task protocol: everything the harness needs to know about one model.
+"""The training-task protocol: everything the harness (`g2w.train`) needs to know about one model.
+
+It sits below both the harness and the models that implement it, so a model never imports the
+harness.
 
 A task is a small picklable object (its fields are its configuration) that is shipped to every
 training worker; heavy state (weights, data index) is built there, in `build_model` and
@@ -14,7 +17,10 @@ from collections.abc import Iterable, Sequence
 import torch
 from safetensors.torch import load_file, save_file
 
-from g2w.train.sharding import full
+
+def full(tensor: torch.Tensor) -> torch.Tensor:
+    """The whole tensor behind a sharded one (a collective: every worker must call it)."""
+    return tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor  # a DTensor
 
 
 class TrainTask(ABC):

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from g2w.curate.analyze import AnalyzeWindows
-from g2w.curate.segmenter_screen import coverage
-from g2w.evaluate.cases import load_cases
-from g2w.sources import probe_row
+from g2w.curate.ui_screen.segmenter import coverage
+from g2w.cases.case import load_cases
+from g2w.video.sources import probe_row
 
 
 def test_coverage_leaves_the_bars_out():
@@ -40,7 +40,9 @@ def test_ui_screen_flag_picks_a_screen_and_auto_is_the_default():
 
 def test_auto_is_the_segmenter_when_the_shipped_checkpoint_loads_else_the_heuristic(tmp_path, monkeypatch):
     import g2w.segment.predict
-    from g2w.curate import segmenter_screen, ui_screen
+    from g2w.curate import ui_screen
+    from g2w.curate.ui_screen import segmenter as segmenter_screen
+    from g2w.curate.ui_screen.static_edges import StaticEdgeScreen
 
     def fresh():
         ui_screen._segmenter_problem.cache_clear()
@@ -53,7 +55,7 @@ def test_auto_is_the_segmenter_when_the_shipped_checkpoint_loads_else_the_heuris
     fresh()
     screen, reason = ui_screen.resolve_ui_screen("auto")
     assert screen == "static-edges" and "not loadable" in reason
-    assert isinstance(ui_screen.make_ui_screen("auto"), ui_screen.StaticEdgeScreen)
+    assert isinstance(ui_screen.make_ui_screen("auto"), StaticEdgeScreen)
     monkeypatch.undo()
     fresh()
     with pytest.raises(ValueError, match="unknown UI screen"):

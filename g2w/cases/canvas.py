@@ -99,15 +99,6 @@ def box_area(box: Box) -> int:
 
 
 
-def read_canonical(path: str, indices: list[int], canvas: tuple[int, int]) -> dict[int, np.ndarray]:
-    """Frames at `indices` (each decoded once), scaled to the canvas, keyed by index."""
-    from g2w.video.decode import FrameReader  # here, so option parsing can import this module cheaply
-
-    wanted = sorted(set(int(i) for i in indices))
-    frames = FrameReader(path).read(wanted)
-    return {i: to_canvas(f, canvas) for i, f in zip(wanted, frames)}
-
-
 def oriented_canvas(canvas: tuple[int, int], width: int, height: int) -> tuple[int, int]:
     """The canvas turned to the video's orientation: 1280x720 for landscape and square sources,
     720x1280 for portrait ones (the canvas is given as long side x short side)."""

@@ -1,0 +1,1 @@
+"""Shared I/O: local or object-storage paths (`storage`) and static HTML/PNG pages (`html_page`)."""
