@@ -9,7 +9,8 @@ import pytest
 from g2w.cases.case import load_cases
 from g2w.remove import METHODS, run_method
 from g2w.remove.masks import DEFAULT_REFINE, MaskRefine, raw_masks, segmenter_mask, supported_mask
-from g2w.remove.propagate import NO_CHECK, RimCheck, _frames_and_holes, fill_chunk
+from g2w.remove.propagate import NO_CHECK, RimCheck, fill_chunk
+from g2w.remove.propagate.run import frames_and_holes
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.segment.support_motion import keep_still_support
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
@@ -224,13 +225,14 @@ def _u8(p: np.ndarray) -> np.ndarray:
 
 
 def test_hole_only_sweep_equals_remapping_the_whole_crop():
-    """`_sweep` traces only the hole's pixels; it must give exactly what remapping every crop
+    """`sweep` traces only the hole's pixels; it must give exactly what remapping every crop
     pixel's state through the flow gives there (the dense pass it replaced)."""
-    from g2w.remove.propagate import FAR, _Crop, _sweep
+    from g2w.remove.propagate.flow import Crop
+    from g2w.remove.propagate.trace import FAR, sweep
 
     rng = np.random.default_rng(3)
     h, w, n = 60, 80, 6
-    crop = _Crop(np.ones((h, w), np.uint8), 1000)
+    crop = Crop(np.ones((h, w), np.uint8), 1000)
     holes = []
     for t in range(n):
         hole = np.zeros((h, w), np.uint8)
@@ -238,7 +240,7 @@ def test_hole_only_sweep_equals_remapping_the_whole_crop():
         holes.append(hole)
     shift = np.array([3.3, -1.7], np.float32)  # a pan with noise: some traces leave the crop
     maps = [crop.grid + rng.normal(0, 2.5, (h, w, 2)).astype(np.float32) + shift for _ in range(n)]
-    fast = _sweep(crop, [np.flatnonzero(x) for x in holes], maps, range(n))
+    fast = sweep(crop, [np.flatnonzero(x) for x in holes], maps, range(n))
     prev = None
     for t in range(n):  # the dense pass: every crop pixel's (source, x, y, steps) remapped
         hole = holes[t] > 0
@@ -268,7 +270,7 @@ def test_the_segmenter_sharing_the_fills_decode_gives_the_same_frames_and_masks(
     order, even with queues shallower than the segmenter's lookahead (no stall)."""
     case, own = segmenter_removal  # dilate_px=0 below: holes are these masks, binarised
     source = [f.rgb for f in iter_frames(case.source)]
-    shared = list(_frames_and_holes(case, "segmenter", 0, None, depth=1))
+    shared = list(frames_and_holes(case, "segmenter", 0, None, depth=1))
     assert len(shared) == len(own) == len(source) == probe(case.source).frame_count
     assert all(np.array_equal(f, s) for (f, _), s in zip(shared, source))
     assert all(np.array_equal(h, o) for (_, h), o in zip(shared, own))
