@@ -25,7 +25,7 @@ import numpy as np
 from g2w.cases.case import load_cases
 from g2w.jobs.evaluate import run_evaluate
 from g2w.jobs.remove import run_remove
-from g2w.remove.masks import DEFAULT_REFINE, segmenter_mask
+from g2w.segment.mask_rules import REMOVAL_RULES
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import iter_frames, iter_masks
@@ -37,7 +37,7 @@ METHODS = (("identity", {}), ("telea-gt", {}), ("telea", {"mask": "segmenter"}),
 def segmenter_scores(cases, checkpoint: str | None) -> dict:
     """IoU and F1 at the video's size of the plain upsampled mask (`mask_iou`), the full-resolution
     refiner's (`refined_iou`, what `g2w detect` writes) and the removal mask before dilation
-    (`removal_iou`: the refined mask with `DEFAULT_REFINE`'s coarse support and still detail)."""
+    (`removal_iou`: the refined mask with `REMOVAL_RULES`)."""
     segmenter = Segmenter(checkpoint, threads=2, full_res=True)
     scores = {k: SegmentationScore() for k in ("plain", "refined", "removal")}
     for case in cases:
@@ -46,7 +46,7 @@ def segmenter_scores(cases, checkpoint: str | None) -> dict:
             t = truth >= 128
             scores["plain"].add_pixels(full_mask(replace(pred, full_res=None), w, h) > 0, t)
             scores["refined"].add_pixels(full_mask(pred, w, h) > 0, t)
-            scores["removal"].add_pixels(segmenter_mask(pred, w, h, DEFAULT_REFINE) > 0, t)
+            scores["removal"].add_pixels(full_mask(pred, w, h, rules=REMOVAL_RULES) > 0, t)
     plain, refined, removal = (scores[k].result() for k in ("plain", "refined", "removal"))
     return {"mask_iou": plain["mask_iou"], "pixel_f1": plain["pixel_f1"], "refined_iou": refined["mask_iou"],
             "refined_f1": refined["pixel_f1"], "removal_iou": removal["mask_iou"], "removal_f1": removal["pixel_f1"]}

@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from g2w.remove.masks import DEFAULT_REFINE, segmenter_mask
+from g2w.segment.mask_rules import REMOVAL_RULES
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import probe
 
@@ -40,7 +40,7 @@ def score_clean(segmenter: Segmenter, clean: str, frames: int) -> dict:
         if pred.index not in wanted:
             continue
         refined = full_mask(pred, info.width, info.height) > 0
-        removal = segmenter_mask(pred, info.width, info.height, DEFAULT_REFINE) > 0
+        removal = full_mask(pred, info.width, info.height, rules=REMOVAL_RULES) > 0
         counts["frames"] += 1
         counts["pixels"] += info.width * info.height
         counts["refined"] += int(refined.sum())

@@ -104,10 +104,15 @@ MASK_CHOICE_METHODS = ("telea", "propagate")  # removers whose mask may come fro
 
 def _remove(args: argparse.Namespace) -> int:
     from g2w.jobs.remove import run_remove
+    from g2w.segment.mask_rules import parse_rules
 
     try:
-        if args.mask and args.method not in MASK_CHOICE_METHODS:
-            raise ValueError(f"--mask applies to {', '.join(MASK_CHOICE_METHODS)}, not {args.method}")
+        for name in ("mask", "mask_rules"):
+            if getattr(args, name) and args.method not in MASK_CHOICE_METHODS:
+                flag = "--" + name.replace("_", "-")
+                raise ValueError(f"{flag} applies to {', '.join(MASK_CHOICE_METHODS)}, not {args.method}")
+        if args.mask_rules:
+            parse_rules(args.mask_rules)  # a bad list fails here, not in every worker
         summary = run_remove(args.method, args.cases, args.output, _remove_options(args))
     except ValueError as exc:  # a bad case listing
         print(f"g2w remove: {exc}", file=sys.stderr)
@@ -117,7 +122,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 def _remove_options(args: argparse.Namespace) -> dict:
     """Method options given on the command line (only the ones set are passed on)."""
-    names = ("mask", "checkpoint", "reference", "steps", "base_dir", "mllm_dir")
+    names = ("mask", "mask_rules", "checkpoint", "reference", "steps", "base_dir", "mllm_dir")
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 
 
@@ -246,6 +251,9 @@ def _add_evaluation_commands(sub) -> None:
     p.add_argument("--output", required=True)
     p.add_argument("--mask", choices=["segmenter", "gt"], default=None,
                    help="UI mask for telea/propagate: the learned segmenter (default) or the ground truth")
+    p.add_argument("--mask-rules", help="telea/propagate with the segmenter's mask: its rules, in order "
+                   "(comma-separated name[:value]; default centre_mark,coarse_support:0.5,support_motion:0.75,"
+                   "still_detail; 'none': the refined mask alone)")
     p.add_argument("--checkpoint", help="gamecleaner: training run folder or weights file")
     p.add_argument("--reference", choices=("first-clean-frame", "none"), help="gamecleaner: reference frame")
     p.add_argument("--steps", type=_positive(int), help="gamecleaner: sampler steps (default 50)")

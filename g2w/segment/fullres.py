@@ -14,7 +14,7 @@ Outside candidate tiles the probability is below `low` in every frame of the win
 plain mask is empty there and stays so.
 
 `Segmenter.frames` attaches the result to each prediction (`FullResTiles`), and `full_mask`
-uses it. `RefinerTask` trains the refiner through the shared harness on pairs' full-size masks.
+uses it, then the mask rules (`mask_rules`) that read the window's evidence kept beside it. `RefinerTask` trains the refiner through the shared harness on pairs' full-size masks.
 """
 
 from __future__ import annotations
@@ -153,29 +153,30 @@ def refine_tiles(refiner: FullResRefiner, q: np.ndarray, luma: np.ndarray, media
 
 @dataclass
 class FullResTiles:
-    """One frame's full-resolution refinement: refined logits on candidate tiles, and the
-    window's centre mark (a crosshair, `centre_mark`) when one was found; the rest of the frame is
-    not UI."""
+    """One frame's full-resolution refinement: refined logits on candidate tiles (the rest of the
+    frame is not UI), and the window's evidence that the mask rules read (`mask_rules`): its
+    centre mark (a crosshair, `centre_mark`) when one was found, its still detail and its luma
+    spread on the candidate tiles."""
 
     width: int
     height: int
     tile: int
     tiles: np.ndarray  # (K, 2) tile row, column
     logits: np.ndarray  # (K, tile, tile) float32
-    mark: CentreMark | None = None
-    still: StillDetail | None = None  # the window's still detail (`still_detail`), for the removal mask
-    spread: WindowSpread | None = None  # the window's luma spread on these tiles (`support_motion`), likewise
+    mark: CentreMark | None = None  # the window's centre mark (`centre_mark`)
+    still: StillDetail | None = None  # the window's still detail (`still_detail`)
+    spread: WindowSpread | None = None  # the window's luma spread on these tiles (`support_motion`)
 
     def mask(self, threshold: float = 0.5) -> np.ndarray:
-        """(height, width) uint8 0/255 mask: refined probability >= threshold."""
+        """(height, width) uint8 0/255 mask: refined probability >= threshold (the refiner's
+        decision alone; the mask rules add the rest)."""
         t = self.tile
         level = float(np.log(threshold / (1 - threshold))) if 0 < threshold < 1 else (-np.inf if threshold <= 0 else np.inf)
         gh, gw = -(-self.height // t), -(-self.width // t)
         grid = np.zeros((gh, t, gw, t), np.uint8)
         if len(self.tiles):
             grid[self.tiles[:, 0], :, self.tiles[:, 1], :] = (self.logits >= level).astype(np.uint8) * 255
-        mask = np.ascontiguousarray(grid.reshape(gh * t, gw * t)[: self.height, : self.width])
-        return self.mark.paint(mask) if self.mark is not None else mask
+        return np.ascontiguousarray(grid.reshape(gh * t, gw * t)[: self.height, : self.width])
 
 
 def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: list[np.ndarray],

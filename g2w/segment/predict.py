@@ -5,15 +5,15 @@ converting, so no full-size RGB is held) and yields, per frame, the UI probabili
 probabilities at model resolution. `full_mask` turns a frame's prediction into a mask at the video's
 own size: when the checkpoint has a full-resolution refiner (`g2w.segment.fullres`), the one
 `frames` computed from the video's own pixels near the UI, else the probability bilinearly
-upsampled and thresholded. `instances` turns a
-frame's prediction into labelled boxes (connected components), and `Tracker` links them across
+upsampled and thresholded; then the configured mask rules (`g2w.segment.mask_rules`) adjust it.
+`instances` turns a frame's prediction into labelled boxes (connected components), and `Tracker` links them across
 frames by overlap, which is what `annotation()` writes in the Appendix G format.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -24,6 +24,7 @@ from g2w.models.hud_segmenter import HudSegmenter
 from g2w.segment.centre_mark import centre_chroma
 from g2w.segment.fullres import FullResTiles, frame_luma, load_refiner, window_refinement
 from g2w.segment.inputs import model_size, stream_inputs
+from g2w.segment.mask_rules import DETECT_RULES, MaskRule, apply_rules, parse_rules
 from g2w.segment.metrics import box_iou
 from g2w.taxonomy import LABELS
 from g2w.video import probe
@@ -49,14 +50,22 @@ class FramePrediction:
         return cv2.resize(best, self.ui.shape[::-1], interpolation=cv2.INTER_NEAREST)
 
 
-def full_mask(prediction: FramePrediction, width: int, height: int, threshold: float = 0.5) -> np.ndarray:
+def full_mask(prediction: FramePrediction, width: int, height: int, threshold: float = 0.5,
+              rules: str | Sequence[MaskRule] | None = DETECT_RULES) -> np.ndarray:
     """(height, width) uint8 0/255 mask: the full-resolution refinement's when the prediction
-    carries one for this size, else the probability upsampled bilinearly, then thresholded.
+    carries one for this size, else the probability upsampled bilinearly, then thresholded;
+    then `rules` (`mask_rules.parse_rules`; by default detect's) applied in order.
 
     The probability is quantised to 1/255 steps before upsampling (uint8 resize and threshold
     run several times faster than float32 at 720p); a pixel can only flip where the upsampled
     probability lies within 1/255 of the threshold.
     """
+    return apply_rules(parse_rules(rules), refined_mask(prediction, width, height, threshold), prediction,
+                       width, height)
+
+
+def refined_mask(prediction: FramePrediction, width: int, height: int, threshold: float = 0.5) -> np.ndarray:
+    """`full_mask` before any rule: the refiner's decision, or the upsampled threshold."""
     fr = prediction.full_res
     if fr is not None and (fr.width, fr.height) == (width, height):
         return fr.mask(threshold)

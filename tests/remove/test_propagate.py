@@ -8,9 +8,10 @@ import pytest
 
 from g2w.cases.case import load_cases
 from g2w.remove import METHODS, run_method
-from g2w.remove.masks import DEFAULT_REFINE, MaskRefine, raw_masks, segmenter_mask, supported_mask
+from g2w.remove.masks import raw_masks
 from g2w.remove.propagate import NO_CHECK, RimCheck, fill_chunk
 from g2w.remove.propagate.run import frames_and_holes
+from g2w.segment.mask_rules import REMOVAL_RULES, parse_rules, supported_mask
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.segment.support_motion import keep_still_support
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
@@ -206,17 +207,16 @@ def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_supp
     detected = [full_mask(p, info.width, info.height) for p in predictions]
     upsampled = [full_mask(replace(p, full_res=None), info.width, info.height) for p in predictions]
     assert len(removal) == info.frame_count
-    assert DEFAULT_REFINE.support > 0
-    assert all(np.array_equal(r, segmenter_mask(p, info.width, info.height, DEFAULT_REFINE))
+    assert all(np.array_equal(r, full_mask(p, info.width, info.height, rules=REMOVAL_RULES))
                for r, p in zip(removal, predictions))
-    assert DEFAULT_REFINE.still and DEFAULT_REFINE.support_ratio > 0
-    supported = [supported_mask(d, _u8(p.ui), DEFAULT_REFINE.support) for d, p in zip(detected, predictions)]
-    kept = [keep_still_support(d, s, p.full_res.spread, DEFAULT_REFINE.support_ratio)
+    _, support, motion, _ = parse_rules(REMOVAL_RULES)
+    supported = [supported_mask(d, _u8(p.ui), support.level) for d, p in zip(detected, predictions)]
+    kept = [keep_still_support(d, s, p.full_res.spread, motion.ratio)
             for d, s, p in zip(detected, supported, predictions)]
     assert all(np.array_equal(r, p.full_res.still.join(k)) for r, k, p in zip(removal, kept, predictions))
     assert all(((r > 0) | (d == 0)).all() for r, d in zip(removal, detected))  # detect's mask is inside
     assert any(not np.array_equal(r, u) for r, u in zip(removal, upsampled))
-    plain = list(raw_masks(case, "segmenter", refine=MaskRefine()))  # no support: exactly detect's mask
+    plain = list(raw_masks(case, "segmenter", rules="centre_mark"))  # detect's rules: exactly detect's mask
     assert all(np.array_equal(r, d) for r, d in zip(plain, detected))
 
 

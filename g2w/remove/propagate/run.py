@@ -44,24 +44,25 @@ class SharedDecode:
         return len(self._rgb)
 
 
-def frames_and_holes(case: Case, mask: str, dilate_px: int, checkpoint: str | None,
-                      depth: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def frames_and_holes(case: Case, mask: str, dilate_px: int, checkpoint: str | None, depth: int,
+                     mask_rules: str | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(full-size RGB frame, hole) pairs in order, decoded and masked on background threads.
     The segmenter shares the fill's decode (`SharedDecode`); a gt mask is read beside it."""
     if mask == "segmenter":
         shared = SharedDecode(case.source)
-        for hole in prefetch(case_holes(case, mask, dilate_px, checkpoint, decoded=shared.frames()), depth=depth):
+        for hole in prefetch(case_holes(case, mask, dilate_px, checkpoint, mask_rules, shared.frames()), depth=depth):
             yield shared.next_rgb(), hole
         if shared.left():
             raise ValueError(f"{case.case_id}: {shared.left()} frames more than masks")
         return
     decoded = prefetch((f.rgb for f in iter_frames(case.source)), depth=depth)
-    masks = prefetch(case_holes(case, mask, dilate_px, checkpoint), depth=depth)
+    masks = prefetch(case_holes(case, mask, dilate_px, checkpoint, mask_rules), depth=depth)
     yield from zip(decoded, masks, strict=True)
 
 
 def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 2, chunk_frames: int = 90,
-              crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None, progress=None) -> int:
+              crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None, mask_rules: str | None = None,
+              progress=None) -> int:
     """Remove the UI of one case by flow-guided propagation; returns the frames written.
 
     Decoding, the mask (the segmenter, for `mask="segmenter"`, which shares the decode) and
@@ -70,7 +71,8 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
 
     The hole is the mask grown by `dilate_px`: 2 px, as for `telea`. A wider rim is more pixels
     guessed: 4 px cost the judge's AAR with either mask (README, issue 9, "The removal mask's
-    dilation").
+    dilation"). `mask_rules`: the segmenter mask's rules (`g2w.segment.mask_rules`; default
+    `REMOVAL_RULES`).
     """
     w, h, fps = even_size(case)
     written = 0
@@ -91,7 +93,7 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
             frames.clear()
             holes.clear()
 
-        for frame, hole in frames_and_holes(case, mask, dilate_px, checkpoint, chunk_frames):
+        for frame, hole in frames_and_holes(case, mask, dilate_px, checkpoint, chunk_frames, mask_rules):
             if hole.shape != frame.shape[:2]:
                 raise ValueError(f"{case.case_id}: mask {hole.shape} does not match frame {frame.shape[:2]}")
             frames.append(frame)
