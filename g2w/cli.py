@@ -46,7 +46,13 @@ def _curate(args: argparse.Namespace) -> int:
     from g2w.jobs.curate import NothingToDo, run_curate
 
     try:
-        run_curate(args.inputs, args.output, config_from_args(args))
+        if args.mode == "long":
+            from g2w.curate.long_options import segment_config_from_args
+            from g2w.jobs.curate_long import run_curate_long
+
+            run_curate_long(args.inputs, args.output, config_from_args(args), segment_config_from_args(args))
+        else:
+            run_curate(args.inputs, args.output, config_from_args(args))
     except NothingToDo as exc:
         print(f"g2w curate: {exc}", file=sys.stderr)
         return 1
@@ -621,8 +627,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("curate", help="curate raw gameplay videos into clean standardized 5 s clips (Ray)")
     from g2w.curate.options import add_curate_arguments
+    from g2w.curate.long_options import add_long_arguments
 
     add_curate_arguments(p)
+    add_long_arguments(p)
     p.set_defaults(run=_curate)
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")

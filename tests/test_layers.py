@@ -19,12 +19,12 @@ LAYERS: list[list[str]] = [
     ["cli", "jobs", "serve_client"],
     ["runtime"],
     ["remove", "evaluate"],
-    ["curate", "hud", "capture"],
+    ["curate", "hud", "capture", "trajectory"],
     ["segment", "train"],
     ["models"],
     ["sample_data"],
     ["video"],
-    ["step", "train_task", "cases", "io", "types", "taxonomy", "fonts", "weights"],
+    ["step", "train_task", "cases", "io", "types", "taxonomy", "fonts", "weights", "rotations"],
 ]
 # Within these layers units may import each other: the entry points, and the shared contracts.
 OPEN_LAYERS = {0, len(LAYERS) - 1}

@@ -1,0 +1,236 @@
+"""Per-frame camera rotation and translation direction from tracked features, on the CPU.
+
+Classical and keyframe-based, in one streaming decode at a working width (`work_width`):
+- corners (Shi-Tomasi) are found on a keyframe, away from the HUD (pixels of the detector's
+  mask, dilated, never give a corner: a HUD stays put while the world moves, and its corners
+  would pull every estimate towards "no motion");
+- they are followed frame to frame by pyramidal Lucas-Kanade, forward and back, and a track
+  whose round trip misses by more than `fb_px` is dropped;
+- each frame's pose is estimated against the keyframe, not the previous frame, so errors do not
+  compound per frame but per keyframe: a homography (RANSAC) gives the rotation
+  R = K^-1 H K (its nearest rotation) when what it leaves unexplained is within `parallax_px`
+  (rotation-dominated motion, or a scene too far for parallax); otherwise the essential matrix
+  (RANSAC) and its cheirality check give rotation and the direction of translation;
+- a new keyframe starts when fewer than `rekey_fraction` of its tracks survive or after
+  `max_key_frames` frames; poses chain through keyframes.
+A frame whose tracks do not support a pose keeps the last pose with confidence 0, and a track
+collapse between two frames that both have corners (a respawn, a teleport) is recorded as a
+break, which validation counts as a jump.
+
+Intrinsics: a pinhole camera at the centre with square pixels; the horizontal field of view is
+given, or estimated (`g2w.trajectory.intrinsics`) from the first rotation-dominated stretch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from g2w.rotations import nearest_rotation
+from g2w.video.decode import iter_video_frames
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    work_width: int = 640
+    max_corners: int = 300
+    corner_quality: float = 0.01
+    corner_distance: int = 8
+    min_tracks: int = 25  # fewer inliers than this: no pose for the frame
+    fb_px: float = 1.0  # forward-backward round-trip error that drops a track
+    ransac_px: float = 1.0
+    parallax_px: float = 0.8  # median residual of the rotation homography above which translation is estimated
+    rekey_fraction: float = 0.5
+    max_key_frames: int = 30
+    hud_dilate_px: int = 6
+    lk_window: int = 15
+    lk_levels: int = 3
+
+
+@dataclass
+class RawTrajectory:
+    """What the estimator measured, per frame (n frames)."""
+
+    times: np.ndarray  # (n,) seconds from the segment start
+    rotations: np.ndarray  # (n, 3, 3) camera-to-world, world = the first frame's camera
+    directions: np.ndarray  # (n, 3) unit translation direction of the step into the frame (world), 0 if unknown
+    confidence: np.ndarray  # (n,) 0..1
+    methods: list  # per frame: "start" | "homography" | "essential" | "none"
+    tracks: np.ndarray  # (n,) inlier tracks behind the pose
+    corners: np.ndarray  # (n,) corners a fresh detection finds (measured at keyframes; carried between)
+    breaks: np.ndarray  # (n,) bool: tracks collapsed into this frame though it has corners
+    fx: float = 0.0
+    work_size: tuple = (0, 0)
+    info: dict = field(default_factory=dict)
+
+
+def intrinsics(width: int, height: int, hfov_deg: float) -> np.ndarray:
+    f = width / 2 / math.tan(math.radians(hfov_deg) / 2)
+    return np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]], np.float64)
+
+
+def work_size(width: int, height: int, work_width: int) -> tuple[int, int]:
+    scale = min(1.0, work_width / width)
+    return max(16, int(round(width * scale / 2)) * 2), max(16, int(round(height * scale / 2)) * 2)
+
+
+def tracking_mask(hud: np.ndarray | None, size: tuple[int, int], dilate_px: int) -> np.ndarray | None:
+    """255 where corners may be found: everything but the (dilated) HUD, at the working size."""
+    if hud is None or not np.any(hud):
+        return None
+    small = cv2.resize(hud, size, interpolation=cv2.INTER_NEAREST)
+    kernel = np.ones((2 * dilate_px + 1, 2 * dilate_px + 1), np.uint8)
+    return cv2.bitwise_not(cv2.dilate((small > 0).astype(np.uint8) * 255, kernel))
+
+
+def relative_pose(p0: np.ndarray, p1: np.ndarray, k: np.ndarray, cfg: TrackerConfig):
+    """(R mapping frame-0 camera rays to frame-1's, unit t or None, inliers, method) or None."""
+    if len(p0) < cfg.min_tracks:
+        return None
+    h, mask_h = cv2.findHomography(p0, p1, cv2.RANSAC, cfg.ransac_px)
+    if h is None:
+        return None
+    kinv = np.linalg.inv(k)
+    r_h = nearest_rotation(kinv @ h @ k)
+    ones = np.ones((len(p0), 1))
+    pred = (k @ r_h @ kinv @ np.hstack([p0, ones]).T).T
+    residual = np.linalg.norm(pred[:, :2] / pred[:, 2:3] - p1, axis=1)
+    inliers_h = int(np.count_nonzero(residual < 2 * cfg.ransac_px))
+    if np.median(residual) <= cfg.parallax_px:
+        return (r_h, None, inliers_h, "homography") if inliers_h >= cfg.min_tracks else None
+    e, mask_e = cv2.findEssentialMat(p0, p1, k, cv2.RANSAC, 0.999, cfg.ransac_px)
+    if e is None or e.shape != (3, 3):
+        return (r_h, None, inliers_h, "homography") if inliers_h >= cfg.min_tracks else None
+    count, r_e, t, _ = cv2.recoverPose(e, p0, p1, k, mask=mask_e)
+    if count < cfg.min_tracks or count < 0.5 * inliers_h:
+        return (r_h, None, inliers_h, "homography") if inliers_h >= cfg.min_tracks else None
+    return r_e, t.ravel() / max(np.linalg.norm(t), 1e-12), int(count), "essential"
+
+
+def _corners(gray: np.ndarray, mask: np.ndarray | None, cfg: TrackerConfig) -> np.ndarray:
+    pts = cv2.goodFeaturesToTrack(gray, cfg.max_corners, cfg.corner_quality, cfg.corner_distance, mask=mask)
+    return np.zeros((0, 2), np.float32) if pts is None else pts.reshape(-1, 2).astype(np.float32)
+
+
+def _track(prev, cur, pts: np.ndarray, cfg: TrackerConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) bool good tracks and (n, 2) positions in cur."""
+    if not len(pts):
+        return np.zeros(0, bool), pts
+    lk = dict(winSize=(cfg.lk_window, cfg.lk_window), maxLevel=cfg.lk_levels,
+              criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03))
+    fwd, st1, _ = cv2.calcOpticalFlowPyrLK(prev, cur, pts.reshape(-1, 1, 2), None, **lk)
+    back, st2, _ = cv2.calcOpticalFlowPyrLK(cur, prev, fwd, None, **lk)
+    fb = np.linalg.norm(back.reshape(-1, 2) - pts, axis=1)
+    good = (st1.ravel() == 1) & (st2.ravel() == 1) & (fb < cfg.fb_px)
+    return good, fwd.reshape(-1, 2)
+
+
+def frames_gray(path: str, start_s: float, end_s: float | None, size: tuple[int, int]):
+    """(time from start_s, gray uint8 at `size`) of every frame of [start_s, end_s)."""
+    for _, t, frame in iter_video_frames(path, start_s, end_s, threads=1):
+        yield t - start_s, frame.reformat(width=size[0], height=size[1], format="gray").to_ndarray()
+
+
+class TrajectoryEstimator:
+    """Feed frames one at a time (`add`), then `result()`."""
+
+    def __init__(self, k: np.ndarray, size: tuple[int, int], mask: np.ndarray | None, cfg: TrackerConfig):
+        self.k, self.size, self.mask, self.cfg = k, size, mask, cfg
+        self.times, self.rot, self.dirs, self.conf, self.methods = [], [], [], [], []
+        self.tracks, self.corners, self.breaks = [], [], []
+        self.key_pose = np.eye(3)
+        self.key_pts = self.cur_pts = None
+        self.alive = None
+        self.prev = None
+        self.key_index = 0
+        self.key_corners = 0
+
+    def _rekey(self, gray: np.ndarray, pose: np.ndarray) -> None:
+        self.key_pts = _corners(gray, self.mask, self.cfg)
+        self.cur_pts = self.key_pts.copy()
+        self.alive = np.ones(len(self.key_pts), bool)
+        self.key_pose = pose
+        self.key_index = len(self.times) - 1
+        self.key_corners = len(self.key_pts)
+
+    def add(self, t: float, gray: np.ndarray) -> None:
+        cfg = self.cfg
+        self.times.append(t)
+        if self.prev is None:
+            self._record(np.eye(3), np.zeros(3), 1.0, "start", 0, False)
+            self._rekey(gray, np.eye(3))
+            self.corners[-1] = self.key_corners
+            self.tracks[-1] = self.key_corners
+            self.prev = gray
+            return
+        before = int(self.alive.sum())
+        good, moved = _track(self.prev, gray, self.cur_pts[self.alive], cfg)
+        idx = np.flatnonzero(self.alive)
+        self.alive[idx[~good]] = False
+        self.cur_pts[idx[good]] = moved[good]
+        alive = np.flatnonzero(self.alive)
+        pose = relative_pose(self.key_pts[alive], self.cur_pts[alive], self.k, cfg)
+        last = self.rot[-1]
+        collapsed = before >= cfg.min_tracks and len(alive) < 0.2 * before
+        if pose is None:
+            self._record(last, np.zeros(3), 0.0, "none", len(alive), False)
+            self._rekey(gray, last)
+            fresh = self.key_corners
+            self.corners[-1] = fresh
+            self.breaks[-1] = collapsed and fresh >= cfg.min_tracks
+        else:
+            r, tdir, inliers, method = pose
+            world = self.key_pose @ r.T
+            direction = np.zeros(3) if tdir is None else self.key_pose @ (-r.T @ tdir)
+            confidence = min(1.0, inliers / max(len(alive), 1)) * min(1.0, inliers / (2 * cfg.min_tracks))
+            self._record(world, direction, confidence, method, inliers, False)
+            self.corners[-1] = self.key_corners
+            age = len(self.times) - 1 - self.key_index
+            if len(alive) < cfg.rekey_fraction * self.key_corners or age >= cfg.max_key_frames:
+                self._rekey(gray, world)
+        self.prev = gray
+
+    def _record(self, r, d, c, method, tracks, brk) -> None:
+        self.rot.append(r)
+        self.dirs.append(d)
+        self.conf.append(c)
+        self.methods.append(method)
+        self.tracks.append(tracks)
+        self.corners.append(0)
+        self.breaks.append(brk)
+
+    def result(self) -> RawTrajectory:
+        n = len(self.times)
+        return RawTrajectory(np.asarray(self.times, np.float64), np.asarray(self.rot).reshape(n, 3, 3),
+                             np.asarray(self.dirs, np.float64).reshape(n, 3), np.asarray(self.conf, np.float64),
+                             list(self.methods), np.asarray(self.tracks, np.int32), np.asarray(self.corners, np.int32),
+                             np.asarray(self.breaks, bool), float(self.k[0, 0]), self.size)
+
+
+def estimate(path: str, start_s: float = 0.0, end_s: float | None = None, hfov_deg: float | None = None,
+             hud_mask: np.ndarray | None = None, source_size: tuple[int, int] | None = None,
+             cfg: TrackerConfig = TrackerConfig()) -> RawTrajectory:
+    """The trajectory of [start_s, end_s) of a video. `hud_mask`: the detector's UI mask at the
+    video's size (255 = UI). Without `hfov_deg` the field of view is estimated first."""
+    from g2w.trajectory.intrinsics import estimate_hfov
+    from g2w.video.probe import probe
+
+    if source_size is None:
+        info = probe(path)
+        source_size = (info.width, info.height)
+    size = work_size(*source_size, cfg.work_width)
+    mask = tracking_mask(hud_mask, size, cfg.hud_dilate_px)
+    info = {"hfov_source": "given"}
+    if hfov_deg is None:
+        hfov_deg, fov_info = estimate_hfov(frames_gray(path, start_s, end_s, size), size, mask, cfg)
+        info = {"hfov_source": "estimated", **fov_info}
+    est = TrajectoryEstimator(intrinsics(*size, hfov_deg), size, mask, cfg)
+    for t, gray in frames_gray(path, start_s, end_s, size):
+        est.add(t, gray)
+    raw = est.result()
+    raw.info = {**info, "hfov_deg": float(hfov_deg), "hud_masked_fraction": 0.0 if mask is None
+                else float(np.mean(mask == 0))}
+    return raw

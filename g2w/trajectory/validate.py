@@ -1,0 +1,118 @@
+"""Is a trajectory fit to train on? Jumps, jitter and drift, each scored and checked in turn.
+
+- **Jumps**: a relative-pose increment beyond `max_step_deg_s` (a turn faster than any player
+  turns), or a break: the tracks collapse into a frame that has corners of its own (a respawn,
+  a teleport, a cut the segmenter missed). Counted; more than `max_jumps` rejects.
+- **Jitter**: high-frequency energy of the angular velocity, the RMS of what a centred moving
+  average over `smooth_frames` frames leaves, in degrees per second, over sliding windows of
+  `jitter_window_s`; the worst window above `max_jitter_deg_s` rejects (a shaking camera or a
+  noisy estimate, either unfit as a control signal).
+- **Drift**: the global smoothness term. The chained orientation is compared with its own
+  low-pass over `drift_window_s` after removing the motion itself: the spread of the residual
+  rotation per second of footage (degrees per second) above `max_drift_deg_s` rejects; a
+  trajectory that slowly wanders from where its increments point cannot be told from a real
+  slow turn, so this catches the kind that shows as slow wobble.
+- **Coverage**: at least `min_valid_fraction` of frames must have a pose; a video with no
+  trackable corners at all (black, flat, all HUD) is `no_features`.
+The first failing check, in this order (no_features, tracking_lost, jump, jitter, drift), is the
+reason; every score is kept whatever the verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from g2w.rotations import angle_deg
+from g2w.trajectory.estimate import RawTrajectory
+
+REASONS = ("no_features", "tracking_lost", "jump", "jitter", "drift")
+
+
+@dataclass(frozen=True)
+class ValidationConfig:
+    max_step_deg_s: float = 400.0
+    max_jumps: int = 0
+    smooth_frames: int = 9
+    jitter_window_s: float = 2.0
+    max_jitter_deg_s: float = 15.0
+    drift_window_s: float = 4.0
+    max_drift_deg_s: float = 6.0
+    min_valid_fraction: float = 0.9
+    min_corners: int = 25
+
+
+def rotation_vectors_deg(rs: np.ndarray) -> np.ndarray:
+    """(n-1, 3) per-step rotation vectors (degrees) in the camera frame of each earlier frame."""
+    rel = np.einsum("nji,njk->nik", rs[:-1], rs[1:])
+    angle = np.radians(angle_deg(rel))
+    axis = np.stack([rel[:, 2, 1] - rel[:, 1, 2], rel[:, 0, 2] - rel[:, 2, 0], rel[:, 1, 0] - rel[:, 0, 1]], 1)
+    norm = np.linalg.norm(axis, axis=1, keepdims=True)
+    unit = np.where(norm > 1e-12, axis / np.maximum(norm, 1e-12), 0.0)
+    return np.degrees(unit * angle[:, None])
+
+
+def _moving_average(x: np.ndarray, width: int) -> np.ndarray:
+    width = max(1, min(width, len(x)))
+    kernel = np.ones(width) / width
+    pad = width // 2
+    padded = np.pad(x, ((pad, width - 1 - pad), (0, 0)), mode="edge")
+    return np.stack([np.convolve(padded[:, k], kernel, mode="valid") for k in range(x.shape[1])], 1)
+
+
+def jitter_scores(omega_deg_s: np.ndarray, fps: float, cfg: ValidationConfig) -> np.ndarray:
+    """RMS (deg/s) of the high-frequency angular velocity per sliding window."""
+    if len(omega_deg_s) < 3:
+        return np.zeros(0)
+    high = omega_deg_s - _moving_average(omega_deg_s, cfg.smooth_frames)
+    energy = np.sum(high**2, axis=1)
+    w = max(2, int(round(cfg.jitter_window_s * fps)))
+    if len(energy) <= w:
+        return np.array([np.sqrt(energy.mean())])
+    csum = np.r_[0, np.cumsum(energy)]
+    return np.sqrt((csum[w:] - csum[:-w]) / w)
+
+
+def drift_score(omega_deg_s: np.ndarray, fps: float, cfg: ValidationConfig) -> float:
+    """Deg/s of slow wobble: the angular velocity's low-pass over `drift_window_s` against its
+    low-pass over `smooth_frames`, RMS (what is neither the motion's trend nor jitter)."""
+    if len(omega_deg_s) < 3:
+        return 0.0
+    trend = _moving_average(omega_deg_s, int(round(cfg.drift_window_s * fps)))
+    local = _moving_average(omega_deg_s, cfg.smooth_frames)
+    wobble = local - trend
+    # integrated over a second: how far the orientation strays per second from its trend
+    return float(np.sqrt(np.mean(np.sum(wobble**2, axis=1))))
+
+
+def validate(raw: RawTrajectory, cfg: ValidationConfig = ValidationConfig()) -> dict:
+    """{status: accepted|rejected, reason, and every score}."""
+    n = len(raw.times)
+    fps = (n - 1) / max(raw.times[-1] - raw.times[0], 1e-9) if n > 1 else 0.0
+    valid = np.array([m != "none" for m in raw.methods]) if n else np.zeros(0, bool)
+    scores = {"frames": n, "fps": round(fps, 3), "valid_fraction": float(valid.mean()) if n else 0.0,
+              "median_corners": float(np.median(raw.corners)) if n else 0.0, "jumps": 0, "jump_times_s": [],
+              "max_step_deg_s": 0.0, "jitter_deg_s": 0.0, "drift_deg_s": 0.0}
+    if n > 1:
+        omega = rotation_vectors_deg(raw.rotations) * fps
+        speed = np.linalg.norm(omega, axis=1)
+        fast = np.flatnonzero(speed > cfg.max_step_deg_s) + 1
+        jumps = np.union1d(fast, np.flatnonzero(raw.breaks))
+        jitter = jitter_scores(omega, fps, cfg)
+        scores.update(jumps=int(len(jumps)), jump_times_s=[round(float(raw.times[j]), 3) for j in jumps],
+                      max_step_deg_s=float(speed.max()), jitter_deg_s=float(jitter.max()) if len(jitter) else 0.0,
+                      drift_deg_s=drift_score(omega, fps, cfg))
+    failed = []
+    if n == 0 or scores["median_corners"] < cfg.min_corners:
+        failed.append("no_features")
+    if scores["valid_fraction"] < cfg.min_valid_fraction:
+        failed.append("tracking_lost")
+    if scores["jumps"] > cfg.max_jumps:
+        failed.append("jump")
+    if scores["jitter_deg_s"] > cfg.max_jitter_deg_s:
+        failed.append("jitter")
+    if scores["drift_deg_s"] > cfg.max_drift_deg_s:
+        failed.append("drift")
+    return {"status": "rejected" if failed else "accepted", "reason": failed[0] if failed else "",
+            "checks_failed": failed, **scores, "config": asdict(cfg)}
