@@ -105,7 +105,7 @@ def _judge_human_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-MASK_CHOICE_METHODS = ("telea", "propagate")  # removers whose mask may come from the segmenter or the truth
+MASK_CHOICE_METHODS = ("telea", "propagate", "unblend+propagate")  # removers whose mask may come from the segmenter or the truth
 
 
 def _remove(args: argparse.Namespace) -> int:
@@ -233,7 +233,7 @@ def _eval_table(args: argparse.Namespace) -> int:
 
 def _add_evaluation_commands(sub) -> None:
     from g2w.evaluate.options import add_arguments
-    from g2w.remove import METHODS
+    from g2w.remove import DEFAULT_METHOD, METHODS
 
     p = sub.add_parser("evaluate", help="judge edited videos against cases: judgments, metrics, report")
     add_arguments(p)
@@ -252,7 +252,8 @@ def _add_evaluation_commands(sub) -> None:
     p.set_defaults(run=_judge_human_agreement)
 
     p = sub.add_parser("remove", help="run a removal baseline over cases, writing <case_id>.mp4 edits")
-    p.add_argument("--method", choices=METHODS, required=True)
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help=f"removal method (default {DEFAULT_METHOD}: mask-free, translucent layers un-blended)")
     p.add_argument("--cases", required=True, help="synthesis output folder or wild-cases JSONL")
     p.add_argument("--output", required=True)
     p.add_argument("--mask", choices=["segmenter", "gt"], default=None,

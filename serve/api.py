@@ -22,7 +22,7 @@ from ray.serve.exceptions import BackPressureError
 
 from g2w.io import storage
 from g2w.cases.case import load_cases
-from g2w.remove import METHODS
+from g2w.remove import DEFAULT_METHOD, METHODS
 from serve import http
 from serve.inputs import JOB_ID, InputError, check_method, describe_methods, method_options, resolve_uri, upload_suffix
 from serve.settings import ServiceSettings
@@ -226,7 +226,7 @@ class Api:
         form = await http.read_form(request, self.s)
         method = None
         if kind == "removal":
-            method = str(form.get("method") or "")
+            method = str(form.get("method") or DEFAULT_METHOD)
             check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
         elif not self.s.detector:
             raise InputError(422, "no_detector", "this service runs no detector")
@@ -304,7 +304,7 @@ class Api:
     async def _batch_item(self, n: int, line: str, batch_id: str, jobs_dir: str) -> dict:
         try:
             item = _json_object(line)
-            method = str(item.get("method") or "")
+            method = str(item.get("method") or DEFAULT_METHOD)
             check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
             options = method_options(method, item.get("options"))
             detect = self._wants_detection(item.get("detect"))
@@ -360,7 +360,7 @@ class Api:
         if not http.authorized(request, self.s):
             return http.unauthorized()
         form = await http.read_form(request, self.s)
-        method = str(form.get("method") or "")
+        method = str(form.get("method") or DEFAULT_METHOD)
         check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
         options = method_options(method, form.get("options"))
         upload = form.get("file")

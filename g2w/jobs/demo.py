@@ -23,12 +23,13 @@ import time
 
 from g2w.curate.config import CurateConfig
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
+from g2w.remove import DEFAULT_METHOD
 from g2w.sample_data import generate_samples
 from g2w.video.decode import FrameReader
 
 FRAMES_PER_VIDEO = 5
 BASELINES = ("identity", "telea-gt")
-METHODS = (*BASELINES, "propagate")  # propagate: mask-free (the shipped segmenter's mask)
+METHODS = (*BASELINES, DEFAULT_METHOD)  # the mask-free default (the shipped segmenter's mask)
 
 
 def _sidecar(video_path: str) -> dict:

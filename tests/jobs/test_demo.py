@@ -22,7 +22,7 @@ def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
         assert metrics["ok"] == 1
     aar = {m: summary["evaluate"][m]["scores"]["synthetic"]["AAR"] for m in BASELINES}
     assert aar["identity"] == 0.0 and aar["telea-gt"] > aar["identity"]
-    assert "propagate" in summary["evaluate"]
+    assert "unblend+propagate" in summary["evaluate"]
     gc = summary["gamecleaner"]
     assert gc["train"]["steps"] == 2 and gc["remove"] == {"ok": 1, "error": 0}
     assert (tmp_path / "gamecleaner" / "removed" / f"{synth[0]['sample_id']}.mp4").exists()

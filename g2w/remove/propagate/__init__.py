@@ -27,6 +27,6 @@ the flow), `fallback` (Telea and the rim check), `schedule` (the fill's two thre
 
 from g2w.remove.propagate.fallback import NO_CHECK, RimCheck
 from g2w.remove.propagate.fill import fill_chunk
-from g2w.remove.propagate.run import propagate
+from g2w.remove.propagate.run import propagate, unblend_propagate
 
-__all__ = ["NO_CHECK", "RimCheck", "fill_chunk", "propagate"]
+__all__ = ["NO_CHECK", "RimCheck", "fill_chunk", "propagate", "unblend_propagate"]

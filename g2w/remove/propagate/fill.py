@@ -53,8 +53,10 @@ class Region:
         ring = sweep(self.crop, self.traced_idx, maps, order) if self.traced is not None else None
         self.passes[step] = sweep(self.crop, self.hole_idx, maps, order), ring
 
-    def finish(self, t: int, out: list[np.ndarray], radius: int) -> None:
-        """Blend, check and write frame t's fill into `out[t]` (after both `trace` calls)."""
+    def finish(self, t: int, out: list[np.ndarray], radius: int, steps: list[np.ndarray] | None = None) -> None:
+        """Blend, check and write frame t's fill into `out[t]` (after both `trace` calls); and,
+        when `steps` is given, into `steps[t]` how far each hole pixel's colour travelled
+        (frames, at most 254; 255: filled by Telea)."""
         colors, check, cut_holes, traced, inner, traced_idx = (self.colors, self.check, self.cut_holes, self.traced,
                                                                self.inner, self.traced_idx)
         (forward, r_fwd), (backward, r_bwd) = self.passes[-1], self.passes[+1]
@@ -71,6 +73,9 @@ class Region:
             got &= ~untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
         region = self.crop.cut(out[t])  # a view into the output frame
         region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
+        if steps is not None:
+            nearest = np.minimum(forward[t][3], backward[t][3])
+            self.crop.cut(steps[t])[ys, xs] = np.where(got, np.minimum(nearest, 254), 255).astype(np.uint8)
         if not got.all():  # Telea on the unreached pixels' box only (its cost follows the image size)
             uy, ux = ys[~got], xs[~got]
             pad = 2 * radius + 2
@@ -85,13 +90,16 @@ class Region:
 
 def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 160,
                radius: int = 3, check: RimCheck | None = None,
-               emit: Callable[[np.ndarray], None] | None = None) -> list[np.ndarray]:
+               emit: Callable[[np.ndarray], None] | None = None,
+               steps: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
 
     Each group of nearby holes (the union over the chunk, grown by `margin`) is handled in its
     own crop, so the cost follows the UI's area, not the frame's. `emit`: called with each
     output frame, in order, as soon as it is final (so an encoder starts on the chunk while the
-    rest is blended); the frames are returned as well.
+    rest is blended); the frames are returned as well. `steps`: a list to receive, per frame,
+    a (H, W) uint8 map of how many frames each hole pixel's colour travelled (255: Telea; 0
+    outside the holes), the fill's own confidence.
 
     Two threads share the work, step by step over every crop (`Region`): flow inputs by half
     chunks, the two trace directions, then frame by frame; each thread takes the next piece
@@ -114,11 +122,15 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
     on_both([functools.partial(r.prepare, part) for r in found for part in halves])
     on_both([functools.partial(r.trace, step) for r in found for step in (-1, +1)])
 
+    taken = None
+    if steps is not None:
+        steps[:] = taken = [np.zeros(h.shape, np.uint8) for h in holes]
+
     def finish(t: int) -> None:
         """Frame t with every crop's fill, crop after crop as they were found; then it is final."""
         out[t] = frames[t].copy()
         for r in found:
-            r.finish(t, out, radius)
+            r.finish(t, out, radius, taken)
         ready(t)
 
     on_both([functools.partial(finish, t) for t in range(n)])

@@ -63,7 +63,7 @@ class Crop:
         self.x0, self.x1 = xs.min(), xs.max() + 1
         ch, cw = self.y1 - self.y0, self.x1 - self.x0
         self.scale = min(1.0, flow_long_side / max(ch, cw))
-        self.small = (max(8, round(cw * self.scale)), max(8, round(ch * self.scale)))
+        self.small = (max(12, round(cw * self.scale)), max(12, round(ch * self.scale)))  # DIS needs 12 px
         self.size = (cw, ch)
         gx, gy = np.meshgrid(np.arange(cw, dtype=np.float32), np.arange(ch, dtype=np.float32))
         self.grid = np.dstack([gx, gy])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Iterator
 
@@ -11,9 +12,12 @@ from g2w.cases.case import Case
 from g2w.remove.baselines import even_size
 from g2w.remove.masks import case_holes
 from g2w.remove.propagate.fill import fill_chunk
+from g2w.remove.unblend import ChunkReport, Unblend, unblend_chunk
 from g2w.video import VideoWriter, iter_frames
 from g2w.video.decode import iter_video_frames
 from g2w.video.overlap import BackgroundWriter, prefetch
+
+log = logging.getLogger(__name__)
 
 
 class SharedDecode:
@@ -74,18 +78,47 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
     dilation"). `mask_rules`: the segmenter mask's rules (`g2w.segment.mask_rules`; default
     `REMOVAL_RULES`).
     """
+    return _by_chunks(case, out_path, mask, dilate_px, chunk_frames, crf, preset, checkpoint, mask_rules, progress,
+                      None)
+
+
+def unblend_propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 2, chunk_frames: int = 90,
+                      crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None,
+                      mask_rules: str | None = None, alpha_ceiling: float = Unblend.ceiling, progress=None) -> int:
+    """`propagate`, then per chunk the static translucent layers in the hole are inverted
+    (`g2w.remove.unblend`) where their opacity is at most `alpha_ceiling`; the propagated fill
+    stays wherever a layer cannot be inverted. Returns the frames written."""
+    if not 0 <= alpha_ceiling < 1:
+        raise ValueError(f"alpha_ceiling must be in [0, 1), got {alpha_ceiling}")
+    return _by_chunks(case, out_path, mask, dilate_px, chunk_frames, crf, preset, checkpoint, mask_rules, progress,
+                      Unblend(ceiling=alpha_ceiling))
+
+
+def _by_chunks(case: Case, out_path: str, mask: str, dilate_px: int, chunk_frames: int, crf: int, preset: str,
+               checkpoint: str | None, mask_rules: str | None, progress, unblend: Unblend | None) -> int:
     w, h, fps = even_size(case)
     written = 0
     frames, holes = [], []
+    report = ChunkReport()
     # queues a chunk deep: while a chunk is filled, the next one is decoded (and segmented) and
     # the last one encoded, instead of each stage waiting a chunk's time for the others
     with BackgroundWriter(VideoWriter(out_path, w, h, fps, crf=crf, preset=preset), depth=chunk_frames) as writer:
 
+        def submit(frame: np.ndarray) -> None:
+            writer.submit(np.ascontiguousarray(frame[:h, :w]))
+
         def flush():
             nonlocal written
-            # each frame goes to the encoder as soon as it is filled (from either fill thread):
-            # the encoder starts on the chunk while its fill finishes
-            done = fill_chunk(frames, holes, emit=lambda frame: writer.submit(np.ascontiguousarray(frame[:h, :w])))
+            if unblend is None:
+                # each frame goes to the encoder as soon as it is filled (from either fill thread):
+                # the encoder starts on the chunk while its fill finishes
+                done = fill_chunk(frames, holes, emit=submit)
+            else:  # the layer is fitted over the whole chunk's fill before any frame is final
+                steps: list = []
+                done, part = unblend_chunk(frames, holes, fill_chunk(frames, holes, steps=steps), steps, unblend)
+                report.add(part)
+                for frame in done:
+                    submit(frame)
             for _ in done:
                 written += 1
                 if progress:
@@ -103,4 +136,6 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
             if len(frames) == chunk_frames:
                 flush()
         flush()
+    if unblend is not None:
+        log.info("%s: %s", case.case_id, report.reason())
     return written
