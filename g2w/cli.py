@@ -59,6 +59,20 @@ def _curate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _trajectory(args: argparse.Namespace) -> int:
+    from g2w.jobs.trajectory import run_trajectory
+    from g2w.trajectory.step import EstimateTrajectories
+
+    try:
+        summary = run_trajectory(args.inputs, args.output, EstimateTrajectories(args.hfov_deg, args.hud_mask,
+                                                                                args.checkpoint))
+    except ValueError as exc:
+        print(f"g2w trajectory: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary))
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from g2w.jobs.demo import run_demo
 
@@ -633,6 +647,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_curate_arguments(p)
     add_long_arguments(p)
     p.set_defaults(run=_curate)
+
+    p = sub.add_parser("trajectory", help="per-frame camera rotation and translation direction of segments (Ray)")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="a `curate --mode long` output folder, or videos")
+    p.add_argument("--output", default=None, help="output folder (default: the curation run itself)")
+    p.add_argument("--hfov-deg", type=_positive(float), default=None,
+                   help="horizontal field of view of the footage; default: estimated per segment")
+    p.add_argument("--hud-mask", choices=("auto", "detector", "none"), default="auto",
+                   help="keep HUD pixels out of tracking: auto (the detector on segments with a HUD), detector "
+                        "(always), none")
+    p.add_argument("--checkpoint", default=None, help="segmenter folder for the HUD mask (default: the shipped one)")
+    p.set_defaults(run=_trajectory)
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
     p.add_argument("--output", default="demo_out")

@@ -55,7 +55,7 @@ class WalkSpec:
     jumps_s: tuple[float, ...] = ()  # times of jumps
     jitter_spans_s: tuple[tuple[float, float], ...] = ()  # [start, end) spans of jitter
     turn_deg_s: float = 25.0  # typical yaw rate of the walk
-    uniform: bool = False  # flat grey walls: nothing to track (a bad-input case)
+    uniform: bool = False  # every frame flat grey: nothing to track (a bad-input case)
 
     def __post_init__(self):
         if len(self.transitions) != len(self.shot_s) - 1:
@@ -104,17 +104,14 @@ class _Room:
 
 def _room(rng: np.random.Generator, spec: WalkSpec) -> _Room:
     pal = random_palette(rng)
-    if spec.uniform:
-        faces = [np.full((_TEX, _TEX, 3), 128, np.uint8) for _ in range(6)]
-    else:
-        wall_a = bricks(rng, _TEX, _TEX, 8, 4, pal["primary"], pal["dark"])
-        wall_b = colorize(tileable_noise(rng, _TEX, _TEX, 6), pal["dark"], pal["light"])
-        floor = checker_tiles(rng, _TEX, 4, pal["light"], pal["secondary"])
-        ceiling = colorize(tileable_noise(rng, _TEX, _TEX, 4), pal["dark"], pal["secondary"])
-        wall_c = bricks(rng, _TEX, _TEX, 6, 3, pal["secondary"], pal["dark"])
-        shades = (0.95, 0.8, 0.6, 1.0, 0.85, 0.7)  # each face lit differently, so corners show
-        faces = [np.clip(f.astype(np.float32) * s, 0, 255).astype(np.uint8)
-                 for f, s in zip((wall_a, wall_b, ceiling, floor, wall_c, wall_a[::-1]), shades)]
+    wall_a = bricks(rng, _TEX, _TEX, 8, 4, pal["primary"], pal["dark"])
+    wall_b = colorize(tileable_noise(rng, _TEX, _TEX, 6), pal["dark"], pal["light"])
+    floor = checker_tiles(rng, _TEX, 4, pal["light"], pal["secondary"])
+    ceiling = colorize(tileable_noise(rng, _TEX, _TEX, 4), pal["dark"], pal["secondary"])
+    wall_c = bricks(rng, _TEX, _TEX, 6, 3, pal["secondary"], pal["dark"])
+    shades = (0.95, 0.8, 0.6, 1.0, 0.85, 0.7)  # each face lit differently, so corners show
+    faces = [np.clip(f.astype(np.float32) * s, 0, 255).astype(np.uint8)
+             for f, s in zip((wall_a, wall_b, ceiling, floor, wall_c, wall_a[::-1]), shades)]
     direction = 1 if rng.random() < 0.5 else -1
     return _Room(np.concatenate(faces), rng.uniform(0, 2 * np.pi, 6),
                  direction * math.radians(spec.turn_deg_s) * rng.uniform(0.7, 1.3))
@@ -187,6 +184,11 @@ class Walkthrough:
         spec = self.spec
         t = i / spec.fps
         shot, r, c = self.camera(i)
+        if spec.uniform:
+            picture = np.full((spec.height, spec.width, 3), 128, np.uint8)
+            if self.hud is not None:
+                self.hud.draw(picture, t)
+            return picture
         picture = render_room(self.rooms[shot], self.rays, r, c)
         if shot > 0 and spec.transitions[shot - 1] == "dissolve" and t - self.starts[shot] < spec.dissolve_s:
             # the previous shot carries on under the new one while it fades out

@@ -36,7 +36,7 @@ class ValidationConfig:
     max_jumps: int = 0
     smooth_frames: int = 9
     jitter_window_s: float = 2.0
-    max_jitter_deg_s: float = 15.0
+    max_jitter_deg_s: float = 30.0
     drift_window_s: float = 4.0
     max_drift_deg_s: float = 6.0
     min_valid_fraction: float = 0.9

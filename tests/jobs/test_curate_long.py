@@ -63,3 +63,13 @@ def test_keep_hud_marks_segments(tmp_path, videos):
     _, rows = _run(tmp_path, {"hud": videos["hud"]}, "--keep-hud")
     kept = [r for r in rows if r["status"] == "kept"]
     assert kept and all(r["hud_status"] == "none" and "ui_overlay" in r["checks_failed"] for r in kept)
+
+
+def test_trajectory_fills_the_dataset_manifest(tmp_path, videos):
+    out, rows = _run(tmp_path, {"cut": videos["cut"]})
+    assert main(["trajectory", str(out), "--hfov-deg", "90"]) == 0
+    dataset = pq.read_table(out / "dataset.parquet").to_pylist()
+    kept = [r for r in dataset if r["status"] == "kept"]
+    assert len(kept) == 2 and all(r["trajectory_status"] in ("accepted", "rejected") for r in kept)
+    assert all((out / r["trajectory_path"]).exists() and r["hud_status"] == "clean" for r in kept)
+    assert "trajectory_" in (out / "dataset.html").read_text()
