@@ -73,6 +73,22 @@ def _trajectory(args: argparse.Namespace) -> int:
     return 0
 
 
+def _caption(args: argparse.Namespace) -> int:
+    from g2w.caption.captioner import CaptionSegments
+    from g2w.jobs.caption import run_caption
+
+    options = {"endpoint": args.endpoint, "model": args.model, "api_key_env": args.api_key_env,
+               "timeout_s": args.timeout_s, "transport_retries": args.transport_retries, "seed": args.seed,
+               "response_format": args.response_format}
+    try:
+        summary = run_caption(args.inputs, args.output, CaptionSegments(options, args.schema_retries, args.workers))
+    except ValueError as exc:
+        print(f"g2w caption: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary))
+    return 0 if not summary.get("error") else 1
+
+
 def _demo(args: argparse.Namespace) -> int:
     from g2w.jobs.demo import run_demo
 
@@ -658,6 +674,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "(always), none")
     p.add_argument("--checkpoint", default=None, help="segmenter folder for the HUD mask (default: the shipped one)")
     p.set_defaults(run=_trajectory)
+
+    p = sub.add_parser("caption", help="four-level structured captions of segments through an OpenAI-compatible MLLM")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="a `curate --mode long` output folder, or videos")
+    p.add_argument("--output", default=None, help="output folder (default: the curation run itself)")
+    p.add_argument("--endpoint", required=True, help="OpenAI-compatible base URL, e.g. http://host:8000/v1")
+    p.add_argument("--model", required=True)
+    p.add_argument("--api-key-env", default=None, help="environment variable holding the API key")
+    p.add_argument("--response-format", choices=("json_schema", "json_object", "none"), default="json_schema")
+    p.add_argument("--schema-retries", type=int, default=2, help="further requests after an off-schema reply")
+    p.add_argument("--transport-retries", type=int, default=4, help="retries after timeouts and HTTP 5xx/429")
+    p.add_argument("--timeout-s", type=_positive(float), default=600.0, help="per request")
+    p.add_argument("--workers", type=_positive(int), default=2, help="concurrent requests")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_caption)
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
     p.add_argument("--output", default="demo_out")

@@ -18,6 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 LAYERS: list[list[str]] = [
     ["cli", "jobs", "serve_client"],
     ["runtime"],
+    ["caption"],
     ["remove", "evaluate"],
     ["curate", "hud", "capture", "trajectory"],
     ["segment", "train"],

@@ -3,14 +3,17 @@
 Each scripted step is one of: "valid" (answers every element and frame listed in the evidence
 mapping found in the prompt), "malformed" (a reply that fails the schema), "fenced" (a valid
 reply inside a Markdown fence, as content parts), an HTTP status code (an error response), or
-"reject_format" (HTTP 400 naming response_format when the request carries one). When the
-script runs out, the last step repeats. Every request is recorded (headers and JSON body).
+"reject_format" (HTTP 400 naming response_format when the request carries one), ("sleep", s)
+(answers valid after s seconds: a client with a shorter timeout sees a timeout), or a callable
+that maps the request body to the reply's content (other kinds of reply, such as captions).
+When the script runs out, the last step repeats. Every request is recorded (headers and JSON body).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MARKER = "Evidence mapping (JSON):\n"
@@ -47,6 +50,11 @@ class FakeOpenAI:
                     return self._send(400, {"error": {"message": "response_format json_schema is not supported"}})
                 if isinstance(step, int):
                     return self._send(step, {"error": {"message": "scripted failure"}})
+                if isinstance(step, tuple) and step[0] == "sleep":
+                    time.sleep(step[1])  # the client has given up by now
+                    return self._send(200, {})
+                if callable(step):
+                    return self._complete(body, step(body))
                 prompt = body["messages"][0]["content"][0]["text"]
                 if step == "malformed":
                     content = json.dumps({"elements": [], "frames": [], "verdict": "all removed"})
@@ -54,6 +62,9 @@ class FakeOpenAI:
                     content = [{"type": "text", "text": "```json\n" + json.dumps(valid_reply(prompt)) + "\n```"}]
                 else:
                     content = json.dumps(valid_reply(prompt))
+                self._complete(body, content)
+
+            def _complete(self, body: dict, content):
                 self._send(200, {"id": "cmpl-1", "object": "chat.completion", "model": body["model"],
                                  "choices": [{"index": 0, "finish_reason": "stop",
                                               "message": {"role": "assistant", "content": content}}],
