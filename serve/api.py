@@ -1,4 +1,4 @@
-"""The FastAPI ingress: routes, the job store, and the dispatcher that feeds the workers.
+"""The FastAPI ingress: the job store, admission, and the dispatcher that feeds the workers.
 
 Requests never wait for a removal: a job is validated (method, options, size, a probe of the
 video), written to the store as `queued`, and answered with 202. A dispatcher task in this
@@ -6,17 +6,19 @@ replica claims queued jobs, at most `max_running` at a time, and calls the Remov
 Detector or Judge; the outcome goes back to the store. Because the queue lives in SQLite and not
 in Serve's request queues, a restart loses nothing, and a full queue is a 429, not a crash.
 Run ONE replica of this deployment: it owns the store and requeues interrupted jobs at start.
+The routes themselves are in serve/routes.py; they call this replica's methods.
 """
 
 
 import asyncio
+import io
 import json
-import mimetypes
+import logging
 import os
 import shutil
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from ray import serve
 from ray.serve.exceptions import BackPressureError
 
@@ -24,24 +26,49 @@ from g2w.io import storage
 from g2w.cases.case import load_cases
 from g2w.remove import DEFAULT_METHOD, METHODS
 from serve import http
-from serve.inputs import JOB_ID, InputError, check_method, describe_methods, method_options, resolve_uri, upload_suffix
+from serve.auth import current_api, serving
+from serve.containers import ALLOWED, MEDIA_TYPES, container_of
+from serve.inputs import JOB_ID, InputError, check_method, method_options, resolve_uri, server_options
+from serve.routes import PREFIX, ROUTERS
 from serve.settings import ServiceSettings
 from serve.store import JobStore, new_id
-from serve.work import (DETECTION, DETECTION_FILES, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESULT_FILES, read_image,
-                        result_rel)
+from serve.work import DETECTION, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESULT_FILES, read_image, result_rel
 
-STATIC = os.path.join(os.path.dirname(__file__), "static")
-PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css"}
-PREFIX = {"removal": "/v1/removals", "detection": "/v1/detections", "evaluation": "/v1/evaluations"}
-JUDGES = ("reference", "openai")
+log = logging.getLogger("ray.serve")
 
-app = FastAPI(title="g2w HUD removal", docs_url=None, redoc_url=None)
+# Fixed answer types of results: never guessed from a name a client chose.
+RESULT_TYPES = {"edited.mp4": "video/mp4", "mask.mkv": "video/x-matroska", "annotation.json": "application/json",
+                "preview.png": "image/png", "summary.json": "application/json", "metrics.json": "application/json",
+                "report.html": "text/html; charset=utf-8", "table.md": "text/markdown; charset=utf-8",
+                "results.parquet": "application/vnd.apache.parquet", "judgments.jsonl": "application/x-ndjson"}
+EVALUATION_FIELDS = {"cases", "edited", "judge"}
+MAX_JSONL_LINE = 1 << 16
+
+app = FastAPI(title="g2w HUD removal", openapi_url=None, docs_url=None, redoc_url=None)
+for _router in ROUTERS:
+    app.include_router(_router)
+
+
+@app.middleware("http")
+async def _safe_headers(request: Request, call_next):
+    """Every answer: no content sniffing, and results cannot run as a page of this origin."""
+    resp = await call_next(request)
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers.setdefault("Content-Security-Policy", "sandbox")
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    return resp
 
 
 @app.exception_handler(InputError)
 async def _input_error(request: Request, exc: InputError):
-    headers = {"Retry-After": str(exc.retry_after)} if getattr(exc, "retry_after", None) else None
-    return http.error(exc.status, exc.reason, str(exc), headers)
+    message = http.scrub(str(exc), current_api().server_paths())
+    return http.error(exc.status, exc.reason, message, exc.headers)
+
+
+@app.exception_handler(Exception)
+async def _unexpected(request: Request, exc: Exception):
+    log.exception("unexpected error on %s", request.url.path)
+    return http.error(500, "internal_error", "the service failed on this request; it is logged")
 
 
 # Module helpers come before `Api`: the deployment captures the names its methods use when it is decorated.
@@ -100,6 +127,7 @@ class Api:
         self.running = dict.fromkeys(self.slots, 0)
         self.wake = asyncio.Event()
         self.dispatcher = asyncio.get_event_loop().create_task(self._dispatch()) if settings.dispatch else None
+        serving(self)  # the routes (serve/routes.py) reach this replica through serve.auth
 
     # ---- dispatching --------------------------------------------------------------------------
 
@@ -161,49 +189,28 @@ class Api:
         """Called by the workers (not HTTP) while a job runs: records its frames; True = stop, it was canceled."""
         return await asyncio.to_thread(self.store.progress, job_id, frames_done)
 
-    # ---- auth, page, health --------------------------------------------------------------------
+    # ---- health, views -------------------------------------------------------------------------
 
-    @app.get("/healthz")
-    async def healthz(self):
+    async def health(self) -> dict:
         return {"ok": True, "recovered": self.recovered, "running": self.running}
 
-    @app.get("/")
-    async def page(self, request: Request):
-        if not http.authorized(request, self.s):
-            return FileResponse(os.path.join(STATIC, "login.html"), status_code=401, media_type="text/html")
-        return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html")
+    def server_paths(self) -> tuple[str, ...]:
+        """Paths of this server that no answer may show."""
+        dirs = (self.s.data_dir, self.s.state_dir, self.s.output_store, *self.s.allowed_roots)
+        return tuple(p for d in dirs if d for p in {d, os.path.abspath(d) if "://" not in d else d})
 
-    @app.get("/static/{name}")
-    async def static(self, name: str, request: Request):
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
-        if name not in PAGE_FILES:
-            return http.error(404, "not_found", "no such file")
-        return FileResponse(os.path.join(STATIC, name), media_type=PAGE_FILES[name])
-
-    @app.post("/v1/session")
-    async def session(self, request: Request):
-        """Trade the bearer token for an HttpOnly cookie, so the page's <video> tags can load results."""
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
-        resp = Response(status_code=204)
-        token = request.headers.get("authorization", "")[7:].strip()
-        resp.set_cookie(http.SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
-        return resp
-
-    @app.get("/v1/methods")
-    async def methods(self, request: Request):
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
-        return {"methods": describe_methods(self.s.gpu_replicas > 0), "detector": bool(self.s.detector)}
+    def view(self, job: dict) -> dict:
+        view = http.job_view(job, PREFIX[job["kind"]])
+        view["message"] = http.scrub(view["message"], (job["workdir"], *self.server_paths()))
+        view["errors"] = json.loads(http.scrub(json.dumps(view["errors"]), (job["workdir"], *self.server_paths())))
+        return view
 
     # ---- submitting ----------------------------------------------------------------------------
 
     def _check_room(self, adding: int) -> None:
         if self.store.count_active() + adding > self.s.max_active_jobs:
-            exc = InputError(429, "queue_full", f"{self.s.max_active_jobs} jobs are queued or running; retry later")
-            exc.retry_after = self.s.retry_after_s
-            raise exc
+            raise InputError(429, "queue_full", f"{self.s.max_active_jobs} jobs are queued or running; retry later",
+                             {"Retry-After": str(self.s.retry_after_s)})
 
     def _key(self, request: Request, kind: str) -> str | None:
         key = request.headers.get("idempotency-key")
@@ -212,13 +219,19 @@ class Api:
         return f"{kind}:{key}" if key else None
 
     def _accepted(self, job: dict, replayed: bool = False) -> JSONResponse:
-        prefix = PREFIX[job["kind"]]
-        headers = {"Location": f"{prefix}/{job['id']}", **({"Idempotent-Replayed": "true"} if replayed else {})}
-        return JSONResponse(http.job_view(job, prefix), status_code=202, headers=headers)
+        headers = {"Location": f"{PREFIX[job['kind']]}/{job['id']}", **({"Idempotent-Replayed": "true"} if replayed else {})}
+        return JSONResponse(self.view(job), status_code=202, headers=headers)
 
-    async def _submit_video(self, request: Request, kind: str) -> JSONResponse:
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
+    def _options(self, method: str, raw) -> dict:
+        check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
+        return method_options(method, raw, self.s.checkpoints)
+
+    def _params(self, options: dict, name: str, detect: bool, job_id: str) -> dict:
+        """A job's parameters; `run_options` (named checkpoints made paths) never leave the server."""
+        return {"options": options, "run_options": server_options(options, self.s.checkpoints), "input_name": name,
+                "detect": detect, **self._store_at(job_id)}
+
+    async def submit_video(self, request: Request, kind: str) -> JSONResponse:
         key = self._key(request, kind)
         if key and (job := await asyncio.to_thread(self.store.by_key, key)):
             return self._accepted(job, replayed=True)
@@ -227,20 +240,21 @@ class Api:
         method = None
         if kind == "removal":
             method = str(form.get("method") or DEFAULT_METHOD)
-            check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
+            options = self._options(method, form.get("options"))
         elif not self.s.detector:
             raise InputError(422, "no_detector", "this service runs no detector")
-        options = method_options(method, form.get("options")) if method else _json_object(form.get("options"))
+        else:
+            options = _json_object(form.get("options"))
         detect = kind == "removal" and self._wants_detection(form.get("detect"))
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
         try:
             source, name = await self._input(form, workdir)
-            frames = await http.probe_video(source)
-            params = {"options": options, "input_name": name, "detect": detect, **self._store_at(job_id)}
+            frames = await http.probe_video(source, self.s)
             job, created = await asyncio.to_thread(
-                self.store.create, kind, method, params, source, workdir, key, None, frames, job_id)
+                self.store.create, kind, method, self._params(options, name, detect, job_id), source, workdir, key,
+                None, frames, job_id)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -260,28 +274,21 @@ class Api:
         return detect
 
     async def _input(self, form, workdir: str) -> tuple[str, str]:
+        """The job's source: an upload, stored under the suffix of its sniffed container (never the
+        client's name), or a `uri` inside the allowed roots."""
         upload, uri = form.get("file"), form.get("uri")
         if upload is not None and not isinstance(upload, str):
-            path = os.path.join(workdir, "source" + upload_suffix(upload.filename))
+            path = os.path.join(workdir, "upload.partial")
             await http.save_upload(upload, path)
-            return path, os.path.basename(upload.filename or "upload")
+            family = await asyncio.to_thread(container_of, path)
+            final = os.path.join(workdir, "source" + ALLOWED[family][1])
+            os.replace(path, final)
+            return final, os.path.basename(upload.filename or "upload")
         if uri:
             return resolve_uri(str(uri), self.s.allowed_roots), str(uri)
         raise InputError(422, "no_input", "send a file (multipart field `file`) or a `uri`")
 
-    @app.post("/v1/removals")
-    async def create_removal(self, request: Request):
-        return await self._submit_video(request, "removal")
-
-    @app.post("/v1/detections")
-    async def create_detection(self, request: Request):
-        return await self._submit_video(request, "detection")
-
-    @app.post("/v1/batches")
-    async def create_batch(self, request: Request):
-        """A JSONL of {"uri", "method", "options"}: one job per valid line, a rejection per bad one."""
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
+    async def submit_batch(self, request: Request) -> JSONResponse:
         key = self._key(request, "batch")
         if key and (batch := await asyncio.to_thread(self.store.batch_by_key, key)):
             return JSONResponse(batch, status_code=202, headers={"Idempotent-Replayed": "true"})
@@ -289,56 +296,73 @@ class Api:
         upload = form.get("file")
         if upload is None or isinstance(upload, str):
             raise InputError(422, "no_input", "send the JSONL as the multipart field `file`")
-        lines = [ln for ln in (await upload.read()).decode("utf-8", "replace").splitlines() if ln.strip()]
-        if not 0 < len(lines) <= self.s.max_batch_items:
-            raise InputError(422, "bad_batch", f"a batch has 1 to {self.s.max_batch_items} items, got {len(lines)}")
-        await asyncio.to_thread(self._check_room, len(lines))
+        count = await asyncio.to_thread(self._count_lines, upload.file)
+        if not 0 < count <= self.s.max_batch_items:
+            raise InputError(422, "bad_batch", f"a batch has 1 to {self.s.max_batch_items} items, got {count}")
+        await asyncio.to_thread(self._check_room, count)
         batch_id, items, jobs_dir = new_id("batch"), [], os.path.join(os.path.abspath(self.s.data_dir), "jobs")
-        for n, line in enumerate(lines, 1):
+        for n, line in enumerate(self._lines(upload.file), 1):
             items.append(await self._batch_item(n, line, batch_id, jobs_dir))
         await asyncio.to_thread(self.store.create_batch, batch_id, items, key)
         self.wake.set()
         return JSONResponse(await asyncio.to_thread(self.store.batch, batch_id), status_code=202,
                             headers={"Location": f"/v1/batches/{batch_id}"})
 
+    @staticmethod
+    def _lines(binary):
+        """The non-blank lines of the spooled JSONL, read as a stream (a line is at most MAX_JSONL_LINE)."""
+        binary.seek(0)
+        text = io.TextIOWrapper(binary, encoding="utf-8", errors="replace", newline=None)
+        try:
+            while line := text.readline(MAX_JSONL_LINE):
+                if line.strip():
+                    yield line
+        finally:
+            text.detach()
+
+    def _count_lines(self, binary) -> int:
+        count = 0
+        for _ in self._lines(binary):
+            count += 1
+            if count > self.s.max_batch_items:
+                break
+        return count
+
     async def _batch_item(self, n: int, line: str, batch_id: str, jobs_dir: str) -> dict:
         try:
             item = _json_object(line)
             method = str(item.get("method") or DEFAULT_METHOD)
-            check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
-            options = method_options(method, item.get("options"))
+            options = self._options(method, item.get("options"))
             detect = self._wants_detection(item.get("detect"))
             source = resolve_uri(str(item.get("uri") or ""), self.s.allowed_roots)
-            frames = await http.probe_video(source)
+            frames = await http.probe_video(source, self.s)
         except InputError as exc:
-            return {"line": n, "state": "rejected", "reason": exc.reason, "message": str(exc)}
+            return {"line": n, "state": "rejected", "reason": exc.reason,
+                    "message": http.scrub(str(exc), self.server_paths())}
         job_id = new_id("job")
         os.makedirs(os.path.join(jobs_dir, job_id))
         await asyncio.to_thread(self.store.create, "removal", method,
-                                {"options": options, "input_name": item["uri"], "detect": detect,
-                                 **self._store_at(job_id)},
+                                self._params(options, str(item["uri"]), detect, job_id),
                                 source, os.path.join(jobs_dir, job_id), None, batch_id, frames, job_id)
         return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}
 
-    @app.post("/v1/evaluations")
-    async def create_evaluation(self, request: Request):
-        """Cases (a synthesis folder or JSONL) and a folder of `<case_id>.mp4` edits, both under the roots."""
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
+    async def submit_evaluation(self, request: Request) -> JSONResponse:
+        """Cases (a synthesis folder or JSONL) and a folder of `<case_id>.mp4` edits, both under the roots,
+        judged by "reference" or one of the service's named judges: never a URL or variable a client names."""
         key = self._key(request, "evaluation")
         if key and (job := await asyncio.to_thread(self.store.by_key, key)):
             return self._accepted(job, replayed=True)
         await asyncio.to_thread(self._check_room, 1)
         form = await http.read_form(request, self.s)
+        unknown = sorted(set(form.keys()) - EVALUATION_FIELDS)
+        if unknown:
+            raise InputError(422, "bad_options", f"unknown fields {unknown}: an evaluation takes {sorted(EVALUATION_FIELDS)}"
+                             " (judges, with their endpoints, are configured on the server)")
+        judge = str(form.get("judge") or "reference")
+        if judge != "reference" and judge not in self.s.judges:
+            raise InputError(422, "unknown_judge", f"judge must be one of {['reference', *sorted(self.s.judges)]}")
         cases = resolve_uri(str(form.get("cases") or ""), self.s.allowed_roots)
         edited = resolve_uri(str(form.get("edited") or ""), self.s.allowed_roots)
-        judge = str(form.get("judge") or "reference")
-        params = {"cases": cases, "edited": edited, "judge": judge, "input_name": str(form.get("cases")),
-                  **{k: str(form[k]) for k in ("endpoint", "model", "api_key_env") if form.get(k)}}
-        if judge not in JUDGES:
-            raise InputError(422, "bad_options", f"judge must be one of {JUDGES}")
-        if judge == "openai" and not (params.get("endpoint") and params.get("model")):
-            raise InputError(422, "bad_options", "the openai judge needs endpoint and model")
         if not os.path.isdir(edited):
             raise InputError(422, "bad_input", "edited must be a folder of <case_id>.mp4 edits")
         try:
@@ -348,21 +372,17 @@ class Api:
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
-        params = {**params, "n_cases": n_cases, **self._store_at(job_id)}
+        params = {"cases": cases, "edited": edited, "judge": judge, "input_name": str(form.get("cases")),
+                  "n_cases": n_cases, **self._store_at(job_id)}
         job, created = await asyncio.to_thread(self.store.create, "evaluation", judge, params,
                                                cases, workdir, key, None, 0, job_id)
         self.wake.set()
         return self._accepted(job, replayed=not created)
 
-    @app.post("/v1/remove-frame")
-    async def remove_frame(self, request: Request):
-        """Synchronous: one image in, the method's edit of it out as PNG."""
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
+    async def remove_frame(self, request: Request) -> bytes:
         form = await http.read_form(request, self.s)
         method = str(form.get("method") or DEFAULT_METHOD)
-        check_method(method, has_ground_truth=False, gpu_available=self.s.gpu_replicas > 0)
-        options = method_options(method, form.get("options"))
+        options = server_options(self._options(method, form.get("options")), self.s.checkpoints)
         upload = form.get("file")
         if upload is None or isinstance(upload, str):
             raise InputError(422, "no_input", "send the image as the multipart field `file`")
@@ -375,18 +395,16 @@ class Api:
             raise InputError(415, "not_image", str(exc)) from exc
         handle = self.handles["gpu" if METHODS[method].gpu else "cpu"]
         try:
-            png = await handle.remove_frame.remote(rgb, method, options)
+            return await handle.remove_frame.remote(rgb, method, options)
         except BackPressureError as exc:
-            err = InputError(429, "busy", "the removers are busy; retry later")
-            err.retry_after = self.s.retry_after_s
-            raise err from exc
+            raise InputError(429, "busy", "the removers are busy; retry later",
+                             {"Retry-After": str(self.s.retry_after_s)}) from exc
         except (RuntimeError, ValueError, OSError) as exc:
             raise InputError(422, "remove_failed", str(exc)[:2000]) from exc
-        return Response(png, media_type="image/png")
 
     # ---- reading and canceling jobs ----------------------------------------------------------
 
-    def _job(self, request: Request, job_id: str, kind: str) -> dict:
+    def job(self, job_id: str, kind: str) -> dict:
         if not JOB_ID.match(job_id):
             raise InputError(404, "not_found", "no such job")
         job = self.store.get(job_id)
@@ -394,85 +412,32 @@ class Api:
             raise InputError(404, "not_found", "no such job")
         return job
 
-    def _status(self, request: Request, job_id: str, kind: str):
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
-        return http.job_view(self._job(request, job_id, kind), PREFIX[kind])
-
-    def _cancel(self, request: Request, job_id: str, kind: str):
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
-        job = self._job(request, job_id, kind)
-        job = self.store.cancel(job_id)
+    def cancel(self, job: dict) -> dict:
+        job = self.store.cancel(job["id"])
         if job["state"] == "canceled":
             _discard_outputs(job)
-        return http.job_view(job, PREFIX[kind])
+        return job
 
-    def _result(self, request: Request, job_id: str, kind: str, name: str, allowed: tuple[str, ...]):
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
-        job = self._job(request, job_id, kind)
+    def result(self, job: dict, name: str, allowed: tuple[str, ...]):
         if name not in allowed or name not in job["result"].get("files", []) or job["state"] != "succeeded":
-            raise InputError(404, "not_found", f"{name}: no such result")
-        rel = result_rel(kind, name)
+            raise InputError(404, "not_found", "no such result")
+        rel = result_rel(job["kind"], name)
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         if job["params"].get("results_at"):  # published to the output store: streamed from there
             return StreamingResponse(_stream(storage.join(job["params"]["results_at"], rel)),
-                                     media_type=mimetypes.guess_type(name)[0] or "application/octet-stream",
-                                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
-        return FileResponse(os.path.join(job["workdir"], *rel.split("/")), filename=name)
+                                     media_type=RESULT_TYPES[name], headers=headers)
+        return FileResponse(os.path.join(job["workdir"], *rel.split("/")), media_type=RESULT_TYPES[name],
+                            headers=headers)
 
-    @app.get("/v1/removals/{job_id}")
-    def removal_status(self, request: Request, job_id: str):
-        return self._status(request, job_id, "removal")
-
-    @app.delete("/v1/removals/{job_id}")
-    def removal_cancel(self, request: Request, job_id: str):
-        return self._cancel(request, job_id, "removal")
-
-    @app.get("/v1/removals/{job_id}/result/{name}")
-    def removal_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "removal", name, RESULT_FILES)
-
-    @app.get("/v1/removals/{job_id}/source")
-    def removal_source(self, request: Request, job_id: str):
-        """The uploaded clip (for the page's side-by-side view); URI inputs are not served back."""
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
-        job = self._job(request, job_id, "removal")
+    def source(self, job: dict):
         if os.path.dirname(job["input"] or "") != job["workdir"] or not os.path.exists(job["input"]):
             raise InputError(404, "not_found", "only uploaded sources are served")
-        return FileResponse(job["input"])
+        suffix = os.path.splitext(job["input"])[1]
+        return FileResponse(job["input"], media_type=MEDIA_TYPES.get(suffix, "application/octet-stream"),
+                            headers={"Content-Disposition": f'attachment; filename="source{suffix}"'})
 
-    @app.get("/v1/detections/{job_id}")
-    def detection_status(self, request: Request, job_id: str):
-        return self._status(request, job_id, "detection")
-
-    @app.delete("/v1/detections/{job_id}")
-    def detection_cancel(self, request: Request, job_id: str):
-        return self._cancel(request, job_id, "detection")
-
-    @app.get("/v1/detections/{job_id}/result/{name}")
-    def detection_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "detection", name, DETECTION_FILES)
-
-    @app.get("/v1/batches/{batch_id}")
-    def batch_status(self, request: Request, batch_id: str):
-        if not http.authorized(request, self.s):
-            return http.unauthorized()
+    def batch(self, batch_id: str) -> dict:
         batch = self.store.batch(batch_id) if JOB_ID.match(batch_id) else None
         if batch is None:
             raise InputError(404, "not_found", "no such batch")
         return batch
-
-    @app.get("/v1/evaluations/{job_id}")
-    def evaluation_status(self, request: Request, job_id: str):
-        return self._status(request, job_id, "evaluation")
-
-    @app.delete("/v1/evaluations/{job_id}")
-    def evaluation_cancel(self, request: Request, job_id: str):
-        return self._cancel(request, job_id, "evaluation")
-
-    @app.get("/v1/evaluations/{job_id}/result/{name}")
-    def evaluation_result(self, request: Request, job_id: str, name: str):
-        return self._result(request, job_id, "evaluation", name, EVALUATION_FILES)
-

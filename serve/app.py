@@ -31,4 +31,4 @@ def build(args: dict | None = None) -> Application:
                            ray_actor_options={"num_cpus": 1, "num_gpus": 1}).bind()
            if settings.gpu_replicas else None)
     detector = Detector.options(autoscaling_config=DETECTOR_AUTOSCALING).bind(settings.detector) if settings.detector else None
-    return Api.bind(settings, cpu, gpu, detector, Judge.bind())
+    return Api.bind(settings, cpu, gpu, detector, Judge.bind(settings.judges))

@@ -3,6 +3,10 @@
 Auth accepts `Authorization: Bearer <token>`, or the `g2w_session` cookie that the page gets by
 presenting the same token once (HttpOnly, SameSite=Strict, so other sites cannot ride on it).
 Tokens are compared as SHA-256 digests in constant time.
+
+The request body is counted while it streams in, so an oversize upload (chunked ones too, which
+declare no length) is refused after at most the limit has been read, never after spooling it whole.
+Answers never carry the server's paths: `scrub` replaces them in every message that leaves.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import shutil
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from serve.containers import check_cost
 from serve.inputs import InputError
 from serve.settings import ServiceSettings, token_digest
 from g2w.video import VideoError, probe
@@ -31,6 +36,13 @@ def authorized(request: Request, settings: ServiceSettings) -> bool:
     return bool(token) and hmac.compare_digest(token_digest(token), settings.token_sha256)
 
 
+def scrub(text: str, paths) -> str:
+    """`text` with each of the server's `paths` (longest first) replaced by a neutral name."""
+    for path in sorted((p for p in paths if p), key=len, reverse=True):
+        text = text.replace(path, "<server>")
+    return text
+
+
 def error(status: int, reason: str, message: str, headers: dict | None = None) -> JSONResponse:
     return JSONResponse({"error": reason, "message": message}, status_code=status, headers=headers)
 
@@ -40,11 +52,22 @@ def unauthorized() -> JSONResponse:
 
 
 async def read_form(request: Request, settings: ServiceSettings):
-    """The multipart form, refusing bodies over the upload limit before and after parsing."""
+    """The multipart form, refusing a body over the upload limit as soon as that much has arrived."""
+    limit = settings.max_upload_bytes + FORM_SLACK_BYTES
     length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > settings.max_upload_bytes + FORM_SLACK_BYTES:
+    if length and length.isdigit() and int(length) > limit:
         raise InputError(413, "too_large", f"request of {length} bytes is over {settings.max_upload_mb} MB")
-    form = await request.form(max_files=1, max_fields=32)
+    received = 0
+
+    async def counted():
+        nonlocal received
+        message = await request.receive()
+        received += len(message.get("body", b""))
+        if received > limit:
+            raise InputError(413, "too_large", f"request body is over {settings.max_upload_mb} MB")
+        return message
+
+    form = await Request(request.scope, counted).form(max_files=1, max_fields=32)
     upload = form.get("file")
     if upload is not None and not isinstance(upload, str) and (upload.size or 0) > settings.max_upload_bytes:
         raise InputError(413, "too_large", f"upload of {upload.size} bytes is over {settings.max_upload_mb} MB")
@@ -61,14 +84,19 @@ async def save_upload(upload, path: str) -> None:
     await asyncio.to_thread(copy)
 
 
-async def probe_video(path: str) -> int:
-    """The clip's frame count; InputError(415) if it is not a decodable video."""
+async def probe_video(path: str, settings: ServiceSettings) -> int:
+    """The clip's frame count after its container and decode cost pass (serve/containers.py);
+    InputError 415 if it is not an allowed, decodable video, 413 if it costs too much."""
+    limits = (settings.max_pixels, settings.max_frames, settings.max_duration_s)
+    await asyncio.to_thread(check_cost, path, *limits)
     try:
         info = await asyncio.to_thread(probe, path, False)
     except VideoError as exc:
         raise InputError(415, f"not_video_{exc.reason}", str(exc).replace(path, "input")) from exc
     if not info.has_video:
         raise InputError(415, "not_video_no_video_stream", "the input has no video stream")
+    if info.frame_count > settings.max_frames:
+        raise InputError(413, "too_many_frames", f"{info.frame_count} frames is over the limit of {settings.max_frames}")
     return int(info.frame_count)
 
 

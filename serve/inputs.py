@@ -24,9 +24,11 @@ JOB_ID = re.compile(r"^(job|batch)_[0-9a-f]{20}$")
 
 
 class InputError(ValueError):
-    def __init__(self, status: int, reason: str, message: str):
+    """A refused request: the HTTP status, a stable reason code, a message and extra headers."""
+
+    def __init__(self, status: int, reason: str, message: str, headers: dict | None = None):
         super().__init__(message)
-        self.status, self.reason = status, reason
+        self.status, self.reason, self.headers = status, reason, headers
 
 
 def resolve_uri(uri: str, roots: tuple[str, ...]) -> str:
@@ -71,6 +73,32 @@ def describe_methods(gpu_available: bool) -> list[dict]:
     return out
 
 
+# The range of every option a client may set, by name (the test suite checks that each option of
+# each registry method has one, so a new option is refused until it is given a range here).
+# `server` options name server-side paths: a client never sets them (checkpoints go by name).
+X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
+OPTION_RULES = {
+    "radius": (1, 32), "dilate_px": (0, 64), "chunk_frames": (1, 1000), "crf": (0, 51), "steps": (1, 200),
+    "seed": (0, 2**31 - 1), "preset": X264_PRESETS, "mask": ("segmenter",),
+    "reference": ("first-clean-frame", "none"), "checkpoint": "registry", "base_dir": "server", "mllm_dir": "server",
+}
+
+
+def _in_range(name: str, value, checkpoints: dict):
+    rule = OPTION_RULES.get(name, "server")
+    if rule == "server":
+        raise InputError(422, "bad_options", f"option {name}: set by the server, not by a request")
+    if rule == "registry":
+        if not isinstance(value, str) or value not in checkpoints:
+            raise InputError(422, "bad_options", f"option {name}: name one of the checkpoints {sorted(checkpoints)}")
+    elif isinstance(rule, tuple) and isinstance(rule[0], str):
+        if value not in rule:
+            raise InputError(422, "bad_options", f"option {name}: one of {list(rule)}")
+    elif not rule[0] <= value <= rule[1]:
+        raise InputError(422, "bad_options", f"option {name}: {value!r} is outside [{rule[0]}, {rule[1]}]")
+    return value
+
+
 def _coerce(name: str, value, default):
     if default is inspect.Parameter.empty or default is None:
         return value
@@ -98,10 +126,11 @@ def check_method(name: str, has_ground_truth: bool, gpu_available: bool) -> None
         raise InputError(422, "method_needs_gpu", f"{name} runs on GPU replicas; this service has none")
 
 
-def method_options(name: str, raw: str | dict | None) -> dict:
-    """Options (a JSON object) checked against method `name`'s keyword arguments."""
-    if raw in (None, ""):
-        return {}
+def method_options(name: str, raw: str | dict | None, checkpoints: dict | None = None) -> dict:
+    """Options (a JSON object) checked against method `name`'s keyword arguments and their ranges;
+    a required `checkpoint` must be named."""
+    checkpoints = checkpoints or {}
+    raw = {} if raw in (None, "") else raw
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
@@ -113,7 +142,17 @@ def method_options(name: str, raw: str | dict | None) -> dict:
     unknown = sorted(set(raw) - set(allowed))
     if unknown:
         raise InputError(422, "bad_options", f"{name} has no options {unknown}; it takes {sorted(allowed)}")
-    return {k: _coerce(k, v, allowed[k].default) for k, v in raw.items()}
+    missing = sorted(k for k, p in allowed.items() if p.default is inspect.Parameter.empty and k not in raw)
+    if missing:
+        raise InputError(422, "bad_options", f"{name} needs the options {missing}")
+    return {k: _in_range(k, _coerce(k, v, allowed[k].default), checkpoints) for k, v in raw.items()}
+
+
+def server_options(options: dict, checkpoints: dict) -> dict:
+    """What the worker runs with: a named checkpoint replaced by its registered paths."""
+    if "checkpoint" not in options:
+        return dict(options)
+    return {**options, **checkpoints[options["checkpoint"]]}
 
 
 def upload_suffix(filename: str | None) -> str:

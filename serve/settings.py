@@ -9,6 +9,7 @@ itself never lands in Serve's stored config.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import typing
 from dataclasses import dataclass, field, fields
@@ -32,6 +33,49 @@ def _roots(text) -> tuple[str, ...]:
     return tuple(r.strip() for r in items if r.strip())
 
 
+def _mapping(text) -> dict:
+    """A name -> value table: a dict (config.yaml) or its JSON text (the command line)."""
+    if isinstance(text, dict):
+        value = text
+    else:
+        try:
+            value = json.loads(str(text)) if str(text).strip() else {}
+        except ValueError as exc:
+            raise SettingsError(f"expected a JSON object ({exc})") from exc
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+        raise SettingsError("expected an object keyed by name")
+    return value
+
+
+def _judges(text) -> dict:
+    """Named LLM judges: {"name": {"endpoint": URL, "model": ID, "api_key_env": VAR?}}.
+
+    They are the only URLs and environment variables an evaluation can reach: a client names a
+    judge, and never supplies an endpoint or a variable name itself.
+    """
+    judges = {}
+    for name, spec in _mapping(text).items():
+        if name == "reference" or not isinstance(spec, dict) or not {"endpoint", "model"} <= set(spec):
+            raise SettingsError(f"judge {name!r}: needs endpoint and model (and 'reference' is built in)")
+        unknown = set(spec) - {"endpoint", "model", "api_key_env"}
+        if unknown:
+            raise SettingsError(f"judge {name!r}: unknown fields {sorted(unknown)}")
+        judges[name] = {k: str(v) for k, v in spec.items()}
+    return judges
+
+
+def _checkpoints(text) -> dict:
+    """Named checkpoints a `checkpoint` option may pick: {"name": path} or {"name": {"checkpoint": path,
+    "base_dir": path, "mllm_dir": path}}; a client names one, the workers get its paths."""
+    out = {}
+    for name, spec in _mapping(text).items():
+        spec = spec if isinstance(spec, dict) else {"checkpoint": spec}
+        if "checkpoint" not in spec or set(spec) - {"checkpoint", "base_dir", "mllm_dir"}:
+            raise SettingsError(f"checkpoint {name!r}: needs checkpoint (and optionally base_dir, mllm_dir)")
+        out[name] = {k: str(v) for k, v in spec.items()}
+    return out
+
+
 @dataclass(frozen=True)
 class ServiceSettings:
     data_dir: str = "serve_data"  # uploads and results; every replica must see it (a shared mount on a cluster)
@@ -45,6 +89,12 @@ class ServiceSettings:
     max_running: int = 8  # removals in flight at once; more wait queued in the store, not in Serve
     max_batch_items: int = 1000
     max_frame_pixels: int = 4096 * 4096
+    # Decode cost, checked from the container's headers before a frame is decoded or a job queued.
+    max_pixels: int = 3840 * 2160  # width x height of a clip
+    max_frames: int = 60 * 60 * 60  # an hour at 60 fps
+    max_duration_s: float = 3600.0
+    judges: dict = field(default_factory=dict)  # named LLM judges (see _judges); "reference" is always there
+    checkpoints: dict = field(default_factory=dict)  # named checkpoints for the `checkpoint` option
     retry_after_s: int = 10
     cpu_replicas: int = 1  # fixed CPU Remover replicas when config.yaml does not autoscale them
     gpu_replicas: int = 0  # GPU Remover replicas: one per GPU; 0 disables methods that need a GPU
@@ -66,6 +116,7 @@ class ServiceSettings:
 
 
 _PARSERS = {bool: _bool, int: int, float: float, str: str, tuple[str, ...]: _roots}
+_NAMED_PARSERS = {"judges": _judges, "checkpoints": _checkpoints}
 
 
 def read_token(env=os.environ) -> str | None:
@@ -95,7 +146,7 @@ def parse_settings(args: dict, env=os.environ) -> ServiceSettings:
         if name not in known:
             raise SettingsError(f"unknown setting {key!r}: use one of {sorted(known)}")
         try:
-            values[name] = _PARSERS[hints[name]](raw)
+            values[name] = (_NAMED_PARSERS.get(name) or _PARSERS[hints[name]])(raw)
         except (TypeError, ValueError) as exc:
             raise SettingsError(f"setting {key}: {exc}") from exc
     settings = ServiceSettings(**values)

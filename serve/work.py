@@ -24,6 +24,8 @@ from g2w.cases.case import Case
 from g2w.jobs.remove import remove_one
 from g2w.remove import takes_progress
 from g2w.video import FrameReader, VideoError, VideoWriter
+from serve.containers import container_of
+from serve.inputs import InputError
 from serve.progress import JobCanceled
 
 EDITED = "edited"  # the case id of a service job: its edit is <workdir>/edited.mp4
@@ -81,16 +83,31 @@ def _outcome(row: dict, workdir: str) -> dict:
     return {"state": "failed", "reason": row["reason"], "message": row["message"], "files": files}
 
 
+def checked_source(job: dict) -> str:
+    """The job's source as a local file whose container is still on the allow-list (checked again
+    here, where it is decoded, not only at admission); OSError or InputError when not."""
+    source = stage_source(job["input"], job["workdir"])
+    container_of(source)
+    return source
+
+
+def _source_refused(exc: Exception) -> dict:
+    if isinstance(exc, InputError):
+        return {"state": "failed", "reason": exc.reason, "message": str(exc)}
+    return {"state": "failed", "reason": "source_unreadable", "message": type(exc).__name__}
+
+
 def run_removal(job: dict, progress=None) -> dict:
     """Run a queued removal job's method on its source into its folder."""
     workdir = job["workdir"]
     try:
-        source = stage_source(job["input"], workdir)
-    except OSError as exc:
-        return {"state": "failed", "reason": "source_unreadable", "message": f"{type(exc).__name__}: {exc}"}
+        source = checked_source(job)
+    except (OSError, InputError) as exc:
+        return _source_refused(exc)
     case = Case(case_id=EDITED, split="wild", source=source, annotation="")
+    options = job["params"].get("run_options", job["params"].get("options", {}))
     try:
-        row = remove_one(job["method"], case, workdir, job["params"].get("options", {}), progress)
+        row = remove_one(job["method"], case, workdir, options, progress)
     except JobCanceled as exc:
         return {"state": "canceled", "frames": exc.frames}
     out = _outcome(row, workdir)
@@ -128,15 +145,20 @@ def run_frame(rgb: np.ndarray, method: str, options: dict) -> bytes:
     return buf.getvalue()
 
 
-def run_evaluation(job: dict) -> dict:
-    """The evaluate job (`g2w evaluate`) over the job's cases and edits, into its folder."""
+def run_evaluation(job: dict, judges: dict) -> dict:
+    """The evaluate job (`g2w evaluate`) over the job's cases and edits, into its folder. The judge
+    is a name: "reference", or one of the service's configured `judges`, whose endpoint, model and
+    key variable come from the server's settings only."""
     from g2w.jobs.evaluate import run_evaluate
 
     p = job["params"]
     output = os.path.join(job["workdir"], EVALUATION)
+    name = p.get("judge", "reference")
+    if name != "reference" and name not in judges:
+        return {"state": "failed", "reason": "unknown_judge", "message": f"the service has no judge {name!r}"}
+    llm = {"judge": "openai", **judges[name]} if name != "reference" else {"judge": "reference"}
     try:
-        summary = run_evaluate(p["cases"], p["edited"], output, judge=p.get("judge", "reference"),
-                               endpoint=p.get("endpoint"), model=p.get("model"), api_key_env=p.get("api_key_env"))
+        summary = run_evaluate(p["cases"], p["edited"], output, **llm)
     except (OSError, ValueError, VideoError) as exc:
         return {"state": "failed", "reason": "evaluation_failed", "message": f"{type(exc).__name__}: {exc}"}
     files = [name for name in EVALUATION_FILES if os.path.exists(os.path.join(output, name))]
@@ -153,7 +175,11 @@ def run_detection(job: dict, detect, progress=None) -> dict:
         options["progress"] = progress
     out_dir = os.path.join(workdir, DETECTION)
     try:
-        frames = int(detect(stage_source(job["input"], workdir), out_dir, **options))
+        source = checked_source(job)
+    except (OSError, InputError) as exc:
+        return _source_refused(exc)
+    try:
+        frames = int(detect(source, out_dir, **options))
     except JobCanceled as exc:
         return {"state": "canceled", "frames": exc.frames}
     except VideoError as exc:

@@ -83,7 +83,11 @@ class Detector:
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, max_ongoing_requests=1)
 class Judge:
-    """Runs the evaluate job; it takes no CPU itself, its Ray Data tasks take the cluster's."""
+    """Runs the evaluate job; it takes no CPU itself, its Ray Data tasks take the cluster's.
+    `judges` are the service's named LLM judges (serve/settings.py), the only ones it calls."""
+
+    def __init__(self, judges: dict):
+        self._judges = dict(judges)
 
     async def evaluate(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_evaluation, job)
+        return await asyncio.to_thread(run_evaluation, job, self._judges)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
+import socket
 import sqlite3
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,6 +35,7 @@ MAX_ACTIVE = 4
 # every 0.5 s, and the test only cancels after its first report. At 160x96 and 300 frames the
 # rest of the clip took about 0.7 s, so on a loaded machine the job could finish unreported first.
 LONG_FRAMES, LONG_SIZE = 600, (640, 384)  # about 8 s of propagate after the first report
+MAX_PIXELS, MAX_FRAMES = 640 * 384, 1000  # the long clip is the largest the test service accepts
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +65,8 @@ def service(ray_local, inputs, tmp_path_factory):
     data = tmp_path_factory.mktemp("serve_data")
     roots = ",".join((inputs["root"], inputs["cases"], inputs["edited"]))
     svc = Service(TOKEN, {"data-dir": str(data), "allowed-roots": roots, "max-upload-mb": "0.05",
-                          "max-active-jobs": str(MAX_ACTIVE), "dispatch": "false"}).start()
+                          "max-active-jobs": str(MAX_ACTIVE), "dispatch": "false",
+                          "max-pixels": str(MAX_PIXELS), "max-frames": str(MAX_FRAMES), "max-duration-s": "60"}).start()
     yield svc
     svc.stop()
 
@@ -87,12 +92,16 @@ def test_every_route_but_healthz_needs_the_token(service, inputs):
     page = requests.get(service.url + "/", timeout=30)
     assert page.status_code == 401 and "token" in page.text
     for method, path in (("GET", "/v1/methods"), ("POST", "/v1/removals"), ("GET", "/v1/removals/job_" + "0" * 20),
-                         ("POST", "/v1/remove-frame"), ("GET", "/static/app.js"), ("POST", "/v1/batches")):
+                         ("POST", "/v1/remove-frame"), ("GET", "/static/app.js"), ("POST", "/v1/batches"),
+                         ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/v1/batches/batch_" + "0" * 20),
+                         ("DELETE", "/v1/evaluations/job_" + "0" * 20), ("GET", "/v1/detections/x/result/y")):
         resp = requests.request(method, service.url + path, headers={"Authorization": "Bearer wrong"}, timeout=30)
         assert resp.status_code == 401, path
     assert requests.get(f"{service.url}/v1/methods", timeout=30).status_code == 401
     listed = requests.get(f"{service.url}/v1/methods", headers=service.headers, timeout=30).json()["methods"]
     assert {"identity", "telea-gt"} <= {m["name"] for m in listed}
+    spec = requests.get(f"{service.url}/openapi.json", headers=service.headers, timeout=30).json()
+    assert {"/v1/removals", "/v1/removals/{job_id}/result/{name}", "/v1/evaluations"} <= set(spec["paths"])
 
 
 def test_bad_requests_are_refused_before_queuing(service, inputs, tmp_path):
@@ -102,7 +111,7 @@ def test_bad_requests_are_refused_before_queuing(service, inputs, tmp_path):
     text.write_text("not a video at all\n" * 20)
     cases = [
         (_submit(service, str(big)), 413, "too_large"),
-        (_submit(service, str(text)), 415, "not_video_not_media"),
+        (_submit(service, str(text)), 415, "container_not_allowed"),
         (_submit(service, inputs["clip"], method="no-such-method"), 422, "unknown_method"),
         (_submit(service, inputs["clip"], method="telea-gt"), 422, "method_needs_mask"),
         (_submit(service, inputs["clip"], options='{"radius": 3}'), 422, "bad_options"),
@@ -115,6 +124,105 @@ def test_bad_requests_are_refused_before_queuing(service, inputs, tmp_path):
     for path in ("/v1/removals/..%2F..%2Fetc", "/v1/removals/job_" + "0" * 20 + "/result/..%2Fjobs.sqlite"):
         assert requests.get(service.url + path, headers=service.headers, timeout=30).status_code == 404
     assert requests.get(f"{service.url}/healthz", timeout=30).json()["running"]["removal"] == 0  # nothing queued
+
+
+def _listener():
+    """A TCP listener on 127.0.0.1 that counts the connections it is offered."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    sock.settimeout(0.2)
+    seen, stop = [], threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                seen.append(sock.accept()[0].recv(4096))
+            except OSError:
+                continue
+
+    threading.Thread(target=accept, daemon=True).start()
+    return sock, seen, stop
+
+
+def test_attack_evaluation_cannot_reach_a_client_url_or_variable(service, inputs):
+    sock, seen, stop = _listener()
+    endpoint = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    url, form = f"{service.url}/v1/evaluations", {"cases": inputs["cases"], "edited": inputs["edited"]}
+    try:
+        for extra in ({"judge": "openai", "endpoint": endpoint, "model": "m", "api_key_env": "HOME"},
+                      {"judge": endpoint}, {"endpoint": endpoint}, {"api_key_env": "AWS_SECRET_ACCESS_KEY"}):
+            resp = requests.post(url, data={**form, **extra}, headers=service.headers, timeout=30)
+            assert resp.status_code == 422 and resp.json()["error"] in ("bad_options", "unknown_judge"), resp.text
+        time.sleep(0.5)
+        assert seen == []
+    finally:
+        stop.set()
+        sock.close()
+
+
+def test_attack_playlists_concat_lists_and_images_are_not_videos(service, inputs, tmp_path):
+    outside = tmp_path / "secret.mp4"  # outside the allowed roots
+    outside.write_bytes(open(inputs["clip"], "rb").read())
+    playlists = {
+        "list.m3u8": f"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile://{outside}\n#EXT-X-ENDLIST\n",
+        "list.ffconcat": f"ffconcat version 1.0\nfile '{outside}'\n",
+        "list.txt": f"file '{outside}'\n",
+    }
+    for name, text in playlists.items():
+        inside = os.path.join(inputs["root"], name)
+        with open(inside, "w") as f:
+            f.write(text)
+        for resp in (_submit(service, inside), _submit(service, uri=inside)):
+            assert (resp.status_code, resp.json()["error"]) == (415, "container_not_allowed"), (name, resp.text)
+            assert str(outside) not in resp.text and inputs["root"] not in resp.text
+    png = io.BytesIO()
+    Image.fromarray(numbered_frame(1, 64, 48)).save(png, format="PNG")
+    resp = requests.post(f"{service.url}/v1/removals", data={"method": "identity"}, headers=service.headers,
+                         files={"file": ("frame-%03d.png", png.getvalue())}, timeout=30)
+    assert (resp.status_code, resp.json()["error"]) == (415, "container_not_allowed")
+
+
+def test_attack_chunked_oversize_upload_is_cut_off_while_streaming(service, inputs):
+    """A raw chunked upload (no Content-Length): the 413 must come while the client is still sending."""
+    boundary, sent, answer = "b0undary", 0, b""
+    jobs_dir = os.path.join(service.args["data-dir"], "jobs")
+    before = sorted(os.listdir(jobs_dir))
+    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="method"\r\n\r\nidentity\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n'
+            "Content-Type: video/mp4\r\n\r\n").encode()
+    chunk = b"\0" * (256 << 10)
+    with socket.create_connection(("127.0.0.1", service.port), timeout=30) as conn:
+        conn.sendall((f"POST /v1/removals HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+                      f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n").encode() + b"%x\r\n%s\r\n" % (len(head), head))
+        while sent < 256 << 20 and not answer:  # up to 256 MB, far over the 0.05 MB limit
+            try:
+                conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except OSError:
+                break  # closed by the server after its answer
+            sent += len(chunk)
+            if select.select([conn], [], [], 0)[0]:
+                answer = conn.recv(65536)
+        deadline = time.monotonic() + 30
+        while b"too_large" not in answer and time.monotonic() < deadline:
+            answer += conn.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 413") and b"too_large" in answer, answer[:300]
+    assert sent < 64 << 20, sent  # answered long before the end: the body was never read whole
+    assert sorted(os.listdir(jobs_dir)) == before
+
+
+def test_attack_decode_bombs_are_refused_from_the_headers(service, inputs, make_video_module, tmp_path):
+    huge = make_video_module(str(tmp_path / "huge.mp4"), 1, 4096, 2304)  # one black-ish frame: a few KB
+    many = make_video_module(str(tmp_path / "many.mp4"), MAX_FRAMES + 200, 16, 16)
+    for path, reason in ((huge, "too_many_pixels"), (many, "too_many_frames")):
+        assert os.path.getsize(path) < 50_000  # under the upload limit: only the declared cost is too high
+        resp = _submit(service, path)
+        assert (resp.status_code, resp.json()["error"]) == (413, reason), resp.text
+    for options, word in (('{"radius": 10000}', "radius"), ('{"preset": "placebo"}', "preset"),
+                          ('{"checkpoint": "/etc/passwd"}', "checkpoint"), ('{"mask": "gt"}', "mask")):
+        resp = _submit(service, inputs["clip"], method="telea", options=options)
+        assert (resp.status_code, resp.json()["error"]) == (422, "bad_options") and word in resp.json()["message"]
 
 
 def test_idempotent_resubmit_full_queue_and_cancel(service, inputs):
@@ -158,6 +266,23 @@ def test_result_bytes_equal_the_remove_job(service, inputs, tmp_path):
     assert missing.status_code == 404
 
 
+def test_attack_traversal_on_a_real_succeeded_job(service, inputs):
+    job = _wait(service, _submit(service, inputs["clip"]).json()["id"])
+    assert job["state"] == "succeeded"
+    base = f"{service.url}/v1/removals/{job['id']}"
+    for tail in ("/result/..%2F..%2Fjobs.sqlite", "/result/..%2Fsource.mp4", "/result/source.mp4",
+                 "/result/%2Fetc%2Fpasswd", "/result/edited.mp4%00.png", "/result/mask.mkv", "/../../jobs.sqlite"):
+        resp = requests.get(base + tail, headers=service.headers, timeout=30)
+        assert resp.status_code == 404, tail
+        assert service.args["data-dir"] not in resp.text
+    served = requests.get(base + "/result/edited.mp4", headers=service.headers, timeout=30)
+    source = requests.get(base + "/source", headers=service.headers, timeout=30)
+    for resp, ctype in ((served, "video/mp4"), (source, "video/mp4")):
+        assert resp.status_code == 200 and resp.headers["content-type"] == ctype
+        assert resp.headers["x-content-type-options"] == "nosniff"
+        assert resp.headers["content-disposition"].startswith("attachment")
+
+
 def test_running_removal_reports_progress_and_cancel_stops_it(service, inputs):
     job_id = _submit(service, uri=inputs["long"], method="propagate").json()["id"]
     running = _wait(service, job_id, until=lambda j: j["state"] != "queued" and j["progress"]["frames_done"] > 0)
@@ -174,8 +299,8 @@ def test_running_removal_reports_progress_and_cancel_stops_it(service, inputs):
 def test_evaluation_job_runs_the_reference_judge(service, inputs):
     url, form = f"{service.url}/v1/evaluations", {"cases": inputs["cases"], "edited": inputs["edited"]}
     refused = [
-        (requests.post(url, data={**form, "judge": "oracle"}, headers=service.headers, timeout=30), 422, "bad_options"),
-        (requests.post(url, data={**form, "judge": "openai"}, headers=service.headers, timeout=30), 422, "bad_options"),
+        (requests.post(url, data={**form, "judge": "oracle"}, headers=service.headers, timeout=30), 422, "unknown_judge"),
+        (requests.post(url, data={**form, "judge": "openai"}, headers=service.headers, timeout=30), 422, "unknown_judge"),
         (requests.post(url, data={**form, "edited": "/etc"}, headers=service.headers, timeout=30), 403, "uri_not_allowed"),
         (requests.post(url, data={**form, "cases": inputs["clip"]}, headers=service.headers, timeout=30), 422, "bad_cases"),
         (requests.post(url, data=form, timeout=30), 401, "unauthorized"),

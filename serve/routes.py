@@ -1,0 +1,125 @@
+"""The HTTP routes, as routers over the Api replica (`request.app.state.api`, serve/api.py).
+
+Every router but `public` carries the one auth dependency (serve/auth.py). The routes of a job
+kind (create, status, cancel, result, and the source for removals) come from `job_router`, one
+call per kind, so the kinds cannot drift apart.
+"""
+
+
+import os
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, JSONResponse, Response
+
+from serve import http
+from serve.auth import current_api, require_caller, signed_in
+from serve.inputs import describe_methods
+from serve.work import DETECTION_FILES, EVALUATION_FILES, RESULT_FILES
+
+STATIC = os.path.join(os.path.dirname(__file__), "static")
+PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css"}
+PREFIX = {"removal": "/v1/removals", "detection": "/v1/detections", "evaluation": "/v1/evaluations"}
+PROTECTED = [Depends(require_caller)]
+
+public = APIRouter()
+account = APIRouter(dependencies=PROTECTED)
+
+
+@public.get("/healthz")
+async def healthz(api=Depends(current_api)):
+    return await api.health()
+
+
+@public.get("/", include_in_schema=False)
+async def page(request: Request):
+    """The page, or its sign-in form for a caller without a session."""
+    if signed_in(request) is None:
+        return FileResponse(os.path.join(STATIC, "login.html"), status_code=401, media_type="text/html")
+    return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html")
+
+
+@account.get("/static/{name}", include_in_schema=False)
+async def static(name: str):
+    if name not in PAGE_FILES:
+        return http.error(404, "not_found", "no such file")
+    return FileResponse(os.path.join(STATIC, name), media_type=PAGE_FILES[name])
+
+
+@account.get("/openapi.json", include_in_schema=False)
+async def openapi(request: Request):
+    return JSONResponse(request.app.openapi())
+
+
+@account.get("/docs", include_in_schema=False)
+async def docs():
+    return get_swagger_ui_html(openapi_url="/openapi.json", title="g2w HUD removal")
+
+
+@account.post("/v1/session")
+async def session(request: Request):
+    """Trade the bearer token for an HttpOnly cookie, so the page's <video> tags can load results."""
+    resp = Response(status_code=204)
+    token = request.headers.get("authorization", "")[7:].strip()
+    resp.set_cookie(http.SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
+    return resp
+
+
+@account.get("/v1/methods")
+async def methods(api=Depends(current_api)):
+    return {"methods": describe_methods(api.s.gpu_replicas > 0), "detector": bool(api.s.detector),
+            "judges": ["reference", *sorted(api.s.judges)], "checkpoints": sorted(api.s.checkpoints)}
+
+
+@account.post("/v1/remove-frame")
+async def remove_frame(request: Request, api=Depends(current_api)):
+    """Synchronous: one image in, the method's edit of it out as PNG."""
+    return Response(await api.remove_frame(request), media_type="image/png")
+
+
+@account.post("/v1/batches", status_code=202)
+async def create_batch(request: Request, api=Depends(current_api)):
+    """A JSONL of {"uri", "method", "options"}: one job per valid line, a rejection per bad one."""
+    return await api.submit_batch(request)
+
+
+@account.get("/v1/batches/{batch_id}")
+def batch_status(batch_id: str, api=Depends(current_api)):
+    return api.batch(batch_id)
+
+
+def job_router(kind: str, create, files: tuple[str, ...], source: bool = False) -> APIRouter:
+    """The routes of one job kind under its prefix: `create(api, request)` answers the POST."""
+    router = APIRouter(prefix=PREFIX[kind], dependencies=PROTECTED, tags=[kind])
+
+    @router.post("", status_code=202, name=f"create_{kind}")
+    async def create_job(request: Request, api=Depends(current_api)):
+        return await create(api, request)
+
+    @router.get("/{job_id}", name=f"{kind}_status")
+    def status(job_id: str, api=Depends(current_api)):
+        return api.view(api.job(job_id, kind))
+
+    @router.delete("/{job_id}", name=f"{kind}_cancel")
+    def cancel(job_id: str, api=Depends(current_api)):
+        return api.view(api.cancel(api.job(job_id, kind)))
+
+    @router.get("/{job_id}/result/{name}", name=f"{kind}_result")
+    def result(job_id: str, name: str, api=Depends(current_api)):
+        return api.result(api.job(job_id, kind), name, files)
+
+    if source:
+        @router.get("/{job_id}/source", name=f"{kind}_source")
+        def job_source(job_id: str, api=Depends(current_api)):
+            """The uploaded clip (for the page's side-by-side view); URI inputs are not served back."""
+            return api.source(api.job(job_id, kind))
+
+    return router
+
+
+ROUTERS = [
+    public, account,
+    job_router("removal", lambda api, request: api.submit_video(request, "removal"), RESULT_FILES, source=True),
+    job_router("detection", lambda api, request: api.submit_video(request, "detection"), DETECTION_FILES),
+    job_router("evaluation", lambda api, request: api.submit_evaluation(request), EVALUATION_FILES),
+]
