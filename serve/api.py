@@ -43,6 +43,8 @@ RESULT_TYPES = {"edited.mp4": "video/mp4", "mask.mkv": "video/x-matroska", "anno
                 "results.parquet": "application/vnd.apache.parquet", "judgments.jsonl": "application/x-ndjson"}
 EVALUATION_FIELDS = {"cases", "edited", "judge"}
 MAX_JSONL_LINE = 1 << 16
+# A served file is a download that can never run as a page of this origin (report.html included).
+FILE_HEADERS = {"Content-Security-Policy": "sandbox"}
 
 app = FastAPI(title="g2w HUD removal", openapi_url=None, docs_url=None, redoc_url=None)
 for _router in ROUTERS:
@@ -51,10 +53,9 @@ for _router in ROUTERS:
 
 @app.middleware("http")
 async def _safe_headers(request: Request, call_next):
-    """Every answer: no content sniffing, and results cannot run as a page of this origin."""
+    """Every answer: no content sniffing, no referrer."""
     resp = await call_next(request)
     resp.headers["X-Content-Type-Options"] = "nosniff"
-    resp.headers.setdefault("Content-Security-Policy", "sandbox")
     resp.headers["Referrer-Policy"] = "no-referrer"
     return resp
 
@@ -422,7 +423,7 @@ class Api:
         if name not in allowed or name not in job["result"].get("files", []) or job["state"] != "succeeded":
             raise InputError(404, "not_found", "no such result")
         rel = result_rel(job["kind"], name)
-        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        headers = {**FILE_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'}
         if job["params"].get("results_at"):  # published to the output store: streamed from there
             return StreamingResponse(_stream(storage.join(job["params"]["results_at"], rel)),
                                      media_type=RESULT_TYPES[name], headers=headers)
@@ -434,7 +435,7 @@ class Api:
             raise InputError(404, "not_found", "only uploaded sources are served")
         suffix = os.path.splitext(job["input"])[1]
         return FileResponse(job["input"], media_type=MEDIA_TYPES.get(suffix, "application/octet-stream"),
-                            headers={"Content-Disposition": f'attachment; filename="source{suffix}"'})
+                            headers={**FILE_HEADERS, "Content-Disposition": f'attachment; filename="source{suffix}"'})
 
     def batch(self, batch_id: str) -> dict:
         batch = self.store.batch(batch_id) if JOB_ID.match(batch_id) else None

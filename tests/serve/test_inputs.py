@@ -68,3 +68,18 @@ def test_methods_that_cannot_run_are_refused():
 def test_upload_names_never_become_paths():
     assert upload_suffix("../../etc/passwd.MP4") == ".mp4"
     assert upload_suffix("clip") == ".bin" and upload_suffix("a.<script>") == ".bin"
+
+
+def test_every_option_of_every_method_has_a_range():
+    from g2w.remove import METHODS
+    from serve.inputs import OPTION_RULES, _signature_options
+
+    missing = {(m, o) for m in METHODS for o in _signature_options(m) if o not in OPTION_RULES}
+    assert not missing, f"give these options a range in serve/inputs.py OPTION_RULES: {sorted(missing)}"
+    checkpoints = {"small": {"checkpoint": "/models/small"}}
+    assert method_options("gamecleaner", '{"checkpoint": "small", "steps": 4}', checkpoints)["checkpoint"] == "small"
+    for bad in ('{"steps": 4}', '{"checkpoint": "/models/small"}', '{"checkpoint": "small", "base_dir": "/x"}',
+                '{"checkpoint": "small", "steps": 0}'):
+        with pytest.raises(InputError) as exc:
+            method_options("gamecleaner", bad, checkpoints)
+        assert exc.value.status == 422, bad
