@@ -77,10 +77,20 @@ def describe_methods(gpu_available: bool) -> list[dict]:
 # each registry method has one, so a new option is refused until it is given a range here).
 # `server` options name server-side paths: a client never sets them (checkpoints go by name).
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
+def _mask_rules(value) -> None:
+    """A `mask_rules` spec must parse (g2w.segment.mask_rules), with at most a few rules."""
+    from g2w.segment.mask_rules import parse_rules
+
+    if not isinstance(value, str) or len(value) > 200:
+        raise ValueError("a comma-separated spec of at most 200 characters")
+    parse_rules(value)
+
+
 OPTION_RULES = {
     "radius": (1, 32), "dilate_px": (0, 64), "chunk_frames": (1, 1000), "crf": (0, 51), "steps": (1, 200),
     "seed": (0, 2**31 - 1), "preset": X264_PRESETS, "mask": ("segmenter",),
     "reference": ("first-clean-frame", "none"), "checkpoint": "registry", "base_dir": "server", "mllm_dir": "server",
+    "alpha_ceiling": (0.0, 1.0), "mask_rules": _mask_rules,
 }
 
 
@@ -88,7 +98,12 @@ def _in_range(name: str, value, checkpoints: dict):
     rule = OPTION_RULES.get(name, "server")
     if rule == "server":
         raise InputError(422, "bad_options", f"option {name}: set by the server, not by a request")
-    if rule == "registry":
+    if callable(rule):
+        try:
+            rule(value)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(422, "bad_options", f"option {name}: {exc}") from exc
+    elif rule == "registry":
         if not isinstance(value, str) or value not in checkpoints:
             raise InputError(422, "bad_options", f"option {name}: name one of the checkpoints {sorted(checkpoints)}")
     elif isinstance(rule, tuple) and isinstance(rule[0], str):
