@@ -53,9 +53,12 @@ class Unblend:
     min_frames: int = 8
     min_world_std: float = 4.0
     max_residual: float = 0.35
+    max_error: float = 4.0  # ... and above this many grey levels of the recovered world
     iterations: int = 4
     fit_steps: int = 6  # fill colours that travelled further than this many frames do not enter the fit
     spread_px: int = 64  # a pixel without enough such frames takes the layer of fitted ones this close
+    agree_s: float = 0.03  # ... when their `s` (1 - opacity) agree within this standard deviation ...
+    agree_b: float = 4.0  # ... and their `b` (opacity x colour) within this many grey levels
 
 
 def fit_layer(observed: np.ndarray, world: np.ndarray, valid: np.ndarray,
@@ -123,21 +126,29 @@ class ChunkReport:
 
 
 def _spread_layer(s: np.ndarray, b: np.ndarray, fitted: np.ndarray, ys: np.ndarray, xs: np.ndarray,
-                  shape: tuple[int, int], reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  shape: tuple[int, int], reach: int, agree_s: float, agree_b: float,
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`s`, `b` at every pixel (ys, xs), the unfitted ones the mean of the fitted pixels within
-    `reach` px (a box); returns them and where a layer was known or found."""
+    `reach` px (a box) where those agree (standard deviation of `s` at most `agree_s`, of `b` at
+    most `agree_b` grey levels: one smooth panel, not scattered fits of a widget that is no
+    blend); returns them and where a layer was known or found."""
     h, w = shape
-    planes = np.zeros((h, w, 5), np.float32)
-    planes[ys[fitted], xs[fitted], 0] = 1
-    planes[ys[fitted], xs[fitted], 1] = s[fitted]
-    planes[ys[fitted], xs[fitted], 2:] = b[fitted]
+    planes = np.zeros((h, w, 7), np.float32)
+    at = (ys[fitted], xs[fitted])
+    planes[at + (0,)] = 1
+    planes[at + (1,)] = s[fitted]
+    planes[at + (2,)] = s[fitted] ** 2
+    planes[at + (3,)] = (b[fitted] ** 2).mean(1)
+    planes[ys[fitted], xs[fitted], 4:] = b[fitted]
     k = 2 * reach + 1
-    pooled = np.dstack([cv2.boxFilter(planes[..., c], -1, (k, k), normalize=False) for c in range(5)])
-    weight = pooled[ys, xs, 0]
-    found = fitted | (weight >= 1)
-    safe = np.maximum(weight, 1e-6)
-    s = np.where(fitted, s, pooled[ys, xs, 1] / safe).astype(np.float32)
-    b = np.where(fitted[:, None], b, pooled[ys, xs, 2:] / safe[:, None]).astype(np.float32)
+    pooled = np.dstack([cv2.boxFilter(planes[..., c], -1, (k, k), normalize=False) for c in range(7)])[ys, xs]
+    weight = np.maximum(pooled[:, 0], 1e-6)
+    mean_s, mean_b = pooled[:, 1] / weight, pooled[:, 4:] / weight[:, None]
+    var_s = pooled[:, 2] / weight - mean_s ** 2
+    var_b = pooled[:, 3] / weight - (mean_b ** 2).mean(1)
+    found = fitted | ((pooled[:, 0] >= 1) & (var_s <= agree_s ** 2) & (var_b <= agree_b ** 2))
+    s = np.where(fitted, s, mean_s).astype(np.float32)
+    b = np.where(fitted[:, None], b, mean_b).astype(np.float32)
     return s, b, found
 
 
@@ -171,16 +182,22 @@ def unblend_chunk(frames: list[np.ndarray], holes: list[np.ndarray], filled: lis
     s, b, residual, spread = fit_layer(observed, world, reliable, rule.iterations)
     enough = reliable.sum(1) >= rule.min_frames
     moves = spread >= rule.min_world_std
-    fits = residual <= rule.max_residual * np.maximum(s * spread, 1e-3)
+    fits = residual <= np.minimum(rule.max_residual * spread, rule.max_error) * np.maximum(s, 1e-3)
     fitted = enough & moves & fits
     # a pixel without a fit of its own (too few frames, or a world too still to tell) takes its
     # neighbours' layer; one whose own fit failed is not a fixed blend and keeps the fill
-    s, b, found = _spread_layer(s, b, fitted, ys, xs, count.shape, rule.spread_px)
+    s, b, found = _spread_layer(s, b, fitted, ys, xs, count.shape, rule.spread_px, rule.agree_s, rule.agree_b)
     known = fitted | (found & ~(enough & moves & ~fits))
     alpha = 1 - s
     with np.errstate(divide="ignore", invalid="ignore"):
         colour = np.where(alpha[:, None] > 1e-3, b / np.maximum(alpha[:, None], 1e-3), 0)
-    sane = (alpha >= -0.05) & (colour >= -16).all(1) & (colour <= 271).all(1)
+    # the recovered world must move like a world: a static opaque glyph next to a panel would
+    # otherwise take the panel's layer and come back as a glyph
+    total = np.maximum(valid.sum(1), 1)
+    mean_o = (valid[..., None] * observed).sum(1) / total[:, None]
+    seen_std = np.sqrt((valid[..., None] * (observed - mean_o[:, None]) ** 2).sum((1, 2)) / (3 * total))
+    sane = ((alpha >= -0.05) & (colour >= -16).all(1) & (colour <= 271).all(1)
+            & (seen_std >= rule.min_world_std * np.maximum(s, 1e-3)))
     opaque = known & (alpha > rule.ceiling)
     ok = known & ~opaque & sane
     report.unseen_px += int(np.count_nonzero(~known & ~enough))
