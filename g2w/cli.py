@@ -451,7 +451,32 @@ def _submit_removal(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _serve_keys(args: argparse.Namespace) -> int:
+    import os
+
+    from g2w.io import api_keys
+
+    path = os.path.join(args.state_dir, "jobs.sqlite")
+    if args.keys_command == "create":
+        print(json.dumps(api_keys.create_key(path, args.owner)))
+    elif args.keys_command == "list":
+        for key in api_keys.list_keys(path):
+            print(json.dumps(key))
+    elif not api_keys.revoke_key(path, args.id):
+        print(f"{args.id}: no such live key", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _add_service_commands(sub) -> None:
+    p = sub.add_parser("serve-keys", help="API keys of the removal service: create (shown once), list, revoke")
+    p.add_argument("--state-dir", required=True, help="the service's state-dir (or data-dir): where jobs.sqlite is")
+    keys = p.add_subparsers(dest="keys_command", required=True)
+    keys.add_parser("create", help="a new key for an owner; prints it once").add_argument("--owner", required=True)
+    keys.add_parser("list", help="ids, owners, dates (never the keys)")
+    keys.add_parser("revoke", help="stop a key from working").add_argument("id", metavar="KEY_ID")
+    p.set_defaults(run=_serve_keys)
+
     p = sub.add_parser("submit-removal", help="upload clips to the removal service, wait, download the edits")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--url", default="http://127.0.0.1:8000", help="the service (serve run serve.app:build)")

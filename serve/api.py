@@ -213,11 +213,19 @@ class Api:
             raise InputError(429, "queue_full", f"{self.s.max_active_jobs} jobs are queued or running; retry later",
                              {"Retry-After": str(self.s.retry_after_s)})
 
-    def _key(self, request: Request, kind: str) -> str | None:
+    def _key(self, request: Request, kind: str, owner: str) -> str | None:
+        """The request's Idempotency-Key, scoped to its owner and job kind."""
         key = request.headers.get("idempotency-key")
         if key is not None and not 0 < len(key) <= 200:
             raise InputError(422, "bad_idempotency_key", "Idempotency-Key must be 1-200 characters")
-        return f"{kind}:{key}" if key else None
+        return f"{owner}:{kind}:{key}" if key else None
+
+    async def _replay(self, key: str | None, fingerprint: str) -> dict | None:
+        """The job an earlier request with this key made, if its payload was the same; 422 if not."""
+        job = await asyncio.to_thread(self.store.by_key, key) if key else None
+        if job is not None and job["params"].get("fingerprint") != fingerprint:
+            raise InputError(422, "idempotency_key_reused", "this Idempotency-Key was used for a different request")
+        return job
 
     def _accepted(self, job: dict, replayed: bool = False) -> JSONResponse:
         headers = {"Location": f"{PREFIX[job['kind']]}/{job['id']}", **({"Idempotent-Replayed": "true"} if replayed else {})}
@@ -232,12 +240,13 @@ class Api:
         return {"options": options, "run_options": server_options(options, self.s.checkpoints), "input_name": name,
                 "detect": detect, **self._store_at(job_id)}
 
-    async def submit_video(self, request: Request, kind: str) -> JSONResponse:
-        key = self._key(request, kind)
-        if key and (job := await asyncio.to_thread(self.store.by_key, key)):
+    async def submit_video(self, request: Request, kind: str, owner: str) -> JSONResponse:
+        key = self._key(request, kind, owner)
+        form = await http.read_form(request, self.s)
+        fingerprint = await asyncio.to_thread(http.fingerprint, form)
+        if job := await self._replay(key, fingerprint):
             return self._accepted(job, replayed=True)
         await asyncio.to_thread(self._check_room, 1)
-        form = await http.read_form(request, self.s)
         method = None
         if kind == "removal":
             method = str(form.get("method") or DEFAULT_METHOD)
@@ -254,8 +263,8 @@ class Api:
             source, name = await self._input(form, workdir)
             frames = await http.probe_video(source, self.s)
             job, created = await asyncio.to_thread(
-                self.store.create, kind, method, self._params(options, name, detect, job_id), source, workdir, key,
-                None, frames, job_id)
+                self.store.create, kind, method, {**self._params(options, name, detect, job_id), "fingerprint": fingerprint},
+                source, workdir, key, None, frames, job_id, owner)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -289,9 +298,10 @@ class Api:
             return resolve_uri(str(uri), self.s.allowed_roots), str(uri)
         raise InputError(422, "no_input", "send a file (multipart field `file`) or a `uri`")
 
-    async def submit_batch(self, request: Request) -> JSONResponse:
-        key = self._key(request, "batch")
+    async def submit_batch(self, request: Request, owner: str) -> JSONResponse:
+        key = self._key(request, "batch", owner)
         if key and (batch := await asyncio.to_thread(self.store.batch_by_key, key)):
+            batch.pop("owner")
             return JSONResponse(batch, status_code=202, headers={"Idempotent-Replayed": "true"})
         form = await http.read_form(request, self.s)
         upload = form.get("file")
@@ -303,10 +313,10 @@ class Api:
         await asyncio.to_thread(self._check_room, count)
         batch_id, items, jobs_dir = new_id("batch"), [], os.path.join(os.path.abspath(self.s.data_dir), "jobs")
         for n, line in enumerate(self._lines(upload.file), 1):
-            items.append(await self._batch_item(n, line, batch_id, jobs_dir))
-        await asyncio.to_thread(self.store.create_batch, batch_id, items, key)
+            items.append(await self._batch_item(n, line, batch_id, jobs_dir, owner))
+        await asyncio.to_thread(self.store.create_batch, batch_id, items, key, owner)
         self.wake.set()
-        return JSONResponse(await asyncio.to_thread(self.store.batch, batch_id), status_code=202,
+        return JSONResponse(self.batch(batch_id, owner), status_code=202,
                             headers={"Location": f"/v1/batches/{batch_id}"})
 
     @staticmethod
@@ -329,7 +339,7 @@ class Api:
                 break
         return count
 
-    async def _batch_item(self, n: int, line: str, batch_id: str, jobs_dir: str) -> dict:
+    async def _batch_item(self, n: int, line: str, batch_id: str, jobs_dir: str, owner: str) -> dict:
         try:
             item = _json_object(line)
             method = str(item.get("method") or DEFAULT_METHOD)
@@ -344,17 +354,18 @@ class Api:
         os.makedirs(os.path.join(jobs_dir, job_id))
         await asyncio.to_thread(self.store.create, "removal", method,
                                 self._params(options, str(item["uri"]), detect, job_id),
-                                source, os.path.join(jobs_dir, job_id), None, batch_id, frames, job_id)
+                                source, os.path.join(jobs_dir, job_id), None, batch_id, frames, job_id, owner)
         return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}
 
-    async def submit_evaluation(self, request: Request) -> JSONResponse:
+    async def submit_evaluation(self, request: Request, owner: str) -> JSONResponse:
         """Cases (a synthesis folder or JSONL) and a folder of `<case_id>.mp4` edits, both under the roots,
         judged by "reference" or one of the service's named judges: never a URL or variable a client names."""
-        key = self._key(request, "evaluation")
-        if key and (job := await asyncio.to_thread(self.store.by_key, key)):
+        key = self._key(request, "evaluation", owner)
+        form = await http.read_form(request, self.s)
+        fingerprint = await asyncio.to_thread(http.fingerprint, form)
+        if job := await self._replay(key, fingerprint):
             return self._accepted(job, replayed=True)
         await asyncio.to_thread(self._check_room, 1)
-        form = await http.read_form(request, self.s)
         unknown = sorted(set(form.keys()) - EVALUATION_FIELDS)
         if unknown:
             raise InputError(422, "bad_options", f"unknown fields {unknown}: an evaluation takes {sorted(EVALUATION_FIELDS)}"
@@ -374,9 +385,9 @@ class Api:
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
         params = {"cases": cases, "edited": edited, "judge": judge, "input_name": str(form.get("cases")),
-                  "n_cases": n_cases, **self._store_at(job_id)}
+                  "n_cases": n_cases, "fingerprint": fingerprint, **self._store_at(job_id)}
         job, created = await asyncio.to_thread(self.store.create, "evaluation", judge, params,
-                                               cases, workdir, key, None, 0, job_id)
+                                               cases, workdir, key, None, 0, job_id, owner)
         self.wake.set()
         return self._accepted(job, replayed=not created)
 
@@ -405,11 +416,12 @@ class Api:
 
     # ---- reading and canceling jobs ----------------------------------------------------------
 
-    def job(self, job_id: str, kind: str) -> dict:
+    def job(self, job_id: str, kind: str, owner: str) -> dict:
+        """The owner's job of `kind`; any other (another owner's included) is 404."""
         if not JOB_ID.match(job_id):
             raise InputError(404, "not_found", "no such job")
         job = self.store.get(job_id)
-        if job is None or job["kind"] != kind:
+        if job is None or job["kind"] != kind or job["owner"] != owner:
             raise InputError(404, "not_found", "no such job")
         return job
 
@@ -437,8 +449,8 @@ class Api:
         return FileResponse(job["input"], media_type=MEDIA_TYPES.get(suffix, "application/octet-stream"),
                             headers={**FILE_HEADERS, "Content-Disposition": f'attachment; filename="source{suffix}"'})
 
-    def batch(self, batch_id: str) -> dict:
+    def batch(self, batch_id: str, owner: str) -> dict:
         batch = self.store.batch(batch_id) if JOB_ID.match(batch_id) else None
-        if batch is None:
+        if batch is None or batch.pop("owner") != owner:
             raise InputError(404, "not_found", "no such batch")
         return batch

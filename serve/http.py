@@ -1,8 +1,4 @@
-"""HTTP helpers of the API: bearer-token auth, bounded form reading, job views, error answers.
-
-Auth accepts `Authorization: Bearer <token>`, or the `g2w_session` cookie that the page gets by
-presenting the same token once (HttpOnly, SameSite=Strict, so other sites cannot ride on it).
-Tokens are compared as SHA-256 digests in constant time.
+"""HTTP helpers of the API: bounded form reading, job views, error answers.
 
 The request body is counted while it streams in, so an oversize upload (chunked ones too, which
 declare no length) is refused after at most the limit has been read, never after spooling it whole.
@@ -12,7 +8,7 @@ Answers never carry the server's paths: `scrub` replaces them in every message t
 from __future__ import annotations
 
 import asyncio
-import hmac
+import hashlib
 import os
 import shutil
 
@@ -21,19 +17,10 @@ from fastapi.responses import JSONResponse
 
 from serve.containers import check_cost
 from serve.inputs import InputError
-from serve.settings import ServiceSettings, token_digest
+from serve.settings import ServiceSettings
 from g2w.video import VideoError, probe
 
-SESSION_COOKIE = "g2w_session"
 FORM_SLACK_BYTES = 1 << 20  # multipart headers and small fields on top of the file itself
-
-
-def authorized(request: Request, settings: ServiceSettings) -> bool:
-    if settings.insecure_no_auth:
-        return True
-    header = request.headers.get("authorization", "")
-    token = header[7:].strip() if header[:7].lower() == "bearer " else request.cookies.get(SESSION_COOKIE, "")
-    return bool(token) and hmac.compare_digest(token_digest(token), settings.token_sha256)
 
 
 def scrub(text: str, paths) -> str:
@@ -45,10 +32,6 @@ def scrub(text: str, paths) -> str:
 
 def error(status: int, reason: str, message: str, headers: dict | None = None) -> JSONResponse:
     return JSONResponse({"error": reason, "message": message}, status_code=status, headers=headers)
-
-
-def unauthorized() -> JSONResponse:
-    return error(401, "unauthorized", "send Authorization: Bearer <token>", {"WWW-Authenticate": "Bearer"})
 
 
 async def read_form(request: Request, settings: ServiceSettings):
@@ -72,6 +55,22 @@ async def read_form(request: Request, settings: ServiceSettings):
     if upload is not None and not isinstance(upload, str) and (upload.size or 0) > settings.max_upload_bytes:
         raise InputError(413, "too_large", f"upload of {upload.size} bytes is over {settings.max_upload_mb} MB")
     return form
+
+
+def fingerprint(form) -> str:
+    """A digest of what a request asks for: every field, and the uploaded bytes (streamed)."""
+    h = hashlib.sha256()
+    for name in sorted(set(form.keys())):
+        value = form.get(name)
+        h.update(name.encode() + b"\0")
+        if isinstance(value, str):
+            h.update(value.encode() + b"\0")
+            continue
+        value.file.seek(0)
+        while chunk := value.file.read(1 << 20):
+            h.update(chunk)
+        value.file.seek(0)
+    return h.hexdigest()
 
 
 async def save_upload(upload, path: str) -> None:

@@ -12,8 +12,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse, Response
 
+import secrets
+
 from serve import http
-from serve.auth import current_api, require_caller, signed_in
+from serve.auth import SESSION_COOKIE, current_api, over_tls, require_caller, signed_in
 from serve.inputs import describe_methods
 from serve.work import DETECTION_FILES, EVALUATION_FILES, RESULT_FILES
 
@@ -57,11 +59,24 @@ async def docs():
 
 
 @account.post("/v1/session")
-async def session(request: Request):
-    """Trade the bearer token for an HttpOnly cookie, so the page's <video> tags can load results."""
+def session(request: Request, owner: str = Depends(require_caller), api=Depends(current_api)):
+    """Trade a bearer key for a session cookie (a random server-side id), so the page's <video>
+    tags can load results; it expires after `session-ttl-s`."""
+    session_id = secrets.token_urlsafe(32)
+    api.store.create_session(session_id, owner, api.s.session_ttl_s)
     resp = Response(status_code=204)
-    token = request.headers.get("authorization", "")[7:].strip()
-    resp.set_cookie(http.SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
+    resp.set_cookie(SESSION_COOKIE, session_id, max_age=int(api.s.session_ttl_s), httponly=True,
+                    secure=over_tls(request), samesite="strict", path="/")
+    return resp
+
+
+@account.delete("/v1/session")
+def logout(request: Request, api=Depends(current_api)):
+    """Sign out: the session ends on the server, and the cookie is cleared."""
+    if request.cookies.get(SESSION_COOKIE):
+        api.store.end_session(request.cookies[SESSION_COOKIE])
+    resp = Response(status_code=204)
+    resp.delete_cookie(SESSION_COOKIE, path="/", httponly=True, secure=over_tls(request), samesite="strict")
     return resp
 
 
@@ -78,48 +93,49 @@ async def remove_frame(request: Request, api=Depends(current_api)):
 
 
 @account.post("/v1/batches", status_code=202)
-async def create_batch(request: Request, api=Depends(current_api)):
+async def create_batch(request: Request, owner: str = Depends(require_caller), api=Depends(current_api)):
     """A JSONL of {"uri", "method", "options"}: one job per valid line, a rejection per bad one."""
-    return await api.submit_batch(request)
+    return await api.submit_batch(request, owner)
 
 
 @account.get("/v1/batches/{batch_id}")
-def batch_status(batch_id: str, api=Depends(current_api)):
-    return api.batch(batch_id)
+def batch_status(batch_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
+    return api.batch(batch_id, owner)
 
 
 def job_router(kind: str, create, files: tuple[str, ...], source: bool = False) -> APIRouter:
-    """The routes of one job kind under its prefix: `create(api, request)` answers the POST."""
+    """The routes of one job kind under its prefix: `create(api, request, owner)` answers the POST.
+    A job of another owner is answered as one that does not exist."""
     router = APIRouter(prefix=PREFIX[kind], dependencies=PROTECTED, tags=[kind])
 
     @router.post("", status_code=202, name=f"create_{kind}")
-    async def create_job(request: Request, api=Depends(current_api)):
-        return await create(api, request)
+    async def create_job(request: Request, owner: str = Depends(require_caller), api=Depends(current_api)):
+        return await create(api, request, owner)
 
     @router.get("/{job_id}", name=f"{kind}_status")
-    def status(job_id: str, api=Depends(current_api)):
-        return api.view(api.job(job_id, kind))
+    def status(job_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
+        return api.view(api.job(job_id, kind, owner))
 
     @router.delete("/{job_id}", name=f"{kind}_cancel")
-    def cancel(job_id: str, api=Depends(current_api)):
-        return api.view(api.cancel(api.job(job_id, kind)))
+    def cancel(job_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
+        return api.view(api.cancel(api.job(job_id, kind, owner)))
 
     @router.get("/{job_id}/result/{name}", name=f"{kind}_result")
-    def result(job_id: str, name: str, api=Depends(current_api)):
-        return api.result(api.job(job_id, kind), name, files)
+    def result(job_id: str, name: str, owner: str = Depends(require_caller), api=Depends(current_api)):
+        return api.result(api.job(job_id, kind, owner), name, files)
 
     if source:
         @router.get("/{job_id}/source", name=f"{kind}_source")
-        def job_source(job_id: str, api=Depends(current_api)):
+        def job_source(job_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
             """The uploaded clip (for the page's side-by-side view); URI inputs are not served back."""
-            return api.source(api.job(job_id, kind))
+            return api.source(api.job(job_id, kind, owner))
 
     return router
 
 
 ROUTERS = [
     public, account,
-    job_router("removal", lambda api, request: api.submit_video(request, "removal"), RESULT_FILES, source=True),
-    job_router("detection", lambda api, request: api.submit_video(request, "detection"), DETECTION_FILES),
-    job_router("evaluation", lambda api, request: api.submit_evaluation(request), EVALUATION_FILES),
+    job_router("removal", lambda api, request, owner: api.submit_video(request, "removal", owner), RESULT_FILES, source=True),
+    job_router("detection", lambda api, request, owner: api.submit_video(request, "detection", owner), DETECTION_FILES),
+    job_router("evaluation", lambda api, request, owner: api.submit_evaluation(request, owner), EVALUATION_FILES),
 ]

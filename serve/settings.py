@@ -103,6 +103,7 @@ class ServiceSettings:
     # On by default: the segmenter ships in the repo and runs on CPU, and its replicas scale
     # from zero (serve/app.py), so it holds no CPU until a detection is asked for.
     detector: str = "g2w.jobs.detect:detect_file"
+    session_ttl_s: float = 12 * 3600.0  # a page session's lifetime
     insecure_no_auth: bool = False
     token_sha256: str = field(default="", repr=False)
 

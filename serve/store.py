@@ -10,6 +10,7 @@ The file must be on a local disk of the ingress node: SQLite locking is not safe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -31,7 +32,10 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, created);
 CREATE TABLE IF NOT EXISTS batches (
     id TEXT PRIMARY KEY, idempotency_key TEXT UNIQUE, items TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (sha256 TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL);
 """
+# Columns added after the first release: (table, column, declaration); added to an older file on open.
+_ADDED = (("jobs", "owner", "TEXT NOT NULL DEFAULT 'default'"), ("batches", "owner", "TEXT NOT NULL DEFAULT 'default'"))
 _JSON_FIELDS = ("params", "errors", "result")
 
 
@@ -51,6 +55,9 @@ class JobStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across process crashes
             self._db.executescript(_SCHEMA)
+            for table, column, decl in _ADDED:
+                if column not in {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
     def _row(self, row: sqlite3.Row | None) -> dict | None:
         if row is None:
@@ -62,7 +69,7 @@ class JobStore:
 
     def create(self, kind: str, method: str | None, params: dict, input_path: str | None, workdir: str,
                idempotency_key: str | None = None, batch_id: str | None = None, frames_total: int = 0,
-               job_id: str | None = None) -> tuple[dict, bool]:
+               job_id: str | None = None, owner: str = "default") -> tuple[dict, bool]:
         """Insert a queued job; returns (job, created). An existing key returns its job unchanged."""
         now = time.time()
         job_id = job_id or new_id("job")
@@ -73,9 +80,9 @@ class JobStore:
                     return self._row(found), False
             self._db.execute(
                 "INSERT INTO jobs (id, kind, state, method, params, input, workdir, idempotency_key, batch_id,"
-                " frames_total, created, updated) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " frames_total, created, updated, owner) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (job_id, kind, method, json.dumps(params), input_path, workdir, idempotency_key, batch_id,
-                 frames_total, now, now))
+                 frames_total, now, now, owner))
         return self.get(job_id), True
 
     def get(self, job_id: str) -> dict | None:
@@ -158,15 +165,17 @@ class JobStore:
             row = self._db.execute("SELECT id FROM batches WHERE idempotency_key = ?", (idempotency_key,)).fetchone()
         return None if row is None else self.batch(row["id"])
 
-    def create_batch(self, batch_id: str, items: list[dict], idempotency_key: str | None = None) -> None:
+    def create_batch(self, batch_id: str, items: list[dict], idempotency_key: str | None = None,
+                     owner: str = "default") -> None:
         """Record a batch whose jobs were created with `batch_id`."""
         with self._lock:
-            self._db.execute("INSERT INTO batches (id, idempotency_key, items, created) VALUES (?, ?, ?, ?)",
-                             (batch_id, idempotency_key, json.dumps(items), time.time()))
+            self._db.execute("INSERT INTO batches (id, idempotency_key, items, created, owner) VALUES (?, ?, ?, ?, ?)",
+                             (batch_id, idempotency_key, json.dumps(items), time.time(), owner))
 
     def _batch(self, batch_id: str) -> dict | None:
         row = self._db.execute("SELECT * FROM batches WHERE id = ?", (batch_id,)).fetchone()
-        return None if row is None else {"id": row["id"], "items": json.loads(row["items"]), "created": row["created"]}
+        return None if row is None else {"id": row["id"], "items": json.loads(row["items"]), "created": row["created"],
+                                         "owner": row["owner"]}
 
     def batch(self, batch_id: str) -> dict | None:
         """The batch record with each item's job state and a count per state."""
@@ -182,6 +191,24 @@ class JobStore:
         for item in batch["items"]:
             counts[item["state"]] = counts.get(item["state"], 0) + 1
         return {**batch, "counts": counts, "done": all(i["state"] in FINAL + ("rejected",) for i in batch["items"])}
+
+    def create_session(self, session_id: str, owner: str, ttl_s: float) -> None:
+        """A page session: only the id's digest is stored; expired ones are dropped on the way."""
+        now = time.time()
+        with self._lock:
+            self._db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+            self._db.execute("INSERT INTO sessions (sha256, owner, expires) VALUES (?, ?, ?)",
+                             (hashlib.sha256(session_id.encode()).hexdigest(), owner, now + ttl_s))
+
+    def session_owner(self, session_id: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT owner FROM sessions WHERE sha256 = ? AND expires >= ?",
+                                   (hashlib.sha256(session_id.encode()).hexdigest(), time.time())).fetchone()
+        return row["owner"] if row else None
+
+    def end_session(self, session_id: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM sessions WHERE sha256 = ?", (hashlib.sha256(session_id.encode()).hexdigest(),))
 
     def close(self) -> None:
         with self._lock:

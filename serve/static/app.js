@@ -108,3 +108,8 @@ $("submit").addEventListener("submit", async (event) => {
 
 loadMethods().catch((err) => { $("message").textContent = err.message; });
 setInterval(poll, 700);
+
+$("logout").addEventListener("click", async () => {
+  await fetch("/v1/session", {method: "DELETE", credentials: "same-origin"});
+  location.reload();
+});

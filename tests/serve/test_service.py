@@ -225,6 +225,62 @@ def test_attack_decode_bombs_are_refused_from_the_headers(service, inputs, make_
         assert (resp.status_code, resp.json()["error"]) == (422, "bad_options") and word in resp.json()["message"]
 
 
+def test_attack_foreign_owner_sees_no_job_and_keys_can_be_revoked(service, inputs, capsys):
+    from g2w.cli import main
+
+    state = service.args["data-dir"]
+    assert main(["serve-keys", "--state-dir", state, "create", "--owner", "alice"]) == 0
+    alice = json.loads(capsys.readouterr().out)
+    mine = _submit(service, inputs["clip"], headers={"Idempotency-Key": "same"})
+    assert mine.status_code == 202
+    as_alice = {"Authorization": f"Bearer {alice['key']}"}
+    base = f"{service.url}/v1/removals/{mine.json()['id']}"
+    for method, path in (("GET", ""), ("DELETE", ""), ("GET", "/source"), ("GET", "/result/edited.mp4")):
+        resp = requests.request(method, base + path, headers=as_alice, timeout=30)
+        assert (resp.status_code, resp.json()["error"]) == (404, "not_found"), path
+    # Idempotency keys are per owner, and carry the payload: another payload under the same key is 422.
+    theirs = requests.post(f"{service.url}/v1/removals", data={"method": "identity"}, headers={**as_alice, "Idempotency-Key": "same"},
+                           files={"file": ("clip.mp4", open(inputs["clip"], "rb").read())}, timeout=60)
+    assert theirs.status_code == 202 and theirs.json()["id"] != mine.json()["id"]
+    assert "Idempotent-Replayed" not in theirs.headers
+    changed = _submit(service, inputs["other"], headers={"Idempotency-Key": "same"})
+    assert (changed.status_code, changed.json()["error"]) == (422, "idempotency_key_reused")
+    assert requests.get(f"{service.url}/v1/removals/{theirs.json()['id']}", headers=as_alice, timeout=30).status_code == 200
+    for job_id, headers in ((mine.json()["id"], service.headers), (theirs.json()["id"], as_alice)):
+        assert requests.delete(f"{service.url}/v1/removals/{job_id}", headers=headers, timeout=30).status_code == 200
+    assert main(["serve-keys", "--state-dir", state, "list"]) == 0
+    listed = capsys.readouterr().out
+    assert alice["id"] in listed and alice["key"] not in listed
+    assert main(["serve-keys", "--state-dir", state, "revoke", alice["id"]]) == 0
+    assert requests.get(f"{service.url}/v1/methods", headers=as_alice, timeout=30).status_code == 401
+
+
+def test_attack_session_cookie_replayed_from_another_origin(service, inputs):
+    signed = requests.post(f"{service.url}/v1/session", headers=service.headers, timeout=30)
+    assert signed.status_code == 204
+    cookie = signed.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Max-Age=" in cookie
+    assert TOKEN not in cookie and "Secure" not in cookie  # plain HTTP here; Secure over TLS
+    over_tls = requests.post(f"{service.url}/v1/session", headers={**service.headers, "X-Forwarded-Proto": "https"},
+                             timeout=30)
+    assert "Secure" in over_tls.headers["set-cookie"]
+    jar = {"g2w_session": signed.cookies["g2w_session"]}
+    assert requests.get(f"{service.url}/v1/methods", cookies=jar, timeout=30).status_code == 200
+    clip = open(inputs["clip"], "rb").read()
+    for origin in ({"Origin": "http://evil.example"}, {}, {"Origin": "null"}):
+        resp = requests.post(f"{service.url}/v1/removals", cookies=jar, headers=origin, data={"method": "identity"},
+                             files={"file": ("clip.mp4", clip)}, timeout=60)
+        assert (resp.status_code, resp.json()["error"]) == (403, "cross_origin"), origin
+    same = requests.post(f"{service.url}/v1/removals", cookies=jar, headers={"Origin": service.url},
+                         data={"method": "identity"}, files={"file": ("clip.mp4", clip)}, timeout=60)
+    assert same.status_code == 202
+    requests.delete(f"{service.url}/v1/removals/{same.json()['id']}", cookies=jar, headers={"Origin": service.url},
+                    timeout=30)
+    out = requests.delete(f"{service.url}/v1/session", cookies=jar, headers={"Origin": service.url}, timeout=30)
+    assert out.status_code == 204
+    assert requests.get(f"{service.url}/v1/methods", cookies=jar, timeout=30).status_code == 401
+
+
 def test_idempotent_resubmit_full_queue_and_cancel(service, inputs):
     first = _submit(service, inputs["clip"], headers={"Idempotency-Key": "k-1"})
     again = _submit(service, inputs["clip"], headers={"Idempotency-Key": "k-1"})
