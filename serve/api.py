@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import shutil
+import time
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
@@ -43,6 +44,8 @@ RESULT_TYPES = {"edited.mp4": "video/mp4", "mask.mkv": "video/x-matroska", "anno
                 "results.parquet": "application/vnd.apache.parquet", "judgments.jsonl": "application/x-ndjson"}
 EVALUATION_FIELDS = {"cases", "edited", "judge"}
 MAX_JSONL_LINE = 1 << 16
+WEDGED_S = 120.0  # store errors for this long fail the health check
+BACKOFF_S = 1.0  # the dispatcher's first wait after a store error; doubles up to 60 s
 # A served file is a download that can never run as a page of this origin (report.html included).
 FILE_HEADERS = {"Content-Security-Policy": "sandbox"}
 
@@ -127,25 +130,57 @@ class Api:
         self.slots = {"removal": settings.max_running, "detection": settings.max_running, "evaluation": 1}
         self.running = dict.fromkeys(self.slots, 0)
         self.wake = asyncio.Event()
+        self.failing_since: float | None = None
         self.dispatcher = asyncio.get_event_loop().create_task(self._dispatch()) if settings.dispatch else None
         serving(self)  # the routes (serve/routes.py) reach this replica through serve.auth
 
     # ---- dispatching --------------------------------------------------------------------------
 
     async def _dispatch(self) -> None:
+        """Claim and start queued jobs forever. A store error is logged and retried with backoff
+        (1 s doubling to 60 s); `check_health` fails once errors have lasted WEDGED_S, so Serve
+        replaces the replica instead of leaving a dispatcher that never dispatches."""
+        delay = BACKOFF_S
         while True:
             self.wake.clear()
-            for kind, limit in self.slots.items():
-                while self.running[kind] < limit:
-                    job = await asyncio.to_thread(self.store.claim_next, (kind,))
-                    if job is None:
-                        break
-                    self.running[kind] += 1
-                    asyncio.get_event_loop().create_task(self._run(job))
+            try:
+                await self._claim_all()
+            except Exception as exc:  # a store error must not end dispatching
+                self.failing_since = self.failing_since or time.monotonic()
+                log.warning("dispatcher: %s: %s; retrying in %.0f s", type(exc).__name__, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 60.0)
+                continue
+            self.failing_since, delay = None, BACKOFF_S
             try:
                 await asyncio.wait_for(self.wake.wait(), timeout=1.0)
             except asyncio.TimeoutError:
                 pass
+
+    async def _claim_all(self) -> None:
+        for kind, limit in self.slots.items():
+            while self.running[kind] < limit:
+                job = await asyncio.to_thread(self.store.claim_next, (kind,))
+                if job is None:
+                    break
+                self.running[kind] += 1
+                asyncio.get_event_loop().create_task(self._run(job))
+
+    def dispatch_problem(self) -> str | None:
+        """Why this replica no longer dispatches, or None while it does (or dispatching is off)."""
+        if self.dispatcher is None:
+            return None
+        if self.dispatcher.done():
+            return "the dispatcher stopped"
+        if self.failing_since is not None and time.monotonic() - self.failing_since > WEDGED_S:
+            return f"the job store has failed for {time.monotonic() - self.failing_since:.0f} s"
+        return None
+
+    async def check_health(self) -> None:
+        """Serve's health check: raising makes Serve restart this replica."""
+        problem = self.dispatch_problem()
+        if problem:
+            raise RuntimeError(problem)
 
     def _call(self, job: dict):
         if job["kind"] == "evaluation":
@@ -193,7 +228,9 @@ class Api:
     # ---- health, views -------------------------------------------------------------------------
 
     async def health(self) -> dict:
-        return {"ok": True, "recovered": self.recovered, "running": self.running}
+        problem = self.dispatch_problem()
+        return {"ok": problem is None, **({"problem": problem} if problem else {}), "recovered": self.recovered,
+                "running": self.running}
 
     def server_paths(self) -> tuple[str, ...]:
         """Paths of this server that no answer may show."""

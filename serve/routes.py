@@ -30,7 +30,8 @@ account = APIRouter(dependencies=PROTECTED)
 
 @public.get("/healthz")
 async def healthz(api=Depends(current_api)):
-    return await api.health()
+    health = await api.health()
+    return JSONResponse(health, status_code=200 if health["ok"] else 503)
 
 
 @public.get("/", include_in_schema=False)
