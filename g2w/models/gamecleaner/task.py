@@ -120,7 +120,7 @@ class GameCleanerTask(TrainTask):
     def flops_per_sample(self):
         from g2w.models.gamecleaner.flops import training_flops
 
-        return training_flops(self.model_config)
+        return training_flops(self.model_config, train_connector=self.kind == "states")
 
     def validate(self, model, out_dir, device):
         """Before/after middle frames of each held-out pair: source, target, and a short sampling."""
