@@ -140,3 +140,29 @@ def test_sampler_returns_a_latent_of_the_source_shape_and_presets_fix_81_frames_
     for name in ("wan21-1.3b", "wan22-ti2v-5b", "wan21-14b"):
         assert (PRESETS[name].frames, PRESETS[name].fps, PRESETS[name].lora_rank) == (81, 16.0, 64)
     assert PRESETS["wan22-ti2v-5b"].latent_shape() == (48, 21, 44, 80)
+
+
+def test_gradient_checkpointing_recomputes_every_block_and_gives_the_same_gradients(parts):
+    _, _, _, z, states = parts
+    model = load_gamecleaner(None, CFG, seed=5)
+    tr = model.dit.transformer
+    with torch.no_grad():  # away from the zero init, so every trainable tensor gets a gradient
+        for p in model.trainable().values():
+            p.add_(0.05 * torch.randn_like(p))
+    reference = torch.randn(1, z.shape[1], 1, *z.shape[3:])
+
+    def gradients():
+        model.zero_grad()
+        model(z, torch.tensor([0.4]), z + 0.1, reference, states=states).square().mean().backward()
+        return {n: p.grad.clone() for n, p in model.trainable().items()}
+
+    plain = gradients()
+    tr.enable_gradient_checkpointing()
+    calls = []
+    func = tr._gradient_checkpointing_func
+    tr._gradient_checkpointing_func = lambda *a, **k: calls.append(1) or func(*a, **k)
+    checkpointed = gradients()
+    assert len(calls) == len(tr.blocks)
+    assert all(float(g.abs().sum()) > 0 for g in plain.values())
+    for name in plain:
+        torch.testing.assert_close(checkpointed[name], plain[name], rtol=1e-5, atol=1e-7)
