@@ -25,6 +25,9 @@ def full(tensor: torch.Tensor) -> torch.Tensor:
 
 class TrainTask(ABC):
     name = "task"
+    # DDP must then search every backward for trainable parameters the step left out (a conditional
+    # branch); a task whose every step reaches every trainable parameter sets it False and skips that walk
+    unused_parameters = True
 
     @abstractmethod
     def build_model(self, device: torch.device) -> torch.nn.Module:

@@ -61,7 +61,7 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
             print(f"[train] resuming {task.name} at step {state['step']} from {ckpt}", flush=True)
     distributed = world > 1
     ddp = distributed and not fsdp
-    runner = torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True) if ddp else model
+    runner = torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=task.unused_parameters) if ddp else model
     accumulation = cfg.accumulation()
     n = task.num_examples()
     peak = peak_flops(cfg, device)

@@ -166,3 +166,15 @@ def test_gradient_checkpointing_recomputes_every_block_and_gives_the_same_gradie
     assert all(float(g.abs().sum()) > 0 for g in plain.values())
     for name in plain:
         torch.testing.assert_close(checkpointed[name], plain[name], rtol=1e-5, atol=1e-7)
+
+
+def test_a_step_with_the_reference_dropped_reaches_every_trainable_parameter(parts):
+    """What lets DDP run without find_unused_parameters: a dropped reference is a zero latent frame."""
+    from g2w.models.gamecleaner.task import GameCleanerTask
+
+    _, _, _, z, states = parts
+    model = load_gamecleaner(None, CFG, seed=6)
+    dropped = torch.zeros(1, z.shape[1], 1, *z.shape[3:])
+    model(z, torch.tensor([0.6]), z + 0.1, dropped, states=states).square().mean().backward()
+    assert [n for n, p in model.trainable().items() if p.grad is None] == []
+    assert GameCleanerTask.unused_parameters is False

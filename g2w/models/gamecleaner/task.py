@@ -50,6 +50,7 @@ class GameCleanerTask(TrainTask):
     gradient_checkpointing: bool = False
     validation_pairs: int = 1
     name = "gamecleaner"
+    unused_parameters = False  # a dropped reference is a zero frame, so every step reaches every trainable tensor
 
     def __post_init__(self):
         with open(os.path.join(self.cache, "cache.json")) as f:
