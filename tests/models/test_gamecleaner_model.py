@@ -168,13 +168,64 @@ def test_gradient_checkpointing_recomputes_every_block_and_gives_the_same_gradie
         torch.testing.assert_close(checkpointed[name], plain[name], rtol=1e-5, atol=1e-7)
 
 
-def test_a_step_with_the_reference_dropped_reaches_every_trainable_parameter(parts):
-    """What lets DDP run without find_unused_parameters: a dropped reference is a zero latent frame."""
+def _task(drop: float):
+    """A GameCleanerTask without a cache: `loss` needs only its config and cache kind."""
+    from dataclasses import replace
+
+    from g2w.models.gamecleaner.task import GameCleanerTask
+
+    task = GameCleanerTask.__new__(GameCleanerTask)
+    task.kind, task.model_config = "states", replace(CFG, reference_drop=drop)
+    return task
+
+
+def _block_inputs(model, run) -> list[tuple]:
+    """What each call of `run` feeds the first DiT block: (tokens, context, time modulation, rotary)."""
+    seen = []
+    hook = model.dit.transformer.blocks[0].register_forward_pre_hook(
+        lambda _m, args: seen.append(tuple(a.detach().clone() if torch.is_tensor(a) else
+                                           tuple(x.detach().clone() for x in a) for a in args)))
+    try:
+        run()
+    finally:
+        hook.remove()
+    return seen
+
+
+def test_training_without_reference_and_inference_with_reference_none_give_the_dit_identical_inputs(parts):
+    """One no-reference state: a dropped reference in training is exactly inference's reference=none."""
+    enc, model, frames, z, states = parts
+    batch = {"source": z + 0.1, "target": z, "reference": enc.encode(frames[:1]), "states": states}
+    calls = []
+
+    def recording(latents, t, source, reference=None, **cond):
+        calls.append((latents.detach().clone(), t.detach().clone(), reference))
+        return model(latents, t, source, reference, **cond)
+
+    with torch.no_grad():
+        training = _block_inputs(model, lambda: _task(1.0).loss(recording, batch, torch.Generator().manual_seed(3)))
+        (z_t, t, reference), = calls
+        assert reference is None
+        context = model.context(states)
+        inference = _block_inputs(model, lambda: flow.velocity(lambda zz, tt, c, s, r: model(zz, tt, s, r, context=c),
+                                                               z_t, t, context, batch["source"], None))
+        kept = _block_inputs(model, lambda: _task(0.0).loss(model, batch, torch.Generator().manual_seed(3)))
+    (train_in,), (infer_in,), (kept_in,) = training, inference, kept
+    assert train_in[0].shape[1] == z.shape[3] * z.shape[4] // 4 * z.shape[2]  # video tokens only
+    for a, b in zip(train_in, infer_in, strict=True):
+        for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,), strict=True):
+            torch.testing.assert_close(x, y, rtol=0, atol=0)
+    assert kept_in[0].shape[1] > train_in[0].shape[1]  # a kept reference adds its tokens
+
+
+def test_a_step_without_reference_reaches_every_trainable_parameter(parts):
+    """What lets DDP run without find_unused_parameters and FSDP2 see every tensor in every forward:
+    with no reference tokens the reference embedder still runs (on no patches) and gets a zero gradient."""
     from g2w.models.gamecleaner.task import GameCleanerTask
 
     _, _, _, z, states = parts
     model = load_gamecleaner(None, CFG, seed=6)
-    dropped = torch.zeros(1, z.shape[1], 1, *z.shape[3:])
-    model(z, torch.tensor([0.6]), z + 0.1, dropped, states=states).square().mean().backward()
+    model(z, torch.tensor([0.6]), z + 0.1, None, states=states).square().mean().backward()
     assert [n for n, p in model.trainable().items() if p.grad is None] == []
+    assert float(model.dit.reference_embed.weight.grad.abs().sum()) == 0.0
     assert GameCleanerTask.unused_parameters is False

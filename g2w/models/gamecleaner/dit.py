@@ -11,9 +11,14 @@ released, and training may then move both coefficients.
 
 A reference (clean) frame is VAE-encoded to one latent frame, embedded by its own zero-initialised
 Conv3d and appended after the video tokens, at the next temporal rotary position; its tokens are
-cut from the output. Note that appended tokens take part in self-attention even while their
-embedding is zero, so the zero-init identity holds for the residual path, not for a run that
-passes a reference.
+cut from the output. Appended tokens take part in self-attention even while their embedding is
+zero, so the zero-init identity holds for the residual path, not for a run that passes a reference.
+
+No reference is no reference tokens, in training (a dropped reference) and at inference alike, as
+in Kiwi-Edit, whose pipeline appends reference tokens only when a reference is given: the model is
+trained in the state it is run in. The reference embedder then still runs, on an empty set of
+patches, so every forward reaches every trainable tensor (a zero gradient), which DDP without an
+unused-parameter search and FSDP2 both need.
 
 The DiT's cross-attention context is the MLLM connector's output at the DiT width, so the text
 embedder (built for 4096-d T5 features) is bypassed. The output is Wan's own prediction
@@ -63,9 +68,7 @@ class GameCleanerDiT(nn.Module):
         gamma = self.gamma_of(sigma).to(hidden.dtype)[:, None, None]
         hidden = hidden + gamma * _tokens(self.source_embed(source.to(hidden.dtype)))
         n_video = hidden.shape[1]
-        if reference is not None:
-            hidden = torch.cat([hidden, _tokens(self.reference_embed(reference.to(hidden.dtype)))], dim=1)
-        hidden = hidden.contiguous()
+        hidden = torch.cat([hidden, self._reference_tokens(reference, hidden)], dim=1).contiguous()
         temb, timestep_proj = self._time(sigma * 1000.0, context)
         for block in tr.blocks:
             if torch.is_grad_enabled() and tr.gradient_checkpointing:
@@ -78,6 +81,14 @@ class GameCleanerDiT(nn.Module):
         hidden = tr.proj_out(hidden)
         hidden = hidden.reshape(b, f // p_t, h // p_h, w // p_w, p_t, p_h, p_w, -1)
         return hidden.permute(0, 7, 1, 4, 2, 5, 3, 6).flatten(6, 7).flatten(4, 5).flatten(2, 3)
+
+    def _reference_tokens(self, reference: torch.Tensor | None, hidden: torch.Tensor) -> torch.Tensor:
+        """The reference's tokens [B, n, D]; none (n = 0) without a reference."""
+        conv = self.reference_embed
+        if reference is not None:
+            return _tokens(conv(reference.to(hidden.dtype)))
+        empty = hidden.new_zeros(hidden.shape[0], 0, conv.weight[0].numel())
+        return nn.functional.linear(empty, conv.weight.flatten(1).to(hidden.dtype), conv.bias.to(hidden.dtype))
 
     def _time(self, timestep: torch.Tensor, context: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Wan's time embedding and its 6-way modulation, without the text embedder."""

@@ -2,8 +2,10 @@
 
 The cache says whether it holds connector outputs (`context`: the run starts from a checkpoint,
 connector frozen) or MLLM states (`states`: from scratch, the connector trains); the task refuses
-a cache of the wrong kind. The reference latent is dropped with probability `reference_drop`
-per sample, drawn from the harness's per-sample generator. A cache with error rows is refused
+a cache of the wrong kind. The reference is dropped with probability `reference_drop` per
+micro-batch (one draw from the harness's generator for it): a dropped reference is no reference
+tokens, the very input of inference without a reference (see dit.py), and one micro-batch is one
+sequence length. A cache with error rows is refused
 unless `skip_errors`, which reports how many rows it skipped. The last `validation_pairs` ok
 pairs of the index are held out of training for the report's before/after frames (a cache with
 one pair validates on it, and the report says it is a training pair).
@@ -50,7 +52,7 @@ class GameCleanerTask(TrainTask):
     gradient_checkpointing: bool = False
     validation_pairs: int = 1
     name = "gamecleaner"
-    unused_parameters = False  # a dropped reference is a zero frame, so every step reaches every trainable tensor
+    unused_parameters = False  # without a reference the embedder still runs on no patches: every step reaches every tensor
 
     def __post_init__(self):
         with open(os.path.join(self.cache, "cache.json")) as f:
@@ -100,11 +102,13 @@ class GameCleanerTask(TrainTask):
         shards = [load_file(self.paths[i]) for i in indices]
         return {k: torch.stack([s[k] for s in shards]).to(device) for k in shards[0]}
 
+    def training_reference(self, batch, generator) -> torch.Tensor | None:
+        """The micro-batch's reference latents, or None (dropped) with probability `reference_drop`."""
+        draw = torch.rand((), generator=generator, device=batch["source"].device)
+        return None if float(draw) < self.model_config.reference_drop else batch["reference"]
+
     def loss(self, model, batch, generator):
-        keep = torch.rand(batch["source"].shape[0], generator=generator, device=batch["source"].device)
-        keep = (keep >= self.model_config.reference_drop).float().view(-1, 1, 1, 1, 1)
-        # a dropped reference is a zero latent frame: the same token count, so samples batch together
-        reference = batch["reference"] * keep
+        reference = self.training_reference(batch, generator)
         cond = {self.kind: batch[self.kind]}
 
         def predict(latents, t, _context, source, ref):
@@ -121,7 +125,10 @@ class GameCleanerTask(TrainTask):
     def flops_per_sample(self):
         from g2w.models.gamecleaner.flops import training_flops
 
-        return training_flops(self.model_config, train_connector=self.kind == "states")
+        # the expected count: a dropped reference (probability reference_drop) is a shorter sequence
+        drop, train_connector = self.model_config.reference_drop, self.kind == "states"
+        return ((1 - drop) * training_flops(self.model_config, True, train_connector)
+                + drop * training_flops(self.model_config, False, train_connector))
 
     def validate(self, model, out_dir, device):
         """Before/after middle frames of each held-out pair: source, target, and a short sampling."""
