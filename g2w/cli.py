@@ -158,7 +158,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 def _remove_options(args: argparse.Namespace) -> dict:
     """Method options given on the command line (only the ones set are passed on)."""
-    names = ("mask", "mask_rules", "checkpoint", "reference", "steps", "base_dir", "mllm_dir")
+    names = ("mask", "mask_rules", "checkpoint", "reference", "reference_image", "steps", "base_dir", "mllm_dir")
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 
 
@@ -292,7 +292,11 @@ def _add_evaluation_commands(sub) -> None:
                    "(comma-separated name[:value]; default centre_mark,coarse_support:0.5,support_motion:0.75,"
                    "still_detail; 'none': the refined mask alone)")
     p.add_argument("--checkpoint", help="gamecleaner: training run folder or weights file")
-    p.add_argument("--reference", choices=("first-clean-frame", "none"), help="gamecleaner: reference frame")
+    p.add_argument("--reference", choices=("none", "self", "oracle"),
+                   help="gamecleaner: reference frame: none (default), self (the source cleaned by the segmenter + "
+                   "propagate), oracle (the ground-truth clean frame: synthetic upper bound, labelled so)")
+    p.add_argument("--reference-image", metavar="PATH", help="gamecleaner: your clean reference frame: an image "
+                   "for every case, or a folder of <case_id>.png|.jpg (resized to the model's frame size)")
     p.add_argument("--steps", type=_positive(int), help="gamecleaner: sampler steps (default 50)")
     p.add_argument("--base-dir", help="gamecleaner: Wan folder in diffusers layout")
     p.add_argument("--mllm-dir", help="gamecleaner: Qwen2.5-VL folder")

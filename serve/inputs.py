@@ -89,7 +89,7 @@ def _mask_rules(value) -> None:
 OPTION_RULES = {
     "radius": (1, 32), "dilate_px": (0, 64), "chunk_frames": (1, 1000), "crf": (0, 51), "steps": (1, 200),
     "seed": (0, 2**31 - 1), "preset": X264_PRESETS, "mask": ("segmenter",),
-    "reference": ("first-clean-frame", "none"), "checkpoint": "registry", "base_dir": "server", "mllm_dir": "server",
+    "reference": ("none", "self"), "reference_image": "server", "checkpoint": "registry", "base_dir": "server", "mllm_dir": "server",
     "alpha_ceiling": (0.0, 1.0), "mask_rules": _mask_rules,
 }
 

@@ -59,8 +59,17 @@ def method_info(edited_dir: str) -> dict:
         os.path.basename(os.path.normpath(edited_dir))
     if storage.exists(path):
         info = json.loads(storage.read_bytes(path))
-        return {"model": info.get("method", name), "mask": info.get("mask"), "ref_pt": info.get("ref_pt")}
+        return {"model": model_label(info.get("method", name), info.get("reference"), info.get("reference_oracle")),
+                "mask": info.get("mask"), "ref_pt": info.get("ref_pt"), "reference": info.get("reference"),
+                "reference_oracle": info.get("reference_oracle")}
     return {"model": name, "mask": None, "ref_pt": None}
+
+
+def model_label(method: str, reference: str | None, oracle: bool | None) -> str:
+    """The results table's name for a method run: its reference source shown, an oracle said so."""
+    if oracle:
+        return f"{method} (oracle: ground-truth reference)"
+    return f"{method} (reference: {reference})" if reference and reference != "none" else method
 
 
 def judge_options(judge: str, endpoint: str | None, model: str | None, api_key_env: str | None,

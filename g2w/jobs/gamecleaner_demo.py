@@ -3,7 +3,9 @@ evaluation, on the demo's synthesized pairs.
 
 The weights are random-initialised and trained for a few steps only: the removal quality is
 not meaningful. The stage shows that the whole path (Ray Data precache, Ray Train with
-checkpoints, the removal job, the judge) runs end to end.
+checkpoints, the removal job, the judge) runs end to end. Removal uses no ground truth: its
+reference is built from each source itself (`self`: the segmenter + propagate path), as a user
+without a clean frame would get it; training pairs do use the clean video, as training does.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ WARNING = ("GameCleaner here is the tiny preset with random-initialised weights 
            "{steps} steps on CPU: its removal quality is not meaningful; the stage only shows the pipeline runs end to end.")
 STEPS = 2
 SAMPLER_STEPS = 4
+REFERENCE = "self"  # built from the source: never the ground truth
 
 
 def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
@@ -29,7 +32,8 @@ def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
     batch = min(2, cache["ok"])
     train = run_train(paths["cache"], paths["run"], steps=STEPS, global_batch=batch, checkpoint_every=STEPS,
                       skip_errors=True, seed=seed, cpus_per_worker=0.5)
-    removed = run_remove("gamecleaner", synth, paths["removed"], {"checkpoint": paths["run"], "steps": SAMPLER_STEPS})
+    removed = run_remove("gamecleaner", synth, paths["removed"], {"checkpoint": paths["run"], "steps": SAMPLER_STEPS,
+                                                                   "reference": REFERENCE})
     scores = run_evaluate(synth, paths["removed"], paths["eval"])
     return {"warning": warning, "precache": cache, "train": {k: train[k] for k in ("steps", "first_loss", "final_loss")},
-            "remove": {k: removed[k] for k in ("ok", "error")}, "evaluate": scores}
+            "remove": {**{k: removed[k] for k in ("ok", "error")}, "reference": REFERENCE}, "evaluate": scores}

@@ -21,10 +21,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w.io import storage
 from g2w.cases.case import Case, load_cases, local_case
-from g2w.remove import PROGRESS, get_method, run_method
+from g2w.io import storage
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
+from g2w.remove import PROGRESS, MethodInputError, get_method, run_method
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
@@ -55,6 +55,8 @@ def remove_one(method: str, case: Case, out_dir: str, options: dict | None = Non
             row["frames"] = run_method(method, here, local, progress, **(options or {}))
     except VideoError as exc:
         row.update(status="error", reason=f"source_{exc.reason}", message=str(exc))
+    except MethodInputError as exc:  # e.g. an unreadable reference image
+        row.update(status="error", reason=exc.reason, message=str(exc))
     except (OSError, ValueError) as exc:
         row.update(status="error", reason="remove_failed", message=f"{type(exc).__name__}: {exc}")
     row["seconds"] = round(time.perf_counter() - start, 3)
@@ -107,7 +109,7 @@ def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dic
 
 def run_remove(method: str, cases: str, output: str, options: dict | None = None) -> dict:
     """Apply a removal method (with its `options`) to every case; returns the summary."""
-    traits = get_method(method).traits()
+    traits = get_method(method).traits(options or {})  # checks a reference option before any work
     start = time.perf_counter()
     output = storage.absolute(output)
     case_list = load_cases(cases)

@@ -3,7 +3,8 @@
 A method turns one case's source video into an edited video at `out_path` and returns the number
 of frames written: `fn(case, out_path, **options) -> int`. Each method is registered here by
 name with the traits the results table needs ("Mask": it uses a ground-truth mask; "Ref P.T.":
-reference post-training) and whether it wants a GPU. The function is named as "module:attr"
+reference post-training, and for such a method where its reference came from) and whether it
+wants a GPU. The function is named as "module:attr"
 and imported on first use, so a CPU job never imports a GPU model's code.
 
 A method may also accept `progress`: a callable that it calls with the frames written so far,
@@ -20,6 +21,14 @@ import inspect
 from dataclasses import dataclass
 
 
+class MethodInputError(ValueError):
+    """A case's input that a method cannot use; `reason` becomes the case's error row's reason."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Method:
     name: str
@@ -28,8 +37,19 @@ class Method:
     ref_pt: bool  # reference post-training
     gpu: bool = False  # prefers a GPU worker
 
-    def traits(self) -> dict:
-        return {"mask": self.mask, "ref_pt": self.ref_pt}
+    def traits(self, options: dict | None = None) -> dict:
+        """What the results table needs; a reference-taking method adds its reference source, and
+        whether that is an oracle (the ground truth), for these options."""
+        traits = {"mask": self.mask, "ref_pt": self.ref_pt}
+        if self.ref_pt:
+            from g2w.remove.gamecleaner_reference import (
+                reference_record,
+                reference_source,
+            )
+
+            options = options or {}
+            traits.update(reference_record(reference_source(options.get("reference"), options.get("reference_image"))))
+        return traits
 
     def function(self):
         module, attr = self.target.split(":")

@@ -1,13 +1,16 @@
 """GameCleaner as a removal method: mask-free, with an optional clean reference frame.
 
-`gamecleaner(case, out_path, checkpoint=RUN, reference="first-clean-frame"|"none", steps=50, ...)`
+`gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, steps=50, ...)`
 resamples the source to the model's rate and cuts it into consecutive windows of the model's
 frames (81 at 16 fps for the real presets: one window covers a 5 s clip; the tiny preset's 17
 need several), encodes each, samples its clean latent with the Euler flow sampler (no CFG) and
 writes the decoded frames at the model's rate, resized back to the source's size, until the
-whole source is covered: the edit shape that the evaluation's timestamp alignment expects. With
-`first-clean-frame`, each window gets the clean frame at its own start as its reference. `checkpoint` is a training run folder (its `weights.safetensors`) or
-a weights file. The model loads once per worker process and is reused across cases.
+whole source is covered: the edit shape that the evaluation's timestamp alignment expects. The
+reference comes from what a user has (`gamecleaner_reference`): none, their own image, or a frame
+built from the source by the CPU segmenter + propagate path; `oracle` (the ground-truth clean
+frame) exists for synthetic upper bounds only and is recorded as such. `checkpoint` is a training
+run folder (its `weights.safetensors`) or a weights file. The model loads once per worker process
+and is reused across cases.
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ import os
 import torch
 
 from g2w.cases.case import Case
+from g2w.remove.gamecleaner_reference import (
+    image_path,
+    read_reference_image,
+    reference_source,
+    reference_video,
+)
 from g2w.video import VideoWriter, probe
-
-REFERENCES = ("first-clean-frame", "none")
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,13 +49,13 @@ def weights_path(checkpoint: str) -> str:
     return path
 
 
-def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str = "first-clean-frame", steps: int = 50,
-                base_dir: str | None = None, mllm_dir: str | None = None, seed: int = 0, progress=None) -> int:
+def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str | None = None,
+                reference_image: str | None = None, steps: int = 50, base_dir: str | None = None,
+                mllm_dir: str | None = None, seed: int = 0, progress=None) -> int:
     from g2w.models.gamecleaner import flow
     from g2w.models.gamecleaner.clips import clip_frames, resize_frames
 
-    if reference not in REFERENCES:
-        raise ValueError(f"reference {reference!r}: use one of {REFERENCES}")
+    source_kind = reference_source(reference, reference_image)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model, enc = _loaded(weights_path(checkpoint), base_dir, mllm_dir, device, seed)
     cfg = model.config
@@ -57,9 +64,12 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str = "fi
     source_s = info.frame_count / info.fps
     windows = max(1, math.ceil(source_s / span_s - 1e-6))
     total = max(cfg.frames, math.ceil(source_s * cfg.fps - 1e-6))
-    use_reference = reference == "first-clean-frame" and case.reference and os.path.exists(case.reference)
     dtype = next(model.parameters()).dtype
     generator = torch.Generator(device).manual_seed(seed)
+    user_frame = None
+    if source_kind == "image":  # read before any work, so a bad image costs nothing
+        user_frame = read_reference_image(image_path(reference_image, case.case_id), cfg.width, cfg.height,
+                                          info.width / info.height)
 
     def dit(z, t, c, s, r):
         if progress:  # each sampling step is a point where a canceled job can stop
@@ -68,17 +78,17 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str = "fi
 
     w, h = info.width - info.width % 2, info.height - info.height % 2
     written = 0
-    with VideoWriter(out_path, w, h, cfg.fps) as writer:
+    with reference_video(case, source_kind, progress and (lambda: progress(0))) as ref_video, VideoWriter(out_path, w, h, cfg.fps) as writer:
         for k in range(windows):
             source = clip_frames(case.source, cfg, start_s=k * span_s)
             src = enc.encode(source)
-            ref = enc.encode(clip_frames(case.reference, cfg, start_s=k * span_s)[:1]) if use_reference else None
+            frame = user_frame if ref_video is None else clip_frames(ref_video, cfg, start_s=k * span_s)[:1]
+            ref = None if frame is None else enc.encode(frame).to(dtype)
             context = model.context(enc.mllm_states(source, model.condition.queries).to(dtype))
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
-                latent = flow.euler_sample(dit, context, src.to(dtype), None if ref is None else ref.to(dtype),
-                                           steps=steps, generator=generator)
-            for frame in resize_frames(enc.decode(latent), w, h)[:total - written]:
-                writer.write(frame)
+                latent = flow.euler_sample(dit, context, src.to(dtype), ref, steps=steps, generator=generator)
+            for out in resize_frames(enc.decode(latent), w, h)[:total - written]:
+                writer.write(out)
                 written += 1
                 if progress:
                     progress(written)

@@ -5,6 +5,8 @@ output, with the demo's settings (1 DDP worker), is covered by tests/jobs/test_d
 import json
 import os
 
+import cv2
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -55,13 +57,20 @@ def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     assert "loss_curve.png" in report and "_output.png" in report
     assert "a training pair" not in report  # of the 2 ok pairs, one trained and one was held out
 
+    # the user's reference images: one of another size and aspect (resized), one unreadable (an error row)
+    references = tmp_path / "references"
+    references.mkdir()
+    cv2.imwrite(str(references / "s000.png"), np.full((90, 250, 3), 120, np.uint8))
+    (references / "s001.jpg").write_bytes(b"\xff\xd8 truncated")
     removed = str(tmp_path / "removed")
-    result = run_remove("gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2})
-    assert (result["ok"], result["error"]) == (2, 0)
+    result = run_remove("gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2,
+                                                             "reference_image": str(references)})
+    assert (result["ok"], result["error"], result["errors_by_reason"]) == (1, 1, {"reference_unreadable": 1})
     edit = probe(os.path.join(removed, "s000.mp4"))
     # the tiny preset's 17-frame windows, one after another, cover the whole 3 s source at 16 fps
     assert (edit.frame_count, edit.fps, edit.width, edit.height) == (48, 16.0, 320, 180)
-    assert json.load(open(os.path.join(removed, "method.json")))["ref_pt"] is True
+    method = json.load(open(os.path.join(removed, "method.json")))
+    assert (method["ref_pt"], method["reference"], method["reference_oracle"]) == (True, "image", False)
 
 
 def test_training_refuses_error_rows_and_a_cache_of_the_wrong_kind(tmp_path):
