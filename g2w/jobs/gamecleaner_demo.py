@@ -36,4 +36,4 @@ def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
                                                                    "reference": REFERENCE})
     scores = run_evaluate(synth, paths["removed"], paths["eval"])
     return {"warning": warning, "precache": cache, "train": {k: train[k] for k in ("steps", "first_loss", "final_loss")},
-            "remove": {**{k: removed[k] for k in ("ok", "error")}, "reference": REFERENCE}, "evaluate": scores}
+            "remove": {k: removed[k] for k in ("ok", "error")}, "reference": REFERENCE, "evaluate": scores}
