@@ -6,6 +6,7 @@ import os
 import pyarrow.parquet as pq
 
 from g2w.jobs.demo import BASELINES, METHODS, run_demo
+from g2w.remove import DEFAULT_METHOD
 
 
 def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
@@ -22,14 +23,18 @@ def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
         assert metrics["ok"] == 1
     aar = {m: summary["evaluate"][m]["scores"]["synthetic"]["AAR"] for m in BASELINES}
     assert aar["identity"] == 0.0 and aar["telea-gt"] > aar["identity"]
-    assert "unblend+propagate" in summary["evaluate"]
+    assert DEFAULT_METHOD == "unblend+propagate" and DEFAULT_METHOD in summary["evaluate"]
     gc = summary["gamecleaner"]
-    assert gc["train"]["steps"] == 2 and gc["remove"] == {"ok": 1, "error": 0}
+    assert gc["train"]["steps"] == 2 and gc["remove"] == {"ok": 1, "error": 0} and gc["reference"] == "self"
+    method = json.loads((tmp_path / "gamecleaner" / "removed" / "method.json").read_text())
+    assert (method["reference"], method["reference_oracle"]) == ("self", False)  # no ground truth in the removal
+    gc_metrics = json.loads((tmp_path / "gamecleaner" / "eval" / "metrics.json").read_text())
+    assert gc_metrics["method"]["model"] == "gamecleaner (reference: self)"
     assert (tmp_path / "gamecleaner" / "removed" / f"{synth[0]['sample_id']}.mp4").exists()
     assert summary["evaluate"]["gamecleaner"]["ok"] == 1  # its edit covers the whole clip, so the judge scores it
     page = (tmp_path / "report.html").read_text()
     assert "random-initialised" in page and "gamecleaner/run/report.html" in page
-    for link in ("curated/report.html", "synth/report.html", "eval/telea-gt/report.html", "eval/propagate/report.html",
+    for link in ("curated/report.html", "synth/report.html", "eval/telea-gt/report.html", f"eval/{DEFAULT_METHOD}/report.html",
                  "detect/report.html", "raw_contact_sheet.png"):
         assert link in page and os.path.exists(tmp_path / link)
     assert json.loads((tmp_path / "summary.json").read_text())["curate"] == summary["curate"]
