@@ -7,15 +7,7 @@ import json
 import os
 import sys
 
-
-def _positive(kind):
-    def parse(text: str):
-        value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
-
-    return parse
+from g2w.option_flags import add_flags, from_args, positive
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -135,38 +127,26 @@ def _judge_human_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-MASK_CHOICE_METHODS = ("telea", "propagate", "unblend+propagate")  # removers whose mask may come from the segmenter or the truth
-
-
 def _remove(args: argparse.Namespace) -> int:
+    from g2w.jobs.options import RemoveOptions
     from g2w.jobs.remove import run_remove
-    from g2w.segment.mask_rules import parse_rules
 
     try:
-        for name in ("mask", "mask_rules"):
-            if getattr(args, name) and args.method not in MASK_CHOICE_METHODS:
-                flag = "--" + name.replace("_", "-")
-                raise ValueError(f"{flag} applies to {', '.join(MASK_CHOICE_METHODS)}, not {args.method}")
-        if args.mask_rules:
-            parse_rules(args.mask_rules)  # a bad list fails here, not in every worker
-        summary = run_remove(args.method, args.cases, args.output, _remove_options(args))
-    except ValueError as exc:  # a bad case listing
+        options = from_args(RemoveOptions, args)
+        summary = run_remove(options.method, options.cases, options.output, options.method_options())
+    except ValueError as exc:  # a bad case listing, or options the method cannot use
         print(f"g2w remove: {exc}", file=sys.stderr)
         return 2
+    print(json.dumps(summary, indent=2))
     return 0 if summary["error"] == 0 else 1
-
-
-def _remove_options(args: argparse.Namespace) -> dict:
-    """Method options given on the command line (only the ones set are passed on)."""
-    names = ("mask", "mask_rules", "checkpoint", "reference", "reference_image", "steps", "base_dir", "mllm_dir")
-    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
 
 
 def _gamecleaner_precache(args: argparse.Namespace) -> int:
     from g2w.jobs.gamecleaner_precache import run_precache
+    from g2w.jobs.options import PrecacheOptions
 
     try:
-        summary = run_precache(args.pairs, args.output, args.preset, args.checkpoint, args.base, args.mllm, args.seed)
+        summary = run_precache(from_args(PrecacheOptions, args))
     except ValueError as exc:
         print(f"g2w gamecleaner precache: {exc}", file=sys.stderr)
         return 2
@@ -175,13 +155,10 @@ def _gamecleaner_precache(args: argparse.Namespace) -> int:
 
 def _gamecleaner_train(args: argparse.Namespace) -> int:
     from g2w.jobs.gamecleaner_train import run_train
+    from g2w.jobs.options import GameCleanerTrainOptions
 
     try:
-        run_train(args.cache, args.output, preset=args.preset, checkpoint=args.checkpoint, base_dir=args.base,
-                  num_workers=args.num_workers, use_gpu=args.use_gpu, steps=args.steps, global_batch=args.global_batch,
-                  lr=args.lr, checkpoint_every=args.checkpoint_every, skip_errors=args.skip_errors,
-                  max_failures=args.max_failures, seed=args.seed, lr_schedule=args.lr_schedule,
-                  warmup_steps=args.warmup_steps, parallel=args.parallel, validation_pairs=args.validation_pairs)
+        run_train(from_args(GameCleanerTrainOptions, args))
     except ValueError as exc:  # a cache with error rows, or of the wrong kind
         print(f"g2w gamecleaner train: {exc}", file=sys.stderr)
         return 2
@@ -202,42 +179,16 @@ def _gamecleaner_import_kiwi(args: argparse.Namespace) -> int:
 
 
 def _add_gamecleaner_commands(sub) -> None:
+    from g2w.jobs.options import GameCleanerTrainOptions, PrecacheOptions
     from g2w.models.gamecleaner.presets import PRESETS
-    from g2w.train.schedule import LR_SCHEDULES
 
     p = sub.add_parser("gamecleaner", help="GameCleaner: latent precache and LoRA training on Ray Train")
     gc = p.add_subparsers(dest="gamecleaner_command", required=True)
     q = gc.add_parser("precache", help="VAE latents + frozen condition of synthesis pairs (Ray Data)")
-    q.add_argument("--pairs", nargs="+", required=True, help="synthesis output folder(s)")
-    q.add_argument("--preset", choices=PRESETS, default="tiny")
-    q.add_argument("--output", required=True)
-    q.add_argument("--checkpoint", help="g2w weights the run will start from (then the connector output is cached)")
-    q.add_argument("--base", help="Wan folder in diffusers layout (transformer/, vae/); default: random init")
-    q.add_argument("--mllm", help="Qwen2.5-VL folder in transformers layout")
-    q.add_argument("--seed", type=int, default=0)
+    add_flags(q, PrecacheOptions)
     q.set_defaults(run=_gamecleaner_precache)
     q = gc.add_parser("train", help="train GameCleaner on a precache with Ray Train (resumes on rerun)")
-    q.add_argument("--cache", required=True)
-    q.add_argument("--output", required=True, help="run folder (local or s3://)")
-    q.add_argument("--preset", choices=PRESETS, default="tiny")
-    q.add_argument("--checkpoint", help="start from these g2w weights (MLLM, queries, connector frozen)")
-    q.add_argument("--base", help="Wan folder in diffusers layout; default: random init")
-    q.add_argument("--num-workers", type=_positive(int), default=1)
-    q.add_argument("--use-gpu", action="store_true")
-    q.add_argument("--parallel", choices=("ddp", "fsdp"), default="ddp",
-                   help="ddp: a model replica per worker (1.3B, 5B); fsdp: FSDP2 shards across workers (14B)")
-    q.add_argument("--steps", type=_positive(int), default=3000)
-    q.add_argument("--global-batch", type=_positive(int), default=32)
-    q.add_argument("--lr", type=float, default=1e-4)
-    q.add_argument("--lr-schedule", choices=LR_SCHEDULES, default="constant",
-                   help="after warm-up: constant (the paper's setting) or cosine down to 0.1 x lr")
-    q.add_argument("--warmup-steps", type=int, default=0)
-    q.add_argument("--checkpoint-every", type=_positive(int), default=100)
-    q.add_argument("--max-failures", type=int, default=2)
-    q.add_argument("--skip-errors", action="store_true", help="train on the ok rows of a cache with error rows")
-    q.add_argument("--validation-pairs", type=int, default=1,
-                   help="last ok pairs of the cache held out for the report's before/after frames")
-    q.add_argument("--seed", type=int, default=0)
+    add_flags(q, GameCleanerTrainOptions)
     q.set_defaults(run=_gamecleaner_train)
     q = gc.add_parser("import-kiwi", help="convert a Kiwi-Edit stage checkpoint into g2w GameCleaner weights")
     q.add_argument("kiwi", metavar="KIWI.safetensors")
@@ -263,7 +214,7 @@ def _eval_table(args: argparse.Namespace) -> int:
 
 def _add_evaluation_commands(sub) -> None:
     from g2w.evaluate.options import add_arguments
-    from g2w.remove import DEFAULT_METHOD, METHODS
+    from g2w.jobs.options import RemoveOptions
 
     p = sub.add_parser("evaluate", help="judge edited videos against cases: judgments, metrics, report")
     add_arguments(p)
@@ -282,24 +233,7 @@ def _add_evaluation_commands(sub) -> None:
     p.set_defaults(run=_judge_human_agreement)
 
     p = sub.add_parser("remove", help="run a removal baseline over cases, writing <case_id>.mp4 edits")
-    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
-                   help=f"removal method (default {DEFAULT_METHOD}: mask-free, translucent layers un-blended)")
-    p.add_argument("--cases", required=True, help="synthesis output folder or wild-cases JSONL")
-    p.add_argument("--output", required=True)
-    p.add_argument("--mask", choices=["segmenter", "gt"], default=None,
-                   help="UI mask for telea/propagate: the learned segmenter (default) or the ground truth")
-    p.add_argument("--mask-rules", help="telea/propagate with the segmenter's mask: its rules, in order "
-                   "(comma-separated name[:value]; default centre_mark,coarse_support:0.5,support_motion:0.75,"
-                   "still_detail; 'none': the refined mask alone)")
-    p.add_argument("--checkpoint", help="gamecleaner: training run folder or weights file")
-    p.add_argument("--reference", choices=("none", "self", "oracle"),
-                   help="gamecleaner: reference frame: none (default), self (the source cleaned by the segmenter + "
-                   "propagate), oracle (the ground-truth clean frame: synthetic upper bound, labelled so)")
-    p.add_argument("--reference-image", metavar="PATH", help="gamecleaner: your clean reference frame: an image "
-                   "for every case, or a folder of <case_id>.png|.jpg (resized to the model's frame size)")
-    p.add_argument("--steps", type=_positive(int), help="gamecleaner: sampler steps (default 50)")
-    p.add_argument("--base-dir", help="gamecleaner: Wan folder in diffusers layout")
-    p.add_argument("--mllm-dir", help="gamecleaner: Qwen2.5-VL folder")
+    add_flags(p, RemoveOptions)
     p.set_defaults(run=_remove)
 
     p = sub.add_parser("eval-table", help="Table 3/4 Markdown from evaluate runs (synthetic + wild per method)")
@@ -379,7 +313,7 @@ def _add_profile_args(p: argparse.ArgumentParser) -> None:
                    help="multiply each event's Table 13 opacity by alpha_HUD (not the paper's; off by default)")
     p.add_argument("--aesthetic", action="store_true", help="match assets to the clip's look (Appendix D)")
     p.add_argument("--include-unverified", action="store_true", help="also draw low-confidence assets")
-    p.add_argument("--duration-s", type=_positive(float), default=5.0, help="seconds of each clip to use")
+    p.add_argument("--duration-s", type=positive(float), default=5.0, help="seconds of each clip to use")
 
 
 def _add_hud_commands(sub) -> None:
@@ -388,13 +322,13 @@ def _add_hud_commands(sub) -> None:
     q = assets.add_parser("extract", help="cut transparent assets out of annotated videos or images")
     q.add_argument("annotations", metavar="ANNOTATIONS", help="JSON or JSONL of {video|image, time, boxes}")
     q.add_argument("--output", required=True, metavar="LIB")
-    q.add_argument("--frames", type=_positive(int), default=32, help="frames matted per box")
-    q.add_argument("--span-s", type=_positive(float), default=20.0, help="seconds of video around the time to use")
+    q.add_argument("--frames", type=positive(int), default=32, help="frames matted per box")
+    q.add_argument("--span-s", type=positive(float), default=20.0, help="seconds of video around the time to use")
     q.add_argument("--min-confidence", type=float, default=None, help="verify assets at or above this confidence (default: the calibrated 0.6)")
     q.set_defaults(run=_assets_extract)
     q = assets.add_parser("bootstrap", help="draw a procedural library for all 21 labels")
     q.add_argument("--output", required=True, metavar="LIB")
-    q.add_argument("--per-label", type=_positive(int), default=8)
+    q.add_argument("--per-label", type=positive(int), default=8)
     q.add_argument("--seed", type=int, default=0)
     q.set_defaults(run=_assets_bootstrap)
 
@@ -402,7 +336,7 @@ def _add_hud_commands(sub) -> None:
     p.add_argument("--clips", required=True, metavar="CLIPS", help="curation output folder or a folder of mp4")
     p.add_argument("--assets", required=True, metavar="LIB")
     p.add_argument("--output", required=True, metavar="OUT")
-    p.add_argument("--count", type=_positive(int), default=10)
+    p.add_argument("--count", type=positive(int), default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="where to composite")
     p.add_argument("--crf", type=int, default=18)
@@ -419,7 +353,7 @@ def _add_hud_commands(sub) -> None:
     p.set_defaults(run=_annotate)
 
     p = sub.add_parser("layout-stats", help="statistics of sampled layouts against the paper's tables (JSON)")
-    p.add_argument("--samples", type=_positive(int), default=10000)
+    p.add_argument("--samples", type=positive(int), default=10000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--assets", default=None, metavar="LIB", help="plan against this library (default: bootstrap)")
     _add_profile_args(p)
@@ -512,19 +446,19 @@ def _add_capture_commands(sub) -> None:
     which.add_argument("game", nargs="?", choices=sorted(GAMES), help="the game to capture")
     which.add_argument("--all", action="store_true", help="every supported game")
     p.add_argument("--output", required=True, metavar="OUT")
-    p.add_argument("--clips", type=_positive(int), default=4, help="clips per game")
+    p.add_argument("--clips", type=positive(int), default=4, help="clips per game")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--duration-s", type=_positive(float), default=5.0)
+    p.add_argument("--duration-s", type=positive(float), default=5.0)
     p.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT")
-    p.add_argument("--fps", type=_positive(int), default=30)
-    p.add_argument("--timeout-s", type=_positive(float), default=300.0, help="limit for each engine run")
+    p.add_argument("--fps", type=positive(int), default=30)
+    p.add_argument("--timeout-s", type=positive(float), default=300.0, help="limit for each engine run")
     p.set_defaults(run=_capture)
 
 
 def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) -> None:
-    p.add_argument("--count", type=_positive(int), default=count, help="number of sample videos")
+    p.add_argument("--count", type=positive(int), default=count, help="number of sample videos")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--duration-s", type=_positive(float), default=duration_s, help="length of each video")
+    p.add_argument("--duration-s", type=positive(float), default=duration_s, help="length of each video")
 
 
 # --- scale-out: capacity planning from a measured run -------------------------------------------
@@ -556,33 +490,30 @@ SELECT_S_PER_MILLION = 1881.0
 
 def _add_plan_command(sub) -> None:
     p = sub.add_parser("plan", help="node counts, wall time, cost and bottleneck for a curation run at scale")
-    p.add_argument("--clips", type=_positive(int), required=True, help="clips to keep")
+    p.add_argument("--clips", type=positive(int), required=True, help="clips to keep")
     p.add_argument("--from", dest="summary", required=True, metavar="RUN/summary.json",
                    help="summary.json of a curation run that analysed its sources")
     p.add_argument("--cpu-type", default="c6i.8xlarge:32:1.36", help="CPU worker type as name:vcpus:usd_per_hour")
-    p.add_argument("--cpu-nodes", type=_positive(int), default=30, help="CPU workers (cluster.yaml's max)")
+    p.add_argument("--cpu-nodes", type=positive(int), default=30, help="CPU workers (cluster.yaml's max)")
     p.add_argument("--gpu-type", default="g5.4xlarge:16:1.624", help="GPU worker type (one GPU) as name:vcpus:usd_per_hour")
     p.add_argument("--gpu-nodes", type=int, default=0, help="GPU workers for CLIP (needs --gpu-windows-per-s)")
-    p.add_argument("--gpu-windows-per-s", type=_positive(float), default=None,
+    p.add_argument("--gpu-windows-per-s", type=positive(float), default=None,
                    help="CLIP windows per second per GPU, measured on that GPU (none measured here)")
     p.add_argument("--head-type", default="m6i.2xlarge:8:0.384", help="head node as name:vcpus:usd_per_hour")
-    p.add_argument("--select-s-per-million", type=_positive(float), default=SELECT_S_PER_MILLION,
+    p.add_argument("--select-s-per-million", type=positive(float), default=SELECT_S_PER_MILLION,
                    help="selection wall seconds per million windows (default: benchmarks/select_scale.py, CPU)")
-    p.add_argument("--measured-cpus", type=_positive(float), default=None,
+    p.add_argument("--measured-cpus", type=positive(float), default=None,
                    help="CPUs of the measured run, when its summary does not record them")
     p.add_argument("--output", default="plan", help="folder for plan.json, plan.md and plan.png")
     p.set_defaults(run=_plan)
 
 
 def _segmenter_train(args: argparse.Namespace) -> int:
+    from g2w.jobs.options import SegmenterTrainOptions
     from g2w.jobs.train_segmenter import run_train_segmenter
 
     try:
-        run_train_segmenter(args.data, args.val, args.output, steps=args.steps, seed=args.seed,
-                            batch_size=args.batch_size, crop=args.crop, eval_every=args.eval_every,
-                            lr_schedule=args.lr_schedule, init=args.init, lr=args.lr,
-                            element_weight=args.element_weight, static_world_weight=args.static_world_weight,
-                            anchored_negatives=args.anchored_negatives)
+        run_train_segmenter(from_args(SegmenterTrainOptions, args))
     except ValueError as exc:
         print(f"g2w hud-segmenter train: {exc}", file=sys.stderr)
         return 2
@@ -590,13 +521,11 @@ def _segmenter_train(args: argparse.Namespace) -> int:
 
 
 def _refiner_train(args: argparse.Namespace) -> int:
+    from g2w.jobs.options import RefinerTrainOptions
     from g2w.jobs.train_segmenter import run_train_refiner
 
     try:
-        refiner = {"width": args.width, "window_max": args.window_max, "dilations": args.dilations}
-        run_train_refiner(args.data, args.val, args.output, checkpoint=args.checkpoint, steps=args.steps,
-                          seed=args.seed, batch_size=args.batch_size, eval_every=args.eval_every,
-                          refiner=refiner, iou_weight=args.iou_weight, real_share=args.real_share)
+        run_train_refiner(from_args(RefinerTrainOptions, args))
     except ValueError as exc:
         print(f"g2w hud-segmenter train-refiner: {exc}", file=sys.stderr)
         return 2
@@ -605,67 +534,31 @@ def _refiner_train(args: argparse.Namespace) -> int:
 
 def _detect(args: argparse.Namespace) -> int:
     from g2w.jobs.detect import run_detect
+    from g2w.jobs.options import DetectOptions
 
     try:
-        summary = run_detect(args.videos, args.output, args.checkpoint)
+        summary = run_detect(from_args(DetectOptions, args))
     except (ValueError, OSError) as exc:
         print(f"g2w detect: {exc}", file=sys.stderr)
         return 2
+    print(json.dumps(summary, indent=2))
     return 0 if summary["error"] == 0 else 1
 
 
 def _add_segmenter_commands(sub) -> None:
+    from g2w.jobs.options import DetectOptions, RefinerTrainOptions, SegmenterTrainOptions
+
     p = sub.add_parser("hud-segmenter", help="the learned UI segmenter")
     seg = p.add_subparsers(dest="segmenter_command", required=True)
     q = seg.add_parser("train", help="train on synthesized and captured HUD pairs through Ray Train")
-    q.add_argument("--data", nargs="+", required=True, metavar="PAIRS",
-                   help="synthesis outputs, g2w capture corpora, or single pair folders (hud.mp4, mask.mkv, annotation.json)")
-    q.add_argument("--val", nargs="+", required=True, metavar="PAIRS",
-                   help="held-out pairs of the same kinds (other clips and demos, another asset library)")
-    q.add_argument("--output", required=True, metavar="RUN")
-    q.add_argument("--steps", type=_positive(int), default=2000)
-    q.add_argument("--eval-every", type=_positive(int), default=250,
-                   help="checkpoint every N steps (held-out validation runs at the end)")
-    q.add_argument("--batch-size", type=_positive(int), default=16)
-    q.add_argument("--crop", type=_positive(int), default=160, help="training crop, pixels at model resolution")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--lr-schedule", choices=("cosine", "constant"), default="cosine",
-                   help="after the warm-up: cosine decay to a tenth of the rate, or constant")
-    q.add_argument("--init", default=None, metavar="CKPT",
-                   help="fine-tune: start from this segmenter folder's weights and config (e.g. g2w/weights)")
-    q.add_argument("--lr", type=_positive(float), default=None, help="peak learning rate (default 3e-3)")
-    q.add_argument("--element-weight", type=float, default=0.0,
-                   help="add this x the per-element loss (each labelled widget of a crop counts alike, whatever its size)")
-    q.add_argument("--static-world-weight", type=float, default=0.0,
-                   help="extra BCE weight on world pixels that look static (low spread, at the median) away "
-                        "from UI: held weapon sprites, cockpits")
-    q.add_argument("--anchored-negatives", type=float, default=0.0, metavar="P",
-                   help="give this share of training examples a screen-anchored world object (a bobbing, "
-                        "scene-lit first-person weapon or vehicle made of world texture) as a hard negative")
+    add_flags(q, SegmenterTrainOptions)
     q.set_defaults(run=_segmenter_train)
     q = seg.add_parser("train-refiner", help="train the full-resolution mask refiner of a segmenter checkpoint")
-    q.add_argument("--data", nargs="+", required=True, metavar="PAIRS", help="pairs, as for train")
-    q.add_argument("--val", nargs="+", required=True, metavar="PAIRS", help="held-out pairs, as for train")
-    q.add_argument("--output", required=True, metavar="RUN")
-    q.add_argument("--checkpoint", default=None, help="segmenter folder (default: the shipped g2w/weights)")
-    q.add_argument("--steps", type=_positive(int), default=1500)
-    q.add_argument("--eval-every", type=_positive(int), default=500, help="checkpoint every N steps")
-    q.add_argument("--batch-size", type=_positive(int), default=16, help="pairs per step (8 tiles each)")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--width", type=_positive(int), default=8, help="channels of the hidden convolutions")
-    q.add_argument("--window-max", action="store_true",
-                   help="add the window's temporal maximum of the coarse probability to the evidence")
-    q.add_argument("--dilations", type=_positive(int), nargs="+", default=[1, 2, 1],
-                   help="one 3x3 convolution per entry, with this dilation (their sum: the context, at most 8)")
-    q.add_argument("--iou-weight", type=float, default=0.0, help="loss = BCE + this x (1 - soft IoU)")
-    q.add_argument("--real-share", type=float, default=0.0,
-                   help="draw about this share of examples from captured (real) pairs, whatever their count")
+    add_flags(q, RefinerTrainOptions)
     q.set_defaults(run=_refiner_train)
 
     p = sub.add_parser("detect", help="find the UI in videos: mask.mkv, annotation.json, preview.png per video")
-    p.add_argument("videos", nargs="+", metavar="VIDEO", help="video files, folders, globs or lists")
-    p.add_argument("--output", required=True, metavar="OUT")
-    p.add_argument("--checkpoint", default=None, help="segmenter folder (default: the shipped g2w/weights)")
+    add_flags(p, DetectOptions)
     p.set_defaults(run=_detect)
 
 
@@ -696,7 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("trajectory", help="per-frame camera rotation and translation direction of segments (Ray)")
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="a `curate --mode long` output folder, or videos")
     p.add_argument("--output", default=None, help="output folder (default: the curation run itself)")
-    p.add_argument("--hfov-deg", type=_positive(float), default=None,
+    p.add_argument("--hfov-deg", type=positive(float), default=None,
                    help="horizontal field of view of the footage; default: estimated per segment")
     p.add_argument("--hud-mask", choices=("auto", "detector", "none"), default="auto",
                    help="keep HUD pixels out of tracking: auto (the detector on segments with a HUD), detector "
@@ -713,15 +606,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--response-format", choices=("json_schema", "json_object", "none"), default="json_schema")
     p.add_argument("--schema-retries", type=int, default=2, help="further requests after an off-schema reply")
     p.add_argument("--transport-retries", type=int, default=4, help="retries after timeouts and HTTP 5xx/429")
-    p.add_argument("--timeout-s", type=_positive(float), default=600.0, help="per request")
-    p.add_argument("--workers", type=_positive(int), default=2, help="concurrent requests")
+    p.add_argument("--timeout-s", type=positive(float), default=600.0, help="per request")
+    p.add_argument("--workers", type=positive(int), default=2, help="concurrent requests")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=_caption)
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
     p.add_argument("--output", default="demo_out")
     _add_sample_args(p, duration_s=20.0, count=6)  # six: every event kind appears
-    p.add_argument("--samples", type=_positive(int), default=4, help="paired samples to synthesize")
+    p.add_argument("--samples", type=positive(int), default=4, help="paired samples to synthesize")
     p.add_argument("--clip-model", default="ViT-B-16", help="open_clip architecture (or config JSON) for curation")
     p.add_argument("--clip-pretrained", default=None,
                    help="CLIP weights for curation (default: none, so the appearance descriptor is used)")

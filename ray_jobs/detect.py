@@ -1,22 +1,9 @@
-"""`python -m ray_jobs.detect VIDEO_OR_FOLDER... --output OUT`: the UI segmenter over videos on Ray Data."""
+"""`python -m ray_jobs.detect VIDEO... --output OUT [--checkpoint DIR]`: the UI segmenter over videos
+on Ray Data, for `ray job submit`; the same arguments as `g2w detect`."""
 
-import argparse
-import json
 import sys
 
-from g2w.jobs.detect import run_detect
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ray_jobs.detect", description=__doc__)
-    parser.add_argument("videos", nargs="+", metavar="VIDEO", help="video files, folders, globs or lists")
-    parser.add_argument("--output", required=True)
-    parser.add_argument("--checkpoint", default=None, help="segmenter folder (default: the shipped weights)")
-    args = parser.parse_args(argv)
-    summary = run_detect(args.videos, args.output, args.checkpoint)
-    print(json.dumps(summary, indent=2))
-    return 0 if summary["error"] == 0 else 1
-
+from g2w.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["detect", *sys.argv[1:]]))

@@ -25,7 +25,7 @@ LAYERS: list[list[str]] = [
     ["models"],
     ["sample_data"],
     ["video"],
-    ["step", "train_task", "cases", "io", "types", "taxonomy", "fonts", "weights", "rotations"],
+    ["step", "train_task", "cases", "io", "types", "taxonomy", "fonts", "weights", "rotations", "option_flags"],
 ]
 # Within these layers units may import each other: the entry points, and the shared contracts.
 OPEN_LAYERS = {0, len(LAYERS) - 1}

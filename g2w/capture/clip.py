@@ -30,6 +30,7 @@ from g2w.capture.annotate import annotate_mask
 from g2w.capture.game import Game, read_raw
 from g2w.capture.pair import check_pair, mad_outside
 from g2w.capture.process import CaptureError, virtual_display
+from g2w.step import item_errors
 from g2w.video import MaskWriter, VideoError, VideoWriter, iter_frames
 
 CRF = 18
@@ -165,17 +166,12 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
 @contextmanager
 def _attempt(spec: ClipSpec, row: dict):
     """A scratch folder for one clip's capture; a failure becomes the row's error, never an exception."""
-    start = time.perf_counter()
-    scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
-    try:
-        yield scratch
-    except CaptureError as exc:
-        row.update(status="error", reason=exc.reason, message=str(exc)[-1000:])
-    except (OSError, ValueError, VideoError) as exc:
-        row.update(status="error", reason="capture_failed", message=f"{type(exc).__name__}: {exc}"[-1000:])
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-        row["seconds"] = round(time.perf_counter() - start, 2)
+    with item_errors(row, "capture_failed", {CaptureError: ""}, (OSError, ValueError, VideoError), last_chars=1000):
+        scratch = tempfile.mkdtemp(prefix=f"g2w-capture-{spec.clip_id}-")
+        try:
+            yield scratch
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _demo(game: Game, spec: ClipSpec):

@@ -5,9 +5,10 @@ every quality threshold) is settable and none can drift from its default."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from g2w.curate.config import GAMEVERSE, CurateConfig, QualityThresholds
+from g2w.option_flags import add_flags, from_args
 
 _HELP = {
     "window_s": "window length in seconds",
@@ -31,34 +32,19 @@ _HELP = {
 _ALIASES = {"ui_detector": ["--ui-screen"]}
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def _add(parser: argparse.ArgumentParser, cls, defaults) -> None:
-    for f in fields(cls):
-        if f.name == "quality":
-            continue
-        default = getattr(defaults, f.name)
-        kind = type(default) if default is not None else str
-        parser.add_argument(_flag(f.name), *_ALIASES.get(f.name, []), type=kind, default=default, dest=f.name,
-                            help=f"{_HELP.get(f.name, f.name.replace('_', ' '))} (default: {default})")
-
-
 def add_curate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="files, directories, globs, or .txt/.parquet lists of paths (local or s3://)")
     parser.add_argument("--output", required=True, help="output folder (rerun with the same one to resume)")
-    _add(parser, CurateConfig, CurateConfig())
+    add_flags(parser, CurateConfig, helps=_HELP, aliases=_ALIASES, skip=("quality",))
     quality = parser.add_argument_group("quality thresholds")
-    _add(quality, QualityThresholds, QualityThresholds())
+    add_flags(quality, QualityThresholds, helps=_HELP)
     quality.add_argument("--gameverse", action="store_true",
                          help=f"also apply GameVerse's hard constraints {GAMEVERSE}")
 
 
 def config_from_args(args: argparse.Namespace) -> CurateConfig:
-    quality = QualityThresholds(**{f.name: getattr(args, f.name) for f in fields(QualityThresholds)})
+    quality = from_args(QualityThresholds, args)
     if args.gameverse:
         quality = replace(quality, **GAMEVERSE)
-    values = {f.name: getattr(args, f.name) for f in fields(CurateConfig) if f.name != "quality"}
-    return CurateConfig(**values, quality=quality)
+    return from_args(CurateConfig, args, quality=quality)

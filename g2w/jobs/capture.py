@@ -24,7 +24,7 @@ from g2w.capture.clip import ClipSpec, capture_clip, plan_clips
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step, rows_batch
 from g2w.video import FrameReader, VideoError, read_masks
 
 MANIFEST_SCHEMA = pa.schema([
@@ -49,7 +49,7 @@ class CaptureClips(Step):
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [capture_clip(ClipSpec.from_json(str(s)), self.out_dir, self.timeout_s) for s in batch["spec"]]
-        return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
+        return rows_batch(rows, MANIFEST_SCHEMA.names)
 
 
 def _write_cases(manifest: str, out_dir: str) -> int:

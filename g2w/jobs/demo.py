@@ -68,6 +68,7 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
     from g2w.hud.bootstrap import bootstrap_library
     from g2w.jobs.curate import run_curate
     from g2w.jobs.detect import run_detect
+    from g2w.jobs.options import DetectOptions
     from g2w.jobs.gamecleaner_demo import run_gamecleaner_demo
     from g2w.jobs.evaluate import run_evaluate
     from g2w.jobs.remove import run_remove
@@ -108,7 +109,7 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
 
     print(f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
           "scored by the reference judge", flush=True)
-    detected = run_detect([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"])
+    detected = run_detect(DetectOptions([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"]))
     scores = {}
     for method in METHODS:
         edited = os.path.join(paths["removed"], method)

@@ -24,9 +24,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w.io.storage import expand_inputs
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
-from g2w.step import Batch, Resources, Step
+from g2w.io.storage import expand_inputs
+from g2w.jobs.options import DetectOptions
+from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video import VideoError
 
 MANIFEST_SCHEMA = pa.schema([
@@ -114,14 +115,8 @@ def detect_one(segmenter, video: str, output: str) -> dict:
            "frames": 0, "instances": 0, "ui_fraction": 0.0, "seconds": 0.0, "skipped": False, "out_dir": out_dir}
     if all(os.path.exists(os.path.join(out_dir, name)) for name in OUTPUTS):
         return {**row, "skipped": True}
-    start = time.perf_counter()
-    try:
+    with item_errors(row, "detect_failed", {VideoError: "source_"}):
         row.update(detect_video(segmenter, video, out_dir))
-    except VideoError as exc:
-        row.update(status="error", reason=f"source_{exc.reason}", message=str(exc))
-    except (OSError, ValueError) as exc:
-        row.update(status="error", reason="detect_failed", message=f"{type(exc).__name__}: {exc}")
-    row["seconds"] = round(time.perf_counter() - start, 3)
     return row
 
 
@@ -142,8 +137,8 @@ class DetectVideos(Step):
         self._segmenter = Segmenter(self.checkpoint, threads=self.threads, full_res=True)
 
     def __call__(self, batch: Batch) -> Batch:
-        rows = [detect_one(self._segmenter, str(v), self.output) for v in batch["video"]]
-        return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
+        return rows_batch([detect_one(self._segmenter, str(v), self.output) for v in batch["video"]],
+                          MANIFEST_SCHEMA.names)
 
 
 def _write_cases(output: str, rows: list[dict]) -> str:
@@ -156,15 +151,15 @@ def _write_cases(output: str, rows: list[dict]) -> str:
     return path
 
 
-def run_detect(inputs: list[str], output: str, checkpoint: str | None = None) -> dict:
-    """Segment every video in `inputs` (files or folders); returns the summary."""
+def run_detect(options: DetectOptions) -> dict:
+    """Segment every video of `options.videos` (files, folders, globs or lists); returns the summary."""
     from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
     from g2w.runtime.ray_init import init_ray
 
-    output = os.path.abspath(output)
-    videos = expand_inputs(inputs)
+    output, checkpoint = os.path.abspath(options.output), options.checkpoint
+    videos = expand_inputs(options.videos)
     if not videos:
-        raise ValueError(f"no videos in {inputs}")
+        raise ValueError(f"no videos in {options.videos}")
     os.makedirs(os.path.join(output, "videos"), exist_ok=True)
     from g2w.segment.predict import Segmenter
 

@@ -23,15 +23,16 @@ def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
     from g2w.jobs.evaluate import run_evaluate
     from g2w.jobs.gamecleaner_precache import run_precache
     from g2w.jobs.gamecleaner_train import run_train
+    from g2w.jobs.options import GameCleanerTrainOptions, PrecacheOptions
     from g2w.jobs.remove import run_remove
 
     paths = {k: os.path.join(out_dir, k) for k in ("cache", "run", "removed", "eval")}
     warning = WARNING.format(steps=STEPS)
     print(f"  NOTE: {warning}", flush=True)
-    cache = run_precache([synth], paths["cache"], "tiny", seed=seed)
+    cache = run_precache(PrecacheOptions([synth], paths["cache"], "tiny", seed=seed))
     batch = min(2, cache["ok"])
-    train = run_train(paths["cache"], paths["run"], steps=STEPS, global_batch=batch, checkpoint_every=STEPS,
-                      skip_errors=True, seed=seed, cpus_per_worker=0.5)
+    train = run_train(GameCleanerTrainOptions(paths["cache"], paths["run"], steps=STEPS, global_batch=batch,
+                                              checkpoint_every=STEPS, skip_errors=True, seed=seed, cpus_per_worker=0.5))
     removed = run_remove("gamecleaner", synth, paths["removed"], {"checkpoint": paths["run"], "steps": SAMPLER_STEPS,
                                                                    "reference": REFERENCE})
     scores = run_evaluate(synth, paths["removed"], paths["eval"])

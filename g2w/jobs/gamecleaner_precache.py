@@ -19,16 +19,16 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
 from safetensors.torch import save_file
 
+from g2w.jobs.options import PrecacheOptions
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video.errors import VideoError
 
 INDEX_SCHEMA = pa.schema([
@@ -85,21 +85,14 @@ class PrecachePairs(Step):
             path = os.path.join(self.out_dir, "shards", f"{pair_id}.safetensors")
             row = {"pair_id": str(pair_id), "sample_dir": str(sample_dir), "status": "ok", "reason": "",
                    "message": "", "path": path, "skipped": os.path.exists(path), "seconds": 0.0}
-            start = time.perf_counter()
             if not row["skipped"]:
-                try:
+                with item_errors(row, "pair_unreadable", {PairError: "", VideoError: "pair_"},
+                                 (OSError, ValueError, IndexError)):
                     tmp = path + ".partial"
                     save_file(self.encode_pair(str(sample_dir)), tmp)
                     os.replace(tmp, path)
-                except PairError as exc:
-                    row.update(status="error", reason=exc.reason, message=str(exc))
-                except VideoError as exc:
-                    row.update(status="error", reason=f"pair_{exc.reason}", message=str(exc))
-                except (OSError, ValueError, IndexError) as exc:
-                    row.update(status="error", reason="pair_unreadable", message=f"{type(exc).__name__}: {exc}")
-            row["seconds"] = round(time.perf_counter() - start, 3)
             rows.append(row)
-        return {name: np.array([r[name] for r in rows]) for name in INDEX_SCHEMA.names}
+        return rows_batch(rows, INDEX_SCHEMA.names)
 
 
 def list_pairs(synth_dirs: list[str]) -> list[dict]:
@@ -113,26 +106,26 @@ def list_pairs(synth_dirs: list[str]) -> list[dict]:
     return pairs
 
 
-def run_precache(synth_dirs: list[str], output: str, preset: str = "tiny", checkpoint: str | None = None,
-                 base_dir: str | None = None, mllm_dir: str | None = None, seed: int = 0) -> dict:
+def run_precache(options: PrecacheOptions) -> dict:
     from g2w.models.gamecleaner.presets import get_preset
 
-    if get_preset(preset).mllm is None and mllm_dir is None:
-        raise ValueError(f"preset {preset} needs its Qwen2.5-VL folder (--mllm DIR); only tiny builds one from a config")
+    o = options
+    if get_preset(o.preset).mllm is None and o.mllm_dir is None:
+        raise ValueError(f"preset {o.preset} needs its Qwen2.5-VL folder (--mllm DIR); only tiny builds one from a config")
     start = time.perf_counter()
-    output = os.path.abspath(output)
+    output = os.path.abspath(o.output)
     os.makedirs(os.path.join(output, "shards"), exist_ok=True)
-    pairs = list_pairs(synth_dirs)
+    pairs = list_pairs(o.pairs)
     resources = init_ray()
     use_gpu = gpus_possible(resources) > 0
-    print(f"precache: {len(pairs)} pairs, preset {preset}, condition as {cache_kind(checkpoint)}"
+    print(f"precache: {len(pairs)} pairs, preset {o.preset}, condition as {cache_kind(o.checkpoint)}"
           f"{' on GPU' if use_gpu else ''} -> {output}", flush=True)
-    step = PrecachePairs(preset, output, checkpoint, base_dir, mllm_dir, seed, use_gpu)
+    step = PrecachePairs(o.preset, output, o.checkpoint, o.base_dir, o.mllm_dir, o.seed, use_gpu)
     index = os.path.join(output, "index.parquet")
     write_parquet(apply_steps(dataset_from_rows(pairs), [step]), index, INDEX_SCHEMA)
     table = pq.read_table(index, columns=["status", "reason", "skipped", "seconds"])
     made = [s for s, k in zip(table["seconds"].to_pylist(), table["skipped"].to_pylist()) if not k]
-    summary = {"preset": preset, "checkpoint": checkpoint, "kind": cache_kind(checkpoint), "seed": seed,
+    summary = {"preset": o.preset, "checkpoint": o.checkpoint, "kind": cache_kind(o.checkpoint), "seed": o.seed,
                "pairs": table.num_rows, "ok": table["status"].to_pylist().count("ok"),
                "errors_by_reason": dict(Counter(r for r in table["reason"].to_pylist() if r)),
                "skipped": sum(table["skipped"].to_pylist()),

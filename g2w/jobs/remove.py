@@ -17,7 +17,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -28,7 +27,7 @@ from g2w.remove import PROGRESS, MethodInputError, get_method, run_method
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video import FrameReader, VideoError
 
 MANIFEST_SCHEMA = pa.schema([
@@ -47,19 +46,11 @@ def remove_one(method: str, case: Case, out_dir: str, options: dict | None = Non
            "message": "", "path": path, "frames": 0, "seconds": 0.0, "skipped": False}
     if storage.exists(path):  # published only once complete
         return {**row, "skipped": True}
-    start = time.perf_counter()
-    try:
+    with item_errors(row, "remove_failed", {VideoError: "source_", MethodInputError: ""}):
         if PROGRESS in (options or {}):
             raise ValueError(f"{PROGRESS!r} is the progress hook, not an option")
         with local_case(case) as (here, _), storage.staged_file(path) as local:  # inputs fetched by this worker
             row["frames"] = run_method(method, here, local, progress, **(options or {}))
-    except VideoError as exc:
-        row.update(status="error", reason=f"source_{exc.reason}", message=str(exc))
-    except MethodInputError as exc:  # e.g. an unreadable reference image
-        row.update(status="error", reason=exc.reason, message=str(exc))
-    except (OSError, ValueError) as exc:
-        row.update(status="error", reason="remove_failed", message=f"{type(exc).__name__}: {exc}")
-    row["seconds"] = round(time.perf_counter() - start, 3)
     return row
 
 
@@ -79,7 +70,7 @@ class RemoveCases(Step):
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [remove_one(self.method, Case.from_json(str(c)), self.out_dir, self.options) for c in batch["case"]]
-        return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
+        return rows_batch(rows, MANIFEST_SCHEMA.names)
 
 
 def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dict) -> None:

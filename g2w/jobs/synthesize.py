@@ -36,7 +36,7 @@ from g2w.hud.profile import SynthProfile
 from g2w.hud.render import OUTPUTS, EncodeSettings, render_sample, summarize
 from g2w.hud.seeds import SeedStreams, sample_seed
 from g2w.jobs.synthesize_page import write_report
-from g2w.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step, rows_batch
 from g2w.video.errors import VideoError
 
 MANIFEST_SCHEMA = pa.schema([
@@ -164,7 +164,7 @@ class SynthesizeSamples(Step):
         bases = [{"sample_id": str(s), "clip_id": str(c), "clip_path": str(p), "seed": int(e)}
                  for s, c, p, e in zip(batch["sample_id"], batch["clip_id"], batch["clip_path"], batch["seed"])]
         rows = [self._one(b) for b in bases]
-        return {name: np.array([r[name] for r in rows]) for name in MANIFEST_SCHEMA.names}
+        return rows_batch(rows, MANIFEST_SCHEMA.names)
 
 
 def sample_complete(sample_dir: str) -> bool:

@@ -18,8 +18,14 @@ import shutil
 import time
 from dataclasses import asdict
 
-from g2w.models.hud_segmenter import CONFIG_NAME, WEIGHTS_NAME, HudSegmenter, HudSegmenterConfig
 from g2w.io.html_page import key_values, table, write_html
+from g2w.jobs.options import RefinerTrainOptions, SegmenterTrainOptions
+from g2w.models.hud_segmenter import (
+    CONFIG_NAME,
+    WEIGHTS_NAME,
+    HudSegmenter,
+    HudSegmenterConfig,
+)
 from g2w.segment.task import SegmenterTask, sample_dirs, write_metrics
 
 WARMUP_STEPS = 50
@@ -27,47 +33,41 @@ WEIGHT_DECAY = 1e-4
 LOG_EVERY = 25
 
 
-def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int = 2000, seed: int = 0,
-                        batch_size: int = 16, crop: int = 160, eval_every: int = 250,
-                        model: HudSegmenterConfig | None = None, workers: int = 1,
-                        lr_schedule: str = "cosine", init: str | None = None, lr: float | None = None,
-                        element_weight: float = 0.0, static_world_weight: float = 0.0,
-                        anchored_negatives: float = 0.0) -> dict:
-    """`eval_every`: checkpoint cadence (steps); held-out validation runs once, at the end.
-    `init`: a segmenter folder (hud_segmenter.json + .safetensors) to start from instead of random
-    weights (fine-tuning); its config replaces `model`. `lr`: the peak rate (default the task's
-    3e-3). `element_weight`: the per-element loss term (0: the loss the shipped checkpoint used).
-    `static_world_weight`: the static-world hard-negative term (0: off, as for the shipped checkpoint).
-    `anchored_negatives`: share of training examples given a screen-anchored world object (0: off)."""
+def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
+    """Train from random weights, or fine-tune from `options.init` (a segmenter folder, whose config
+    is the model's); held-out validation runs once, at the end. The loss terms the options add
+    (element, static-world, anchored negatives) are off by default, as for the shipped checkpoint."""
     from g2w.runtime.train import run_fit
     from g2w.train import FitConfig
 
-    if not 0.0 <= anchored_negatives <= 1.0:
-        raise ValueError(f"--anchored-negatives {anchored_negatives} is not a share between 0 and 1")
-    if batch_size % workers:
-        raise ValueError(f"--batch-size {batch_size} is not a multiple of the {workers} workers")
-    output = os.path.abspath(output)
-    if init is not None:
-        init = os.path.abspath(init)
+    o = options
+    if not 0.0 <= o.anchored_negatives <= 1.0:
+        raise ValueError(f"--anchored-negatives {o.anchored_negatives} is not a share between 0 and 1")
+    if o.batch_size % o.num_workers:
+        raise ValueError(f"--batch-size {o.batch_size} is not a multiple of the {o.num_workers} workers")
+    output = os.path.abspath(o.output)
+    init, model = None, HudSegmenterConfig()
+    if o.init is not None:
+        init = os.path.abspath(o.init)
         if not os.path.isfile(os.path.join(init, WEIGHTS_NAME)) or not os.path.isfile(os.path.join(init, CONFIG_NAME)):
             raise ValueError(f"--init {init}: no {CONFIG_NAME} and {WEIGHTS_NAME} there")
         with open(os.path.join(init, CONFIG_NAME)) as f:
             model = HudSegmenterConfig.from_dict(json.load(f))
     os.makedirs(output, exist_ok=True)
-    task = SegmenterTask(data=[os.path.abspath(d) for d in data], val=[os.path.abspath(v) for v in val],
-                         cache_dir=os.path.join(output, "cache"), model=asdict(model or HudSegmenterConfig()),
-                         crop=crop, seed=seed, init=init, element_weight=element_weight,
-                         static_world_weight=static_world_weight, anchored_negatives=anchored_negatives,
-                         **({"lr": lr} if lr is not None else {}))
+    task = SegmenterTask(data=[os.path.abspath(d) for d in o.data], val=[os.path.abspath(v) for v in o.val],
+                         cache_dir=os.path.join(output, "cache"), model=asdict(model),
+                         crop=o.crop, seed=o.seed, init=init, element_weight=o.element_weight,
+                         static_world_weight=o.static_world_weight, anchored_negatives=o.anchored_negatives,
+                         **({"lr": o.lr} if o.lr is not None else {}))
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need synthesized samples for training ({train_n} found) and validation ({val_n})")
     print(f"hud-segmenter train: {train_n} training samples, {val_n} held-out -> {output}", flush=True)
     start = time.perf_counter()
-    cfg = FitConfig(output=output, steps=steps, global_batch=batch_size, micro_batch=batch_size // workers,
-                    lr=task.lr, weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, steps), grad_clip=0.0,
-                    lr_schedule=lr_schedule,
-                    num_workers=workers, checkpoint_every=min(eval_every, steps), log_every=LOG_EVERY, seed=seed)
+    cfg = FitConfig(output=output, steps=o.steps, global_batch=o.batch_size, micro_batch=o.batch_size // o.num_workers,
+                    lr=task.lr, weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, o.steps), grad_clip=0.0,
+                    lr_schedule=o.lr_schedule, num_workers=o.num_workers, checkpoint_every=min(o.eval_every, o.steps),
+                    log_every=LOG_EVERY, seed=o.seed)
     summary = run_fit(task, cfg)
     seconds = time.perf_counter() - start
     model_dir = os.path.join(output, "model")
@@ -79,10 +79,10 @@ def run_train_segmenter(data: list[str], val: list[str], output: str, steps: int
     with open(os.path.join(output, "validation", "metrics.json")) as f:
         validation = json.load(f)
     shutil.copy(os.path.join(output, "validation", "overlays.png"), os.path.join(output, "overlays.png"))
-    metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": steps,
-               "seed": seed, "batch_size": batch_size, "crop": crop, "lr_schedule": lr_schedule,
-               "lr": task.lr, "init": init, "element_weight": element_weight,
-               "static_world_weight": static_world_weight, "anchored_negatives": anchored_negatives,
+    metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": o.steps,
+               "seed": o.seed, "batch_size": o.batch_size, "crop": o.crop, "lr_schedule": o.lr_schedule,
+               "lr": task.lr, "init": init, "element_weight": o.element_weight,
+               "static_world_weight": o.static_world_weight, "anchored_negatives": o.anchored_negatives,
                "train_seconds": round(seconds, 1),
                "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
                "model": task.model, "parameters": sum(p.numel() for p in net.parameters())}
@@ -130,37 +130,40 @@ def _report(output: str, history: list[dict], metrics: dict) -> str:
     return path
 
 
-def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: str | None = None,
-                      steps: int = 1500, seed: int = 0, batch_size: int = 16, eval_every: int = 500,
-                      refiner: dict | None = None, iou_weight: float = 0.0, real_share: float = 0.0) -> dict:
+def run_train_refiner(options: RefinerTrainOptions) -> dict:
     """`g2w hud-segmenter train-refiner`: train the full-resolution refiner of a (frozen) segmenter
     checkpoint through the shared harness. Writes RUN/model/ (the segmenter's files copied, plus
     hud_refiner.json + .safetensors: a complete checkpoint folder) and RUN/metrics.json (held-out
-    full-size mask IoU, plain and refined, overall and per source). `refiner`: FullResRefinerConfig
-    fields to change from the defaults; `iou_weight`: the soft-IoU term of the loss."""
-    from g2w.models.hud_segmenter import REFINER_CONFIG, REFINER_WEIGHTS, FullResRefiner, FullResRefinerConfig
+    full-size mask IoU, plain and refined, overall and per source)."""
+    from g2w.models.hud_segmenter import (
+        REFINER_CONFIG,
+        REFINER_WEIGHTS,
+        FullResRefiner,
+        FullResRefinerConfig,
+    )
+    from g2w.runtime.train import run_fit
     from g2w.segment.predict import DEFAULT_CHECKPOINT
     from g2w.segment.refiner_task import RefinerTask
-    from g2w.runtime.train import run_fit
     from g2w.train import FitConfig
 
-    output = os.path.abspath(output)
-    checkpoint = os.path.abspath(checkpoint or DEFAULT_CHECKPOINT)
+    o = options
+    output = os.path.abspath(o.output)
+    checkpoint = os.path.abspath(o.checkpoint or DEFAULT_CHECKPOINT)
     os.makedirs(output, exist_ok=True)
-    task = RefinerTask(data=[os.path.abspath(d) for d in data], val=[os.path.abspath(v) for v in val],
+    task = RefinerTask(data=[os.path.abspath(d) for d in o.data], val=[os.path.abspath(v) for v in o.val],
                        cache_dir=os.path.join(output, "cache"), checkpoint=checkpoint,
-                       model=asdict(FullResRefinerConfig.from_dict(refiner or {})), seed=seed, iou_weight=iou_weight,
-                       real_share=real_share)
+                       model=asdict(FullResRefinerConfig.from_dict(o.refiner())), seed=o.seed, iou_weight=o.iou_weight,
+                       real_share=o.real_share)
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need pairs for training ({train_n} found) and validation ({val_n})")
     print(f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}",
           flush=True)
     start = time.perf_counter()
-    cfg = FitConfig(output=output, steps=steps, global_batch=batch_size, micro_batch=batch_size, lr=task.lr,
-                    weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, steps), grad_clip=0.0,
-                    lr_schedule="cosine", num_workers=1, checkpoint_every=min(eval_every, steps), log_every=LOG_EVERY,
-                    seed=seed)
+    cfg = FitConfig(output=output, steps=o.steps, global_batch=o.batch_size, micro_batch=o.batch_size, lr=task.lr,
+                    weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, o.steps), grad_clip=0.0,
+                    lr_schedule="cosine", num_workers=1, checkpoint_every=min(o.eval_every, o.steps), log_every=LOG_EVERY,
+                    seed=o.seed)
     summary = run_fit(task, cfg)
     seconds = time.perf_counter() - start
     model_dir = os.path.join(output, "model")
@@ -173,10 +176,10 @@ def run_train_refiner(data: list[str], val: list[str], output: str, checkpoint: 
     refiner = FullResRefiner.from_pretrained(model_dir)  # loads as the shipped one does
     with open(os.path.join(output, "validation", "metrics.json")) as f:
         validation = json.load(f)
-    metrics = {"validation": validation, "train_pairs": train_n, "val_pairs": val_n, "steps": steps, "seed": seed,
-               "batch_size": batch_size, "train_seconds": round(seconds, 1), "segmenter": checkpoint,
+    metrics = {"validation": validation, "train_pairs": train_n, "val_pairs": val_n, "steps": o.steps, "seed": o.seed,
+               "batch_size": o.batch_size, "train_seconds": round(seconds, 1), "segmenter": checkpoint,
                "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
-               "model": task.model, "iou_weight": iou_weight, "real_share": real_share, "parameters": sum(p.numel() for p in refiner.parameters())}
+               "model": task.model, "iou_weight": o.iou_weight, "real_share": o.real_share, "parameters": sum(p.numel() for p in refiner.parameters())}
     write_metrics(output, metrics)
     print(json.dumps(validation, indent=1), flush=True)
     print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}", flush=True)

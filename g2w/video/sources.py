@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 
 from g2w.io import storage
-from g2w.step import Batch, Resources, Step
+from g2w.step import Batch, Resources, Step, rows_batch
 from g2w.video.errors import VideoError
 from g2w.video.probe import probe
 
@@ -81,4 +80,4 @@ class ProbeSources(Step):
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [probe_row(str(p), self.verify) for p in batch["path"]]
-        return {name: np.array([r[name] for r in rows]) for name in SOURCES_SCHEMA.names}
+        return rows_batch(rows, SOURCES_SCHEMA.names)

@@ -13,6 +13,7 @@ import pytest
 
 from g2w.jobs.gamecleaner_precache import run_precache
 from g2w.jobs.gamecleaner_train import run_train
+from g2w.jobs.options import GameCleanerTrainOptions, PrecacheOptions
 from g2w.jobs.remove import run_remove
 from g2w.models.gamecleaner.clips import PairError, load_pair
 from g2w.models.gamecleaner.presets import get_preset
@@ -40,17 +41,17 @@ def test_mismatched_pair_is_a_pair_error(tmp_path, make_video):
 def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     bad = _bad_synthesis(str(tmp_path / "bad"), make_video)
     cache = str(tmp_path / "cache")
-    summary = run_precache([synth_out, bad], cache, "tiny")
+    summary = run_precache(PrecacheOptions([synth_out, bad], cache, "tiny"))
     assert (summary["ok"], summary["errors_by_reason"]) == (2, {"frame_count_mismatch": 1})
     assert len(os.listdir(os.path.join(cache, "shards"))) == 2
-    assert run_precache([synth_out, bad], cache, "tiny")["skipped"] == 2  # resumable
+    assert run_precache(PrecacheOptions([synth_out, bad], cache, "tiny"))["skipped"] == 2  # resumable
 
     run = str(tmp_path / "run")
     with pytest.raises(ValueError, match="1 of 3 pairs are error rows"):
-        run_train(cache, run, steps=2, global_batch=2)
+        run_train(GameCleanerTrainOptions(cache, run, steps=2, global_batch=2))
     # FSDP2 over 2 gloo workers: the 14B preset's path, sharding the tiny DiT's blocks
-    trained = run_train(cache, run, steps=2, global_batch=2, checkpoint_every=2, skip_errors=True, cpus_per_worker=0.5,
-                        num_workers=2, parallel="fsdp")
+    trained = run_train(GameCleanerTrainOptions(cache, run, steps=2, global_batch=2, checkpoint_every=2,
+                                                skip_errors=True, cpus_per_worker=0.5, num_workers=2, parallel="fsdp"))
     assert trained["steps"] == 2 and trained["skipped_error_rows"] == 1
     assert os.path.exists(os.path.join(run, "weights.safetensors"))
     report = open(os.path.join(run, "report.html")).read()

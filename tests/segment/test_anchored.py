@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from g2w.jobs.options import SegmenterTrainOptions
 from g2w.jobs.train_segmenter import run_train_segmenter
 from g2w.models.hud_segmenter import HudSegmenterConfig
 from g2w.segment.anchored import _path, anchored_input, composite
@@ -99,4 +100,5 @@ def test_off_by_default_and_targets_kept():
 
 def test_the_share_must_be_a_share(tmp_path):
     with pytest.raises(ValueError, match="anchored-negatives"):
-        run_train_segmenter([str(tmp_path)], [str(tmp_path)], str(tmp_path / "run"), anchored_negatives=1.5)
+        run_train_segmenter(SegmenterTrainOptions([str(tmp_path)], [str(tmp_path)], str(tmp_path / "run"),
+                                                  anchored_negatives=1.5))

@@ -11,6 +11,7 @@ from g2w.cases.annotation import load_annotation
 from g2w.cases.case import load_cases
 from g2w.evaluate.prepare import prepare_case
 from g2w.jobs.detect import run_detect
+from g2w.jobs.options import DetectOptions
 from g2w.models.hud_segmenter import HudSegmenter, HudSegmenterConfig
 from g2w.video import MaskWriter, VideoWriter, probe, read_masks
 
@@ -41,7 +42,7 @@ def test_detect_writes_evaluable_annotations_and_survives_bad_inputs(synth_out, 
     cases = load_cases(synth_out)
     odd = _bad_and_odd_inputs(str(tmp_path / "odd"), cases[0].source)
     out = str(tmp_path / "detect")
-    summary = run_detect([c.source for c in cases] + list(odd.values()), out, checkpoint)
+    summary = run_detect(DetectOptions([c.source for c in cases] + list(odd.values()), out, checkpoint))
     rows = {r["video"]: r for r in pq.read_table(os.path.join(out, "manifest.parquet")).to_pylist()}
     assert summary["videos"] == len(cases) + len(odd)
     assert rows[os.path.abspath(odd["corrupt"])]["status"] == "error"
@@ -66,7 +67,7 @@ def test_detect_writes_evaluable_annotations_and_survives_bad_inputs(synth_out, 
             result = prepare_case(case, str(edited), str(tmp_path / "evidence"), (320, 180))
             assert result["status"] == "ready", result
     # a rerun reuses finished videos
-    again = run_detect([cases[0].source], out, checkpoint)
+    again = run_detect(DetectOptions([cases[0].source], out, checkpoint))
     assert again["skipped"] == 1
     with open(os.path.join(out, "summary.json")) as f:
         assert json.load(f)["videos"] == 1
