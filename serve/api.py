@@ -32,7 +32,7 @@ from serve.containers import ALLOWED, MEDIA_TYPES, container_of
 from serve.inputs import JOB_ID, InputError, check_method, method_options, resolve_uri, server_options
 from serve.routes import PREFIX, ROUTERS
 from serve.settings import ServiceSettings
-from serve.store import JobStore, new_id
+from serve.store import JobStore, Limits, Refused, new_id
 from serve.work import DETECTION, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESULT_FILES, read_image, result_rel
 
 log = logging.getLogger("ray.serve")
@@ -160,7 +160,7 @@ class Api:
     async def _claim_all(self) -> None:
         for kind, limit in self.slots.items():
             while self.running[kind] < limit:
-                job = await asyncio.to_thread(self.store.claim_next, (kind,))
+                job = await asyncio.to_thread(self.store.claim_next, (kind,), self.s.max_running_per_owner)
                 if job is None:
                     break
                 self.running[kind] += 1
@@ -245,10 +245,21 @@ class Api:
 
     # ---- submitting ----------------------------------------------------------------------------
 
-    def _check_room(self, adding: int) -> None:
-        if self.store.count_active() + adding > self.s.max_active_jobs:
-            raise InputError(429, "queue_full", f"{self.s.max_active_jobs} jobs are queued or running; retry later",
-                             {"Retry-After": str(self.s.retry_after_s)})
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.s.max_active_jobs, self.s.max_active_per_owner)
+
+    def _refused(self, exc: Refused) -> InputError:
+        if exc.reason == "idempotency_key_reused":
+            return InputError(422, exc.reason, str(exc))
+        return InputError(429, exc.reason, str(exc), {"Retry-After": str(self.s.retry_after_s)})
+
+    async def _store_call(self, fn, *args):
+        """A store call in a thread, its admission refusals as HTTP errors."""
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except Refused as exc:
+            raise self._refused(exc) from exc
 
     def _key(self, request: Request, kind: str, owner: str) -> str | None:
         """The request's Idempotency-Key, scoped to its owner and job kind."""
@@ -259,10 +270,18 @@ class Api:
 
     async def _replay(self, key: str | None, fingerprint: str) -> dict | None:
         """The job an earlier request with this key made, if its payload was the same; 422 if not."""
-        job = await asyncio.to_thread(self.store.by_key, key) if key else None
-        if job is not None and job["params"].get("fingerprint") != fingerprint:
-            raise InputError(422, "idempotency_key_reused", "this Idempotency-Key was used for a different request")
-        return job
+        job_id = await self._store_call(self.store.replay, "jobs", key, fingerprint) if key else None
+        return await asyncio.to_thread(self.store.get, job_id) if job_id else None
+
+    async def _admit(self, spec: dict, owner: str, key: str | None, fingerprint: str) -> tuple[dict, bool]:
+        """Queue `spec` (serve/store.py `admit`); its folder is removed unless this request made the job."""
+        created = False
+        try:
+            job, created = await self._store_call(self.store.admit, spec, owner, self.limits, key, fingerprint)
+        finally:
+            if not created:
+                shutil.rmtree(spec["workdir"], ignore_errors=True)
+        return job, created
 
     def _accepted(self, job: dict, replayed: bool = False) -> JSONResponse:
         headers = {"Location": f"{PREFIX[job['kind']]}/{job['id']}", **({"Idempotent-Replayed": "true"} if replayed else {})}
@@ -283,7 +302,7 @@ class Api:
         fingerprint = await asyncio.to_thread(http.fingerprint, form)
         if job := await self._replay(key, fingerprint):
             return self._accepted(job, replayed=True)
-        await asyncio.to_thread(self._check_room, 1)
+        await self._store_call(self.store.check_room, owner, 1, self.limits)
         method = None
         if kind == "removal":
             method = str(form.get("method") or DEFAULT_METHOD)
@@ -299,14 +318,12 @@ class Api:
         try:
             source, name = await self._input(form, workdir)
             frames = await http.probe_video(source, self.s)
-            job, created = await asyncio.to_thread(
-                self.store.create, kind, method, {**self._params(options, name, detect, job_id), "fingerprint": fingerprint},
-                source, workdir, key, None, frames, job_id, owner)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
-        if not created:
-            shutil.rmtree(workdir, ignore_errors=True)
+        spec = {"id": job_id, "kind": kind, "method": method, "params": self._params(options, name, detect, job_id),
+                "input": source, "workdir": workdir, "frames_total": frames}
+        job, created = await self._admit(spec, owner, key, fingerprint)
         self.wake.set()
         return self._accepted(job, replayed=not created)
 
@@ -336,25 +353,38 @@ class Api:
         raise InputError(422, "no_input", "send a file (multipart field `file`) or a `uri`")
 
     async def submit_batch(self, request: Request, owner: str) -> JSONResponse:
+        """Every line is checked first; then the batch and all its jobs are queued in one
+        transaction, or none is (a full queue, or a key replayed with another payload)."""
         key = self._key(request, "batch", owner)
-        if key and (batch := await asyncio.to_thread(self.store.batch_by_key, key)):
-            batch.pop("owner")
-            return JSONResponse(batch, status_code=202, headers={"Idempotent-Replayed": "true"})
         form = await http.read_form(request, self.s)
         upload = form.get("file")
         if upload is None or isinstance(upload, str):
             raise InputError(422, "no_input", "send the JSONL as the multipart field `file`")
+        fingerprint = await asyncio.to_thread(http.fingerprint, form)
+        if key and (batch_id := await self._store_call(self.store.replay, "batches", key, fingerprint)):
+            return self._batch_answer(batch_id, owner, replayed=True)
         count = await asyncio.to_thread(self._count_lines, upload.file)
         if not 0 < count <= self.s.max_batch_items:
             raise InputError(422, "bad_batch", f"a batch has 1 to {self.s.max_batch_items} items, got {count}")
-        await asyncio.to_thread(self._check_room, count)
-        batch_id, items, jobs_dir = new_id("batch"), [], os.path.join(os.path.abspath(self.s.data_dir), "jobs")
-        for n, line in enumerate(self._lines(upload.file), 1):
-            items.append(await self._batch_item(n, line, batch_id, jobs_dir, owner))
-        await asyncio.to_thread(self.store.create_batch, batch_id, items, key, owner)
+        await self._store_call(self.store.check_room, owner, count, self.limits)
+        batch_id, items, specs, created = new_id("batch"), [], [], False
+        try:
+            for n, line in enumerate(self._lines(upload.file), 1):
+                item, spec = await self._batch_item(n, line)
+                items.append(item)
+                specs += [spec] if spec else []
+            batch_id, created = await self._store_call(self.store.admit_batch, batch_id, items, specs, owner,
+                                                       self.limits, key, fingerprint)
+        finally:
+            if not created:
+                for spec in specs:
+                    shutil.rmtree(spec["workdir"], ignore_errors=True)
         self.wake.set()
-        return JSONResponse(self.batch(batch_id, owner), status_code=202,
-                            headers={"Location": f"/v1/batches/{batch_id}"})
+        return self._batch_answer(batch_id, owner, replayed=not created)
+
+    def _batch_answer(self, batch_id: str, owner: str, replayed: bool) -> JSONResponse:
+        headers = {"Location": f"/v1/batches/{batch_id}", **({"Idempotent-Replayed": "true"} if replayed else {})}
+        return JSONResponse(self.batch(batch_id, owner), status_code=202, headers=headers)
 
     @staticmethod
     def _lines(binary):
@@ -376,7 +406,8 @@ class Api:
                 break
         return count
 
-    async def _batch_item(self, n: int, line: str, batch_id: str, jobs_dir: str, owner: str) -> dict:
+    async def _batch_item(self, n: int, line: str) -> tuple[dict, dict | None]:
+        """A line's item of the batch record, and the job it asks for (None when rejected)."""
         try:
             item = _json_object(line)
             method = str(item.get("method") or DEFAULT_METHOD)
@@ -386,13 +417,13 @@ class Api:
             frames = await http.probe_video(source, self.s)
         except InputError as exc:
             return {"line": n, "state": "rejected", "reason": exc.reason,
-                    "message": http.scrub(str(exc), self.server_paths())}
+                    "message": http.scrub(str(exc), self.server_paths())}, None
         job_id = new_id("job")
-        os.makedirs(os.path.join(jobs_dir, job_id))
-        await asyncio.to_thread(self.store.create, "removal", method,
-                                self._params(options, str(item["uri"]), detect, job_id),
-                                source, os.path.join(jobs_dir, job_id), None, batch_id, frames, job_id, owner)
-        return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}
+        workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
+        os.makedirs(workdir)
+        spec = {"id": job_id, "kind": "removal", "method": method, "params": self._params(options, str(item["uri"]), detect, job_id),
+                "input": source, "workdir": workdir, "frames_total": frames}
+        return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}, spec
 
     async def submit_evaluation(self, request: Request, owner: str) -> JSONResponse:
         """Cases (a synthesis folder or JSONL) and a folder of `<case_id>.mp4` edits, both under the roots,
@@ -402,7 +433,7 @@ class Api:
         fingerprint = await asyncio.to_thread(http.fingerprint, form)
         if job := await self._replay(key, fingerprint):
             return self._accepted(job, replayed=True)
-        await asyncio.to_thread(self._check_room, 1)
+        await self._store_call(self.store.check_room, owner, 1, self.limits)
         unknown = sorted(set(form.keys()) - EVALUATION_FIELDS)
         if unknown:
             raise InputError(422, "bad_options", f"unknown fields {unknown}: an evaluation takes {sorted(EVALUATION_FIELDS)}"
@@ -422,9 +453,9 @@ class Api:
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
         params = {"cases": cases, "edited": edited, "judge": judge, "input_name": str(form.get("cases")),
-                  "n_cases": n_cases, "fingerprint": fingerprint, **self._store_at(job_id)}
-        job, created = await asyncio.to_thread(self.store.create, "evaluation", judge, params,
-                                               cases, workdir, key, None, 0, job_id, owner)
+                  "n_cases": n_cases, **self._store_at(job_id)}
+        spec = {"id": job_id, "kind": "evaluation", "method": judge, "params": params, "input": cases, "workdir": workdir}
+        job, created = await self._admit(spec, owner, key, fingerprint)
         self.wake.set()
         return self._accepted(job, replayed=not created)
 

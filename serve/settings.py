@@ -86,7 +86,9 @@ class ServiceSettings:
     allowed_roots: tuple[str, ...] = ()  # local folders or s3:// prefixes a `uri` may point into
     max_upload_mb: float = 512.0
     max_active_jobs: int = 64  # queued + running; beyond it, 429
+    max_active_per_owner: int = 32  # queued + running of one owner; beyond it, 429
     max_running: int = 8  # removals in flight at once; more wait queued in the store, not in Serve
+    max_running_per_owner: int = 8  # jobs of one owner running at once; the dispatcher passes over the rest
     max_batch_items: int = 1000
     max_frame_pixels: int = 4096 * 4096
     # Decode cost, checked from the container's headers before a frame is decoded or a job queued.

@@ -1,8 +1,10 @@
 """Job records of the removal service, in SQLite (WAL mode) so accepted work survives a restart.
 
 One row per job (a removal or an evaluation) and one per batch. State moves
-queued -> running -> succeeded | failed | canceled; a claim is one conditional UPDATE, so two
-dispatchers never run the same job. On start-up `recover()` puts jobs that were running when
+queued -> running -> succeeded | failed | canceled. Every check that decides a write happens in
+the write's own transaction (BEGIN IMMEDIATE): admission (room left in all and per owner, and the
+Idempotency-Key's payload) with the insert, and a claim with its update, so two requests never
+both take the last place and two dispatchers never run the same job. On start-up `recover()` puts jobs that were running when
 the service stopped back in the queue (the removers write atomically, so rerunning one is a
 resume), or fails them with a reason once they have been interrupted too often.
 The file must be on a local disk of the ingress node: SQLite locking is not safe on NFS.
@@ -17,6 +19,8 @@ import sqlite3
 import threading
 import time
 import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 STATES = ("queued", "running", "succeeded", "failed", "canceled")
 FINAL = ("succeeded", "failed", "canceled")
@@ -35,8 +39,26 @@ CREATE TABLE IF NOT EXISTS batches (
 CREATE TABLE IF NOT EXISTS sessions (sha256 TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL);
 """
 # Columns added after the first release: (table, column, declaration); added to an older file on open.
-_ADDED = (("jobs", "owner", "TEXT NOT NULL DEFAULT 'default'"), ("batches", "owner", "TEXT NOT NULL DEFAULT 'default'"))
+_ADDED = (("jobs", "owner", "TEXT NOT NULL DEFAULT 'default'"), ("batches", "owner", "TEXT NOT NULL DEFAULT 'default'"),
+          ("jobs", "fingerprint", "TEXT"), ("batches", "fingerprint", "TEXT"))
 _JSON_FIELDS = ("params", "errors", "result")
+ACTIVE = ("queued", "running")
+
+
+class Refused(Exception):
+    """Admission refused: `reason` is queue_full, owner_queue_full or idempotency_key_reused."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Admission limits: jobs queued or running, in all and per owner."""
+
+    max_active: int
+    max_active_per_owner: int
 
 
 def new_id(prefix: str) -> str:
@@ -59,6 +81,19 @@ class JobStore:
                 if column not in {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
+    @contextmanager
+    def _transaction(self):
+        """One write transaction, taken before the first read (BEGIN IMMEDIATE): what it checks
+        cannot change before it commits, in this process or any other on the file."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
     def _row(self, row: sqlite3.Row | None) -> dict | None:
         if row is None:
             return None
@@ -67,52 +102,102 @@ class JobStore:
             job[name] = json.loads(job[name])
         return job
 
-    def create(self, kind: str, method: str | None, params: dict, input_path: str | None, workdir: str,
-               idempotency_key: str | None = None, batch_id: str | None = None, frames_total: int = 0,
-               job_id: str | None = None, owner: str = "default") -> tuple[dict, bool]:
-        """Insert a queued job; returns (job, created). An existing key returns its job unchanged."""
-        now = time.time()
-        job_id = job_id or new_id("job")
+    def admit(self, spec: dict, owner: str, limits: Limits, idempotency_key: str | None = None,
+              fingerprint: str | None = None) -> tuple[dict, bool]:
+        """Queue one job, in one transaction with its checks; returns (job, created).
+
+        `spec` has kind, method, params, input, workdir and optionally id, batch_id, frames_total.
+        A key already used by this payload returns its job (created False); by another payload,
+        or with no room left, it raises Refused and nothing is written.
+        """
+        with self._transaction() as db:
+            if idempotency_key and (found := self._replay(db, "jobs", idempotency_key, fingerprint)):
+                return self._row(db.execute("SELECT * FROM jobs WHERE id = ?", (found,)).fetchone()), False
+            self._check_room(db, owner, 1, limits)
+            job_id = self._insert(db, spec, owner, idempotency_key, fingerprint)
+            return self._row(db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()), True
+
+    def admit_batch(self, batch_id: str, items: list[dict], specs: list[dict], owner: str, limits: Limits,
+                    idempotency_key: str | None = None, fingerprint: str | None = None) -> tuple[str, bool]:
+        """Record a batch and queue its jobs (`specs`, each with its id and `batch_id`), all or
+        nothing in one transaction; returns (batch id, created) like `admit`."""
+        with self._transaction() as db:
+            if idempotency_key and (found := self._replay(db, "batches", idempotency_key, fingerprint)):
+                return found, False
+            self._check_room(db, owner, len(specs), limits)
+            for spec in specs:
+                self._insert(db, {**spec, "batch_id": batch_id}, owner)
+            db.execute("INSERT INTO batches (id, idempotency_key, items, created, owner, fingerprint)"
+                       " VALUES (?, ?, ?, ?, ?, ?)",
+                       (batch_id, idempotency_key, json.dumps(items), time.time(), owner, fingerprint))
+            return batch_id, True
+
+    def replay(self, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:
+        """The id that `idempotency_key` made in `table` ("jobs" or "batches"), if any; Refused if
+        it was made by another payload. (A shortcut before the work of validating a request;
+        `admit` checks again in its transaction.)"""
         with self._lock:
-            if idempotency_key:
-                found = self._db.execute("SELECT * FROM jobs WHERE idempotency_key = ?", (idempotency_key,)).fetchone()
-                if found:
-                    return self._row(found), False
-            self._db.execute(
-                "INSERT INTO jobs (id, kind, state, method, params, input, workdir, idempotency_key, batch_id,"
-                " frames_total, created, updated, owner) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (job_id, kind, method, json.dumps(params), input_path, workdir, idempotency_key, batch_id,
-                 frames_total, now, now, owner))
-        return self.get(job_id), True
+            return self._replay(self._db, table, idempotency_key, fingerprint)
+
+    def check_room(self, owner: str, adding: int, limits: Limits) -> None:
+        """Refused when `adding` more jobs of `owner` would pass a limit (rechecked by `admit`)."""
+        with self._lock:
+            self._check_room(self._db, owner, adding, limits)
+
+    @staticmethod
+    def _replay(db, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:
+        assert table in ("jobs", "batches")
+        row = db.execute(f"SELECT id, fingerprint FROM {table} WHERE idempotency_key = ?",
+                         (idempotency_key,)).fetchone()
+        if row is not None and row["fingerprint"] != fingerprint:
+            raise Refused("idempotency_key_reused", "this Idempotency-Key was used for a different request")
+        return None if row is None else row["id"]
+
+    @staticmethod
+    def _check_room(db, owner: str, adding: int, limits: Limits) -> None:
+        marks = ",".join("?" * len(ACTIVE))
+        total, mine = db.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(owner = ?), 0) FROM jobs WHERE state IN ({marks})",
+            (owner, *ACTIVE)).fetchone()
+        if total + adding > limits.max_active:
+            raise Refused("queue_full", f"{limits.max_active} jobs are queued or running; retry later")
+        if mine + adding > limits.max_active_per_owner:
+            raise Refused("owner_queue_full",
+                          f"this owner has {mine} jobs queued or running, the limit is {limits.max_active_per_owner}")
+
+    @staticmethod
+    def _insert(db, spec: dict, owner: str, idempotency_key: str | None = None,
+                fingerprint: str | None = None) -> str:
+        now, job_id = time.time(), spec.get("id") or new_id("job")
+        db.execute(
+            "INSERT INTO jobs (id, kind, state, method, params, input, workdir, idempotency_key, batch_id,"
+            " frames_total, created, updated, owner, fingerprint)"
+            " VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (job_id, spec["kind"], spec.get("method"), json.dumps(spec["params"]), spec.get("input"), spec["workdir"],
+             idempotency_key, spec.get("batch_id"), int(spec.get("frames_total", 0)), now, now, owner, fingerprint))
+        return job_id
 
     def get(self, job_id: str) -> dict | None:
         with self._lock:
             return self._row(self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone())
 
-    def by_key(self, idempotency_key: str) -> dict | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM jobs WHERE idempotency_key = ?", (idempotency_key,)).fetchone()
-            return self._row(row)
-
-    def count_active(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'running')").fetchone()[0]
-
-    def claim_next(self, kinds: tuple[str, ...]) -> dict | None:
-        """Move the oldest queued job of `kinds` to running and return it (None if none is queued)."""
+    def claim_next(self, kinds: tuple[str, ...], max_running_per_owner: int | None = None) -> dict | None:
+        """Move the oldest queued job of `kinds` to running and return it (None if none is queued).
+        With `max_running_per_owner`, an owner with that many jobs running is passed over, so one
+        owner's backlog cannot hold every slot."""
         marks = ",".join("?" * len(kinds))
-        with self._lock:
-            while True:
-                row = self._db.execute(
-                    f"SELECT id FROM jobs WHERE state = 'queued' AND kind IN ({marks}) ORDER BY created LIMIT 1",
-                    kinds).fetchone()
-                if row is None:
-                    return None
-                claimed = self._db.execute(
-                    "UPDATE jobs SET state = 'running', attempts = attempts + 1, updated = ? "
-                    "WHERE id = ? AND state = 'queued'", (time.time(), row["id"])).rowcount
-                if claimed:
-                    return self._row(self._db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
+        fair, args = "", tuple(kinds)
+        if max_running_per_owner is not None:
+            fair = " AND (SELECT COUNT(*) FROM jobs r WHERE r.owner = j.owner AND r.state = 'running') < ?"
+            args += (int(max_running_per_owner),)
+        with self._transaction() as db:
+            row = db.execute(f"SELECT id FROM jobs j WHERE state = 'queued' AND kind IN ({marks}){fair}"
+                             " ORDER BY created LIMIT 1", args).fetchone()
+            if row is None:
+                return None
+            db.execute("UPDATE jobs SET state = 'running', attempts = attempts + 1, updated = ? WHERE id = ?",
+                       (time.time(), row["id"]))
+            return self._row(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
     def finish(self, job_id: str, state: str, reason: str = "", message: str = "", result: dict | None = None,
                errors: list | None = None, frames_done: int | None = None) -> bool:
@@ -159,18 +244,6 @@ class JobStore:
             requeued = self._db.execute(
                 "UPDATE jobs SET state = 'queued', updated = ? WHERE state = 'running'", (now,)).rowcount
         return {"requeued": requeued, "failed": failed}
-
-    def batch_by_key(self, idempotency_key: str) -> dict | None:
-        with self._lock:
-            row = self._db.execute("SELECT id FROM batches WHERE idempotency_key = ?", (idempotency_key,)).fetchone()
-        return None if row is None else self.batch(row["id"])
-
-    def create_batch(self, batch_id: str, items: list[dict], idempotency_key: str | None = None,
-                     owner: str = "default") -> None:
-        """Record a batch whose jobs were created with `batch_id`."""
-        with self._lock:
-            self._db.execute("INSERT INTO batches (id, idempotency_key, items, created, owner) VALUES (?, ?, ?, ?, ?)",
-                             (batch_id, idempotency_key, json.dumps(items), time.time(), owner))
 
     def _batch(self, batch_id: str) -> dict | None:
         row = self._db.execute("SELECT * FROM batches WHERE id = ?", (batch_id,)).fetchone()

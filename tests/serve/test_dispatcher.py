@@ -8,6 +8,7 @@ import pytest
 
 from serve import api as api_module
 from serve.api import Api
+from serve.settings import ServiceSettings
 
 
 class FlakyStore:
@@ -16,7 +17,7 @@ class FlakyStore:
     def __init__(self, failures: int):
         self.failures, self.calls = failures, 0
 
-    def claim_next(self, kinds):
+    def claim_next(self, kinds, max_running_per_owner=None):
         self.calls += 1
         if self.calls <= self.failures:
             raise OSError("database is locked")
@@ -28,6 +29,7 @@ def _replica(store) -> Api:
     cls = next(c for c in Api.func_or_class.__mro__ if c.__module__ == "serve.api" and "_dispatch" in vars(c))
     replica = object.__new__(cls)
     replica.store, replica.slots, replica.running = store, {"removal": 1}, {"removal": 0}
+    replica.s = ServiceSettings(insecure_no_auth=True)
     replica.wake, replica.failing_since, replica.recovered = asyncio.Event(), None, {}
     return replica
 

@@ -30,7 +30,7 @@ from tests.conftest import numbered_frame
 from tests.serve.chromium import Browser, chromium_binary
 
 TOKEN = "test-token-0123456789"
-MAX_ACTIVE = 4
+MAX_ACTIVE, PER_OWNER = 4, 3
 # Long enough that propagate is still mid-clip when the cancel lands: the worker reports at most
 # every 0.5 s, and the test only cancels after its first report. At 160x96 and 300 frames the
 # rest of the clip took about 0.7 s, so on a loaded machine the job could finish unreported first.
@@ -65,7 +65,7 @@ def service(ray_local, inputs, tmp_path_factory):
     data = tmp_path_factory.mktemp("serve_data")
     roots = ",".join((inputs["root"], inputs["cases"], inputs["edited"]))
     svc = Service(TOKEN, {"data-dir": str(data), "allowed-roots": roots, "max-upload-mb": "0.05",
-                          "max-active-jobs": str(MAX_ACTIVE), "dispatch": "false",
+                          "max-active-jobs": str(MAX_ACTIVE), "max-active-per-owner": str(PER_OWNER), "dispatch": "false",
                           "max-pixels": str(MAX_PIXELS), "max-frames": str(MAX_FRAMES), "max-duration-s": "60"}).start()
     yield svc
     svc.stop()
@@ -75,6 +75,13 @@ def _submit(svc, path=None, method="identity", headers=None, **data):
     files = {"file": (os.path.basename(path), open(path, "rb").read())} if path else None
     return requests.post(f"{svc.url}/v1/removals", files=files, data={"method": method, **data},
                          headers={**svc.headers, **(headers or {})}, timeout=60)
+
+
+def _owner(svc, name: str) -> dict:
+    """Request headers for a new key of owner `name` (as `g2w serve-keys create` makes one)."""
+    from g2w.io import api_keys
+
+    return {"Authorization": f"Bearer {api_keys.create_key(os.path.join(svc.args['data-dir'], 'jobs.sqlite'), name)['key']}"}
 
 
 def _wait(svc, job_id, kind="removals", timeout_s=120, until=lambda job: job["state"] in ("succeeded", "failed", "canceled")):
@@ -281,15 +288,70 @@ def test_attack_session_cookie_replayed_from_another_origin(service, inputs):
     assert requests.get(f"{service.url}/v1/methods", cookies=jar, timeout=30).status_code == 401
 
 
+def _db_jobs(svc, where: str, *args) -> list:
+    with sqlite3.connect(os.path.join(svc.args["data-dir"], "jobs.sqlite")) as db:
+        return [r[0] for r in db.execute(f"SELECT id FROM jobs WHERE {where}", args)]
+
+
+def test_attack_concurrent_requests_cannot_pass_admission_or_split_a_key(service, inputs):
+    """Parallel POSTs over real HTTP: one Idempotency-Key makes one job, whichever payload wins the
+    race; an owner's cap is never passed; two racing batches under one key make one batch."""
+    bob = _owner(service, "bob")
+    clip, other = open(inputs["clip"], "rb").read(), open(inputs["other"], "rb").read()
+    jobs_dir = os.path.join(service.args["data-dir"], "jobs")
+    before = set(os.listdir(jobs_dir))
+
+    def post(args):
+        key, data = args
+        return requests.post(f"{service.url}/v1/removals", data={"method": "identity"}, files={"file": ("c.mp4", data)},
+                             headers={**bob, "Idempotency-Key": key}, timeout=120)
+
+    with ThreadPoolExecutor(8) as pool:
+        same = list(pool.map(post, [("one", clip)] * 8))
+        split = list(pool.map(post, [("two", clip if i % 2 else other) for i in range(8)]))
+    assert [r.status_code for r in same] == [202] * 8 and len({r.json()["id"] for r in same}) == 1
+    assert sum("Idempotent-Replayed" not in r.headers for r in same) == 1
+    won = [r for r in split if r.status_code == 202]
+    assert len({r.json()["id"] for r in won}) == 1, [r.text for r in split]
+    assert all((r.status_code, r.json()["error"]) == (422, "idempotency_key_reused") for r in split if r not in won)
+    assert len(set(os.listdir(jobs_dir)) - before) == 2  # no folder left by a request that lost
+    with ThreadPoolExecutor(8) as pool:
+        many = list(pool.map(post, [(f"k{i}", clip) for i in range(8)]))
+    assert sorted(r.status_code for r in many) == [202] * (PER_OWNER - 2) + [429] * (8 - PER_OWNER + 2)
+    assert {r.json()["error"] for r in many if r.status_code == 429} == {"owner_queue_full"}
+    active = _db_jobs(service, "owner = 'bob' AND state IN ('queued', 'running')")
+    assert len(active) == PER_OWNER and len(set(os.listdir(jobs_dir)) - before) == PER_OWNER
+    for job_id in active:
+        requests.delete(f"{service.url}/v1/removals/{job_id}", headers=bob, timeout=30)
+
+    lines = "\n".join(json.dumps({"uri": inputs["other"], "method": "identity"}) for _ in range(2)).encode()
+    with ThreadPoolExecutor(6) as pool:
+        batches = list(pool.map(lambda _: requests.post(
+            f"{service.url}/v1/batches", files={"file": ("b.jsonl", lines)}, headers={**bob, "Idempotency-Key": "b"},
+            timeout=120), range(6)))
+    assert [r.status_code for r in batches] == [202] * 6, [r.text for r in batches]
+    assert len({r.json()["id"] for r in batches}) == 1
+    made = _db_jobs(service, "owner = 'bob' AND batch_id IS NOT NULL")
+    assert sorted(made) == sorted(i["job_id"] for i in batches[0].json()["items"])  # no orphans
+    for job_id in made:
+        requests.delete(f"{service.url}/v1/removals/{job_id}", headers=bob, timeout=30)
+
+
 def test_idempotent_resubmit_full_queue_and_cancel(service, inputs):
     first = _submit(service, inputs["clip"], headers={"Idempotency-Key": "k-1"})
     again = _submit(service, inputs["clip"], headers={"Idempotency-Key": "k-1"})
     assert first.status_code == again.status_code == 202
     assert again.json()["id"] == first.json()["id"] and again.headers["Idempotent-Replayed"] == "true"
     assert first.json()["state"] == "queued" and first.json()["progress"]["frames_total"] == 20
-    ids = [first.json()["id"]] + [_submit(service, uri=inputs["other"]).json()["id"] for _ in range(MAX_ACTIVE - 1)]
-    full = _submit(service, inputs["clip"])
-    assert full.status_code == 429 and int(full.headers["Retry-After"]) > 0
+    ids = [first.json()["id"]] + [_submit(service, uri=inputs["other"]).json()["id"] for _ in range(PER_OWNER - 1)]
+    mine_full = _submit(service, inputs["clip"])
+    assert (mine_full.status_code, mine_full.json()["error"]) == (429, "owner_queue_full")
+    carol = _owner(service, "carol")
+    theirs = [_submit(service, uri=inputs["other"], headers=carol) for _ in range(MAX_ACTIVE - PER_OWNER + 1)]
+    assert [r.status_code for r in theirs] == [202] * (MAX_ACTIVE - PER_OWNER) + [429]
+    assert theirs[-1].json()["error"] == "queue_full" and int(theirs[-1].headers["Retry-After"]) > 0
+    for resp in theirs[:-1]:
+        requests.delete(f"{service.url}/v1/removals/{resp.json()['id']}", headers=carol, timeout=30)
     canceled = requests.delete(f"{service.url}/v1/removals/{ids[-1]}", headers=service.headers, timeout=30).json()
     assert canceled["state"] == "canceled"
     assert _submit(service, inputs["clip"]).status_code == 202  # room again

@@ -1,24 +1,77 @@
-"""The job store on its own: claims, idempotency, cancel, and recovery after a restart."""
+"""The job store on its own: admission, claims, idempotency, cancel, and recovery after a restart."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 
-from serve.store import MAX_ATTEMPTS, JobStore
+import pytest
+
+from serve.store import MAX_ATTEMPTS, JobStore, Limits, Refused
+
+ROOMY = Limits(max_active=100, max_active_per_owner=100)
 
 
-def _job(store, key=None, **kw):
-    return store.create("removal", "identity", {"options": {}}, "/in/a.mp4", "/out/job", idempotency_key=key, **kw)
+def _spec(**kw):
+    return {"kind": "removal", "method": "identity", "params": {"options": {}}, "input": "/in/a.mp4",
+            "workdir": "/out/job", **kw}
 
 
-def test_same_key_returns_same_job(tmp_path):
+def _job(store, key=None, owner="default", limits=ROOMY, fingerprint="f", **kw):
+    return store.admit(_spec(**kw), owner, limits, key, fingerprint)
+
+
+def test_same_key_returns_same_job_and_another_payload_is_refused(tmp_path):
     store = JobStore(str(tmp_path / "jobs.sqlite"))
     first, created = _job(store, key="removal:k1")
     again, created_again = _job(store, key="removal:k1")
     other, _ = _job(store, key="removal:k2")
     assert created and not created_again
     assert again["id"] == first["id"] and other["id"] != first["id"]
-    assert store.count_active() == 2
+    with pytest.raises(Refused, match="different request"):
+        _job(store, key="removal:k1", fingerprint="g")
+    assert store.replay("jobs", "removal:k1", "f") == first["id"] and store.replay("jobs", "removal:k9", "f") is None
+
+
+def test_admission_limits_hold_under_concurrent_writers(tmp_path):
+    """Threads on one store and a second connection (another process's view) race for 3 places."""
+    path = str(tmp_path / "jobs.sqlite")
+    stores = [JobStore(path), JobStore(path)]
+    limits = Limits(max_active=5, max_active_per_owner=3)
+    outcomes, start = [], threading.Barrier(12)
+
+    def one(i):
+        start.wait()
+        try:
+            _job(stores[i % 2], owner="alice", limits=limits)
+            outcomes.append("ok")
+        except Refused as exc:
+            outcomes.append(exc.reason)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["ok"] * 3 + ["owner_queue_full"] * 9
+    _job(stores[0], owner="bob", limits=limits)
+    _job(stores[0], owner="bob", limits=limits)
+    with pytest.raises(Refused) as refused:
+        _job(stores[1], owner="carol", limits=limits)
+    assert refused.value.reason == "queue_full"
+    with pytest.raises(Refused):  # a batch is all or nothing
+        stores[0].admit_batch("batch_1", [], [_spec(id=f"job_b{i}") for i in range(2)], "dave", limits)
+    assert stores[0].get("job_b0") is None and stores[0].batch("batch_1") is None
+
+
+def test_dispatch_passes_over_an_owner_at_its_running_cap(tmp_path):
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    greedy = [_job(store, owner="alice")[0] for _ in range(3)]
+    polite, _ = _job(store, owner="bob")
+    assert store.claim_next(("removal",), max_running_per_owner=2)["id"] == greedy[0]["id"]
+    assert store.claim_next(("removal",), max_running_per_owner=2)["id"] == greedy[1]["id"]
+    assert store.claim_next(("removal",), max_running_per_owner=2)["id"] == polite["id"]
+    assert store.claim_next(("removal",), max_running_per_owner=2) is None
 
 
 def test_claims_oldest_once_and_cancel_wins_over_finish(tmp_path):
@@ -62,19 +115,22 @@ def test_restart_requeues_running_jobs_then_gives_up(tmp_path):
 
 def test_batch_record_tracks_its_jobs(tmp_path):
     store = JobStore(str(tmp_path / "jobs.sqlite"))
-    job, _ = _job(store, batch_id="batch_" + "0" * 20)
+    job = _spec(id="job_" + "1" * 20)
     items = [{"line": 1, "job_id": job["id"], "state": "queued"},
              {"line": 2, "state": "rejected", "reason": "unknown_method"}]
-    store.create_batch("batch_" + "0" * 20, items, "batch:key")
+    assert store.admit_batch("batch_" + "0" * 20, items, [job], "default", ROOMY, "batch:key", "f") == (
+        "batch_" + "0" * 20, True)
+    assert store.admit_batch("batch_x", items, [_spec(id="job_2")], "default", ROOMY, "batch:key", "f") == (
+        "batch_" + "0" * 20, False)
     store.claim_next(("removal",))
     store.finish(job["id"], "succeeded")
-    batch = store.batch_by_key("batch:key")
+    batch = store.batch(store.replay("batches", "batch:key", "f"))
     assert batch["counts"] == {"succeeded": 1, "rejected": 1} and batch["done"]
 
 
 def test_progress_is_recorded_while_running_and_says_when_to_stop(tmp_path):
     store = JobStore(str(tmp_path / "jobs.sqlite"))
-    job, _ = store.create("removal", "propagate", {"options": {}}, "/in/a.mp4", "/out/job", frames_total=90)
+    job, _ = _job(store, method="propagate", frames_total=90)
     assert store.progress(job["id"], 5)  # queued, not running: a stray report neither counts nor continues
     assert store.get(job["id"])["frames_done"] == 0
     store.claim_next(("removal",))
