@@ -33,9 +33,10 @@ capture: install
 	@scripts/capture-deps.sh freedoom freedm cube2
 	$(VENV)/bin/g2w capture --all --output $(CAPTURE_OUT) --clips $(CAPTURE_CLIPS)
 
-# Re-pin every transitive dependency after changing pyproject.toml.
+# Re-pin every transitive dependency after changing pyproject.toml; the image's lock follows.
 lock:
 	$(PY) -m pip freeze --exclude-editable > requirements.lock
+	$(PY) scripts/image_lock.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache *.egg-info
