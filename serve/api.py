@@ -32,7 +32,7 @@ from serve.containers import ALLOWED, MEDIA_TYPES, container_of
 from serve.inputs import JOB_ID, InputError, check_method, method_options, resolve_uri, server_options
 from serve.routes import PREFIX, ROUTERS
 from serve.settings import ServiceSettings
-from serve.store import JobStore, Limits, Refused, new_id
+from serve.store import FINAL, JobStore, Limits, Refused, new_id
 from serve.work import DETECTION, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESULT_FILES, read_image, result_rel
 
 log = logging.getLogger("ray.serve")
@@ -45,6 +45,7 @@ RESULT_TYPES = {"edited.mp4": "video/mp4", "mask.mkv": "video/x-matroska", "anno
 EVALUATION_FIELDS = {"cases", "edited", "judge"}
 MAX_JSONL_LINE = 1 << 16
 WEDGED_S = 120.0  # store errors for this long fail the health check
+SWEEP_MAX_S = 60.0  # the longest wait between two retention sweeps
 BACKOFF_S = 1.0  # the dispatcher's first wait after a store error; doubles up to 60 s
 # A served file is a download that can never run as a page of this origin (report.html included).
 FILE_HEADERS = {"Content-Security-Policy": "sandbox"}
@@ -97,6 +98,14 @@ def _flag(name: str, value) -> bool:
     return text in ("true", "1", "on")
 
 
+def _remove_published(job: dict) -> None:
+    """Remove a job's results from its output store, when it has one."""
+    if job["params"].get("results_at"):
+        names = EVALUATION_FILES if job["kind"] == EVALUATION else RESULT_FILES
+        for name in names:
+            storage.remove(storage.join(job["params"]["results_at"], result_rel(job["kind"], name)))
+
+
 def _discard_outputs(job: dict) -> None:
     """Remove a canceled job's results, in its folder and its output store (the upload stays)."""
     workdir = job["workdir"]
@@ -106,10 +115,14 @@ def _discard_outputs(job: dict) -> None:
             os.remove(path)
     for sub in (EVALUATION, DETECTION):
         shutil.rmtree(os.path.join(workdir, sub), ignore_errors=True)
-    if job["params"].get("results_at"):
-        names = EVALUATION_FILES if job["kind"] == EVALUATION else RESULT_FILES
-        for name in names:
-            storage.remove(storage.join(job["params"]["results_at"], result_rel(job["kind"], name)))
+    _remove_published(job)
+
+
+def _delete_files(job: dict) -> None:
+    """Remove everything a finished job left: its folder (upload and results) and its published results.
+    A `uri` source outside the folder is the user's and stays."""
+    _remove_published(job)
+    shutil.rmtree(job["workdir"], ignore_errors=True)
 
 
 def _stream(uri: str):
@@ -131,6 +144,7 @@ class Api:
         self.running = dict.fromkeys(self.slots, 0)
         self.wake = asyncio.Event()
         self.failing_since: float | None = None
+        self.swept_at = float("-inf")
         self.dispatcher = asyncio.get_event_loop().create_task(self._dispatch()) if settings.dispatch else None
         serving(self)  # the routes (serve/routes.py) reach this replica through serve.auth
 
@@ -145,6 +159,7 @@ class Api:
             self.wake.clear()
             try:
                 await self._claim_all()
+                await self._sweep()
             except Exception as exc:  # a store error must not end dispatching
                 self.failing_since = self.failing_since or time.monotonic()
                 log.warning("dispatcher: %s: %s; retrying in %.0f s", type(exc).__name__, exc, delay)
@@ -165,6 +180,22 @@ class Api:
                     break
                 self.running[kind] += 1
                 asyncio.get_event_loop().create_task(self._run(job))
+
+    async def _sweep(self) -> None:
+        """Retention: delete finished jobs (files and record) `retention-s` after they finished,
+        checked every quarter of that (at most every minute)."""
+        if self.s.retention_s <= 0 or time.monotonic() - self.swept_at < min(SWEEP_MAX_S, self.s.retention_s / 4):
+            return
+        self.swept_at = time.monotonic()
+        cutoff = time.time() - self.s.retention_s
+        while expired := await asyncio.to_thread(self.store.expired, cutoff):
+            for job in expired:
+                await asyncio.to_thread(self._delete, job)
+        await asyncio.to_thread(self.store.drop_empty_batches, cutoff)
+
+    def _delete(self, job: dict) -> None:
+        _delete_files(job)
+        self.store.delete(job["id"])
 
     def dispatch_problem(self) -> str | None:
         """Why this replica no longer dispatches, or None while it does (or dispatching is off)."""
@@ -218,8 +249,8 @@ class Api:
                                            out.get("message", ""), result, errors, out.get("frames"))
         if not finished:  # canceled while it ran: its outputs are not results
             await asyncio.to_thread(_discard_outputs, job)
-            if out["state"] == "canceled":
-                await asyncio.to_thread(self.store.stopped, job["id"], out.get("frames", 0))
+            stopped_at = out.get("frames", 0) if out["state"] == "canceled" else None
+            await asyncio.to_thread(self.store.stopped, job["id"], stopped_at)
 
     async def report_progress(self, job_id: str, frames_done: int) -> bool:
         """Called by the workers (not HTTP) while a job runs: records its frames; True = stop, it was canceled."""
@@ -238,7 +269,7 @@ class Api:
         return tuple(p for d in dirs if d for p in {d, os.path.abspath(d) if "://" not in d else d})
 
     def view(self, job: dict) -> dict:
-        view = http.job_view(job, PREFIX[job["kind"]])
+        view = http.job_view(job, PREFIX[job["kind"]], self.s.retention_s)
         view["message"] = http.scrub(view["message"], (job["workdir"], *self.server_paths()))
         view["errors"] = json.loads(http.scrub(json.dumps(view["errors"]), (job["workdir"], *self.server_paths())))
         return view
@@ -296,7 +327,17 @@ class Api:
         return {"options": options, "run_options": server_options(options, self.s.checkpoints), "input_name": name,
                 "detect": detect, **self._store_at(job_id)}
 
+    def _check_disk(self) -> None:
+        """507 while free space under data_dir is below `min-free-disk-mb`: checked before an
+        upload is read, so a full disk refuses work instead of failing jobs half-written."""
+        free = shutil.disk_usage(self.s.data_dir).free
+        if free < self.s.min_free_disk_mb * (1 << 20):
+            raise InputError(507, "insufficient_storage", f"the service is low on disk ({free >> 20} MB free,"
+                             f" it needs {self.s.min_free_disk_mb:.0f} MB); retry later",
+                             {"Retry-After": str(self.s.retry_after_s)})
+
     async def submit_video(self, request: Request, kind: str, owner: str) -> JSONResponse:
+        self._check_disk()
         key = self._key(request, kind, owner)
         form = await http.read_form(request, self.s)
         fingerprint = await asyncio.to_thread(http.fingerprint, form)
@@ -355,6 +396,7 @@ class Api:
     async def submit_batch(self, request: Request, owner: str) -> JSONResponse:
         """Every line is checked first; then the batch and all its jobs are queued in one
         transaction, or none is (a full queue, or a key replayed with another payload)."""
+        self._check_disk()
         key = self._key(request, "batch", owner)
         form = await http.read_form(request, self.s)
         upload = form.get("file")
@@ -428,6 +470,7 @@ class Api:
     async def submit_evaluation(self, request: Request, owner: str) -> JSONResponse:
         """Cases (a synthesis folder or JSONL) and a folder of `<case_id>.mp4` edits, both under the roots,
         judged by "reference" or one of the service's named judges: never a URL or variable a client names."""
+        self._check_disk()
         key = self._key(request, "evaluation", owner)
         form = await http.read_form(request, self.s)
         fingerprint = await asyncio.to_thread(http.fingerprint, form)
@@ -493,7 +536,12 @@ class Api:
             raise InputError(404, "not_found", "no such job")
         return job
 
-    def cancel(self, job: dict) -> dict:
+    def cancel_or_delete(self, job: dict) -> dict | None:
+        """DELETE: an active job is canceled (and returned); a finished one is deleted, its files
+        and its record (None)."""
+        if job["state"] in FINAL:
+            self._delete(job)
+            return None
         job = self.store.cancel(job["id"])
         if job["state"] == "canceled":
             _discard_outputs(job)
@@ -521,4 +569,20 @@ class Api:
         batch = self.store.batch(batch_id) if JOB_ID.match(batch_id) else None
         if batch is None or batch.pop("owner") != owner:
             raise InputError(404, "not_found", "no such batch")
-        return batch
+        created = batch.pop("created")
+        return {**batch, "created_at": http.rfc3339(created)}
+
+    def list_jobs(self, kind: str, owner: str, limit: int, cursor: str | None) -> dict:
+        """One page of the owner's jobs of `kind`, newest first, and the cursor of the next page."""
+        jobs = self.store.list_jobs(owner, kind, limit + 1, http.read_cursor(cursor))
+        page = jobs[:limit]
+        more = len(jobs) > limit
+        return {"items": [self.view(j) for j in page],
+                "next_cursor": http.make_cursor(page[-1]["created"], page[-1]["id"]) if more else None}
+
+    def list_batches(self, owner: str, limit: int, cursor: str | None) -> dict:
+        """One page of the owner's batches, newest first, like `list_jobs`."""
+        found = self.store.list_batches(owner, limit + 1, http.read_cursor(cursor))
+        page = found[:limit]
+        return {"items": [self.batch(batch_id, owner) for _, batch_id in page],
+                "next_cursor": http.make_cursor(*page[-1]) if len(found) > limit else None}

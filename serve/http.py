@@ -8,9 +8,12 @@ Answers never carry the server's paths: `scrub` replaces them in every message t
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import json
 import os
 import shutil
+from datetime import UTC, datetime
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -99,15 +102,40 @@ async def probe_video(path: str, settings: ServiceSettings) -> int:
     return int(info.frame_count)
 
 
-def job_view(job: dict, prefix: str) -> dict:
-    """A job as clients see it: never the server's paths."""
+def rfc3339(t: float | None) -> str | None:
+    """An epoch time as RFC 3339 in UTC, to the millisecond (None stays None)."""
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def make_cursor(created: float, item_id: str) -> str:
+    """The opaque cursor of a list page: where the next page starts (after this item)."""
+    return base64.urlsafe_b64encode(json.dumps([created, item_id]).encode()).decode().rstrip("=")
+
+
+def read_cursor(cursor: str | None) -> tuple[float, str] | None:
+    if not cursor:
+        return None
+    try:
+        created, item_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return float(created), str(item_id)
+    except (ValueError, TypeError) as exc:
+        raise InputError(422, "bad_cursor", "cursor is not one this service gave out") from exc
+
+
+def job_view(job: dict, prefix: str, retention_s: float = 0.0) -> dict:
+    """A job as clients see it: never the server's paths. A finished job expires (its files and
+    record are deleted) `retention_s` after it finished; 0 keeps it."""
     p = job["params"]
+    expires = job["finished"] + retention_s if job.get("finished") and retention_s > 0 else None
     return {
         "id": job["id"], "kind": job["kind"], "state": job["state"], "method": job["method"],
         "options": p.get("options", {}), "input": p.get("input_name"), "batch_id": job["batch_id"],
         "progress": {"frames_done": job["frames_done"], "frames_total": job["frames_total"]},
         "reason": job["reason"], "message": job["message"], "errors": job["errors"], "attempts": job["attempts"],
-        "created": job["created"], "updated": job["updated"],
+        "created_at": rfc3339(job["created"]), "started_at": rfc3339(job.get("started")),
+        "finished_at": rfc3339(job.get("finished")), "updated_at": rfc3339(job["updated"]), "expires_at": rfc3339(expires),
         "results": {name: f"{prefix}/{job['id']}/result/{name}" for name in job["result"].get("files", [])}
         if job["state"] == "succeeded" else {},
         **({"summary": job["result"]["summary"]} if "summary" in job["result"] else {}),

@@ -8,7 +8,7 @@ call per kind, so the kinds cannot drift apart.
 
 import os
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse, Response
 
@@ -23,6 +23,8 @@ STATIC = os.path.join(os.path.dirname(__file__), "static")
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css"}
 PREFIX = {"removal": "/v1/removals", "detection": "/v1/detections", "evaluation": "/v1/evaluations"}
 PROTECTED = [Depends(require_caller)]
+PAGE_LIMIT = Query(20, ge=1, le=100, description="items per page")
+CURSOR = Query(None, max_length=200, description="`next_cursor` of the previous page")
 
 public = APIRouter()
 account = APIRouter(dependencies=PROTECTED)
@@ -99,6 +101,13 @@ async def create_batch(request: Request, owner: str = Depends(require_caller), a
     return await api.submit_batch(request, owner)
 
 
+@account.get("/v1/batches")
+def list_batches(owner: str = Depends(require_caller), api=Depends(current_api), limit: int = PAGE_LIMIT,
+                 cursor: str | None = CURSOR):
+    """The caller's batches, newest first; `next_cursor` (null on the last page) fetches the next page."""
+    return api.list_batches(owner, limit, cursor)
+
+
 @account.get("/v1/batches/{batch_id}")
 def batch_status(batch_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
     return api.batch(batch_id, owner)
@@ -113,13 +122,22 @@ def job_router(kind: str, create, files: tuple[str, ...], source: bool = False) 
     async def create_job(request: Request, owner: str = Depends(require_caller), api=Depends(current_api)):
         return await create(api, request, owner)
 
+    @router.get("", name=f"list_{kind}s")
+    def list_jobs(owner: str = Depends(require_caller), api=Depends(current_api), limit: int = PAGE_LIMIT,
+                  cursor: str | None = CURSOR):
+        """The caller's jobs of this kind, newest first; `next_cursor` (null on the last page) fetches the next page."""
+        return api.list_jobs(kind, owner, limit, cursor)
+
     @router.get("/{job_id}", name=f"{kind}_status")
     def status(job_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
         return api.view(api.job(job_id, kind, owner))
 
-    @router.delete("/{job_id}", name=f"{kind}_cancel")
-    def cancel(job_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
-        return api.view(api.cancel(api.job(job_id, kind, owner)))
+    @router.delete("/{job_id}", name=f"{kind}_delete")
+    def delete(job_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
+        """A queued or running job is canceled (answered with its state: canceled, or cancelling
+        until its worker stops); a finished one is deleted with its files (204)."""
+        job = api.cancel_or_delete(api.job(job_id, kind, owner))
+        return Response(status_code=204) if job is None else api.view(job)
 
     @router.get("/{job_id}/result/{name}", name=f"{kind}_result")
     def result(job_id: str, name: str, owner: str = Depends(require_caller), api=Depends(current_api)):

@@ -106,6 +106,9 @@ class ServiceSettings:
     # from zero (serve/app.py), so it holds no CPU until a detection is asked for.
     detector: str = "g2w.jobs.detect:detect_file"
     session_ttl_s: float = 12 * 3600.0  # a page session's lifetime
+    # A finished job's upload, results and record are deleted this long after it finished; 0 keeps them.
+    retention_s: float = 7 * 86400.0
+    min_free_disk_mb: float = 1024.0  # below this much free space under data_dir, new work is refused (507)
     insecure_no_auth: bool = False
     token_sha256: str = field(default="", repr=False)
 

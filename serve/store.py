@@ -1,7 +1,9 @@
 """Job records of the removal service, in SQLite (WAL mode) so accepted work survives a restart.
 
-One row per job (a removal or an evaluation) and one per batch. State moves
-queued -> running -> succeeded | failed | canceled. Every check that decides a write happens in
+One row per job (a removal, detection or evaluation) and one per batch. State moves
+queued -> running -> succeeded | failed, and to canceled by a cancel: at once from queued, through
+`cancelling` from running (the worker is told at its next progress report and its outputs are
+discarded when it stops). Every check that decides a write happens in
 the write's own transaction (BEGIN IMMEDIATE): admission (room left in all and per owner, and the
 Idempotency-Key's payload) with the insert, and a claim with its update, so two requests never
 both take the last place and two dispatchers never run the same job. On start-up `recover()` puts jobs that were running when
@@ -22,7 +24,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-STATES = ("queued", "running", "succeeded", "failed", "canceled")
+STATES = ("queued", "running", "cancelling", "succeeded", "failed", "canceled")
 FINAL = ("succeeded", "failed", "canceled")
 MAX_ATTEMPTS = 3  # a job interrupted by this many restarts is failed, not retried forever
 
@@ -40,9 +42,13 @@ CREATE TABLE IF NOT EXISTS sessions (sha256 TEXT PRIMARY KEY, owner TEXT NOT NUL
 """
 # Columns added after the first release: (table, column, declaration); added to an older file on open.
 _ADDED = (("jobs", "owner", "TEXT NOT NULL DEFAULT 'default'"), ("batches", "owner", "TEXT NOT NULL DEFAULT 'default'"),
-          ("jobs", "fingerprint", "TEXT"), ("batches", "fingerprint", "TEXT"))
+          ("jobs", "fingerprint", "TEXT"), ("batches", "fingerprint", "TEXT"),
+          ("jobs", "started", "REAL"), ("jobs", "finished", "REAL"))
+_INDEXES = ("CREATE INDEX IF NOT EXISTS jobs_owner ON jobs(owner, kind, created)",
+            "CREATE INDEX IF NOT EXISTS batches_owner ON batches(owner, created)")
 _JSON_FIELDS = ("params", "errors", "result")
-ACTIVE = ("queued", "running")
+ACTIVE = ("queued", "running", "cancelling")  # jobs that hold a place in the queue
+BUSY = ("running", "cancelling")  # jobs a worker is still on
 
 
 class Refused(Exception):
@@ -80,6 +86,8 @@ class JobStore:
             for table, column, decl in _ADDED:
                 if column not in {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}:
                     self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+            for index in _INDEXES:
+                self._db.execute(index)
 
     @contextmanager
     def _transaction(self):
@@ -188,27 +196,30 @@ class JobStore:
         marks = ",".join("?" * len(kinds))
         fair, args = "", tuple(kinds)
         if max_running_per_owner is not None:
-            fair = " AND (SELECT COUNT(*) FROM jobs r WHERE r.owner = j.owner AND r.state = 'running') < ?"
+            fair = (" AND (SELECT COUNT(*) FROM jobs r WHERE r.owner = j.owner"
+                    " AND r.state IN ('running', 'cancelling')) < ?")
             args += (int(max_running_per_owner),)
         with self._transaction() as db:
             row = db.execute(f"SELECT id FROM jobs j WHERE state = 'queued' AND kind IN ({marks}){fair}"
                              " ORDER BY created LIMIT 1", args).fetchone()
             if row is None:
                 return None
-            db.execute("UPDATE jobs SET state = 'running', attempts = attempts + 1, updated = ? WHERE id = ?",
-                       (time.time(), row["id"]))
+            now = time.time()
+            db.execute("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = ?, updated = ? WHERE id = ?",
+                       (now, now, row["id"]))
             return self._row(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
     def finish(self, job_id: str, state: str, reason: str = "", message: str = "", result: dict | None = None,
                errors: list | None = None, frames_done: int | None = None) -> bool:
         """Record a running job's outcome; False if the job was canceled meanwhile (nothing changes)."""
         assert state in FINAL, state
+        now = time.time()
         with self._lock:
             return bool(self._db.execute(
                 "UPDATE jobs SET state = ?, reason = ?, message = ?, result = ?, errors = ?,"
-                " frames_done = COALESCE(?, frames_done), updated = ? WHERE id = ? AND state = 'running'",
+                " frames_done = COALESCE(?, frames_done), finished = ?, updated = ? WHERE id = ? AND state = 'running'",
                 (state, reason, message, json.dumps(result or {}), json.dumps(errors or []), frames_done,
-                 time.time(), job_id)).rowcount)
+                 now, now, job_id)).rowcount)
 
     def progress(self, job_id: str, frames_done: int) -> bool:
         """Record a running job's frames done; True when the job is no longer running (canceled)."""
@@ -218,20 +229,72 @@ class JobStore:
             row = self._db.execute("SELECT state FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return row is None or row["state"] != "running"
 
-    def stopped(self, job_id: str, frames_done: int) -> None:
-        """Note on a job canceled while it ran where its method stopped."""
+    def stopped(self, job_id: str, frames_done: int | None) -> None:
+        """A cancelling job whose worker has stopped (its outputs discarded) becomes canceled, with
+        where its method stopped (None: the worker finished the clip before it heard the cancel)."""
+        now = time.time()
+        message = ("'canceled while it ran; its outputs were discarded'" if frames_done is None else
+                   "'the method stopped after ' || ? || ' of ' || frames_total || ' frames'")
+        args = () if frames_done is None else (int(frames_done),)
         with self._lock:
-            self._db.execute(
-                "UPDATE jobs SET message = 'the method stopped after ' || ? || ' of ' || frames_total || ' frames',"
-                " updated = ? WHERE id = ? AND state = 'canceled'", (int(frames_done), time.time(), job_id))
+            self._db.execute(f"UPDATE jobs SET state = 'canceled', message = {message}, finished = ?, updated = ?"
+                             " WHERE id = ? AND state = 'cancelling'", (*args, now, now, job_id))
 
     def cancel(self, job_id: str) -> dict | None:
-        """Cancel a queued or running job; a finished job is returned unchanged."""
+        """Cancel a job: a queued one is canceled at once, a running one is `cancelling` until its
+        worker stops; a finished job is returned unchanged."""
+        now = time.time()
         with self._lock:
-            self._db.execute(
-                "UPDATE jobs SET state = 'canceled', reason = 'canceled_by_user', updated = ?"
-                " WHERE id = ? AND state IN ('queued', 'running')", (time.time(), job_id))
+            self._db.execute("UPDATE jobs SET state = 'canceled', reason = 'canceled_by_user', finished = ?, updated = ?"
+                             " WHERE id = ? AND state = 'queued'", (now, now, job_id))
+            self._db.execute("UPDATE jobs SET state = 'cancelling', reason = 'canceled_by_user', updated = ?"
+                             " WHERE id = ? AND state = 'running'", (now, job_id))
         return self.get(job_id)
+
+    def delete(self, job_id: str) -> bool:
+        """Drop a finished job's record (its files are the caller's to remove first); False if it
+        is not finished or not there."""
+        marks = ",".join("?" * len(FINAL))
+        with self._lock:
+            return bool(self._db.execute(f"DELETE FROM jobs WHERE id = ? AND state IN ({marks})",
+                                         (job_id, *FINAL)).rowcount)
+
+    def expired(self, cutoff: float, limit: int = 100) -> list[dict]:
+        """Finished jobs that finished before `cutoff`, oldest first (at most `limit`)."""
+        marks = ",".join("?" * len(FINAL))
+        with self._lock:
+            rows = self._db.execute(f"SELECT * FROM jobs WHERE state IN ({marks}) AND COALESCE(finished, updated) < ?"
+                                    " ORDER BY COALESCE(finished, updated) LIMIT ?", (*FINAL, cutoff, int(limit)))
+            return [self._row(r) for r in rows.fetchall()]
+
+    def drop_empty_batches(self, cutoff: float) -> int:
+        """Delete batches made before `cutoff` none of whose jobs is left."""
+        with self._lock:
+            return self._db.execute("DELETE FROM batches WHERE created < ? AND NOT EXISTS"
+                                    " (SELECT 1 FROM jobs WHERE jobs.batch_id = batches.id)", (cutoff,)).rowcount
+
+    def list_jobs(self, owner: str, kind: str, limit: int, after: tuple[float, str] | None = None) -> list[dict]:
+        """The owner's jobs of `kind`, newest first: at most `limit`, those older than `after`
+        ((created, id) of the last one of the previous page) when given."""
+        where, args = "owner = ? AND kind = ?", [owner, kind]
+        if after is not None:
+            where += " AND (created < ? OR (created = ? AND id < ?))"
+            args += [after[0], after[0], after[1]]
+        with self._lock:
+            rows = self._db.execute(f"SELECT * FROM jobs WHERE {where} ORDER BY created DESC, id DESC LIMIT ?",
+                                    (*args, int(limit))).fetchall()
+        return [self._row(r) for r in rows]
+
+    def list_batches(self, owner: str, limit: int, after: tuple[float, str] | None = None) -> list[tuple[float, str]]:
+        """(created, id) of the owner's batches, newest first, paged like `list_jobs`."""
+        where, args = "owner = ?", [owner]
+        if after is not None:
+            where += " AND (created < ? OR (created = ? AND id < ?))"
+            args += [after[0], after[0], after[1]]
+        with self._lock:
+            rows = self._db.execute(f"SELECT created, id FROM batches WHERE {where} ORDER BY created DESC, id DESC"
+                                    " LIMIT ?", (*args, int(limit))).fetchall()
+        return [(r["created"], r["id"]) for r in rows]
 
     def recover(self) -> dict:
         """After a restart: requeue interrupted jobs, or fail those interrupted MAX_ATTEMPTS times."""
@@ -243,6 +306,8 @@ class JobStore:
                 " WHERE state = 'running' AND attempts >= ?", (now, MAX_ATTEMPTS)).rowcount
             requeued = self._db.execute(
                 "UPDATE jobs SET state = 'queued', updated = ? WHERE state = 'running'", (now,)).rowcount
+            self._db.execute("UPDATE jobs SET state = 'canceled', message = 'the service stopped while it was canceled',"
+                             " finished = ?, updated = ? WHERE state = 'cancelling'", (now, now))
         return {"requeued": requeued, "failed": failed}
 
     def _batch(self, batch_id: str) -> dict | None:

@@ -106,7 +106,17 @@ $("submit").addEventListener("submit", async (event) => {
   } catch (err) { $("message").textContent = "Refused: " + err.message; }
 });
 
+// After a reload the owner's recent jobs come back from the service, newest on top.
+async function loadJobs() {
+  const {items} = await api("/v1/removals?limit=50");
+  for (const job of items.reverse()) {
+    jobs.set(job.id, job);
+    render(job);
+  }
+}
+
 loadMethods().catch((err) => { $("message").textContent = err.message; });
+loadJobs().catch((err) => { $("message").textContent = err.message; });
 setInterval(poll, 700);
 
 $("logout").addEventListener("click", async () => {

@@ -23,6 +23,12 @@ class FlakyStore:
             raise OSError("database is locked")
         return None
 
+    def expired(self, cutoff):
+        return []
+
+    def drop_empty_batches(self, cutoff):
+        return 0
+
 
 def _replica(store) -> Api:
     # The class as written, under Serve's ingress wrapper (which needs a running Serve).
@@ -31,6 +37,7 @@ def _replica(store) -> Api:
     replica.store, replica.slots, replica.running = store, {"removal": 1}, {"removal": 0}
     replica.s = ServiceSettings(insecure_no_auth=True)
     replica.wake, replica.failing_since, replica.recovered = asyncio.Event(), None, {}
+    replica.swept_at = float("-inf")
     return replica
 
 

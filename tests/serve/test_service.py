@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 import numpy as np
 import pytest
@@ -84,10 +85,11 @@ def _owner(svc, name: str) -> dict:
     return {"Authorization": f"Bearer {api_keys.create_key(os.path.join(svc.args['data-dir'], 'jobs.sqlite'), name)['key']}"}
 
 
-def _wait(svc, job_id, kind="removals", timeout_s=120, until=lambda job: job["state"] in ("succeeded", "failed", "canceled")):
+def _wait(svc, job_id, kind="removals", timeout_s=120, until=lambda job: job["state"] in ("succeeded", "failed", "canceled"),
+          headers=None):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        job = requests.get(f"{svc.url}/v1/{kind}/{job_id}", headers=svc.headers, timeout=30).json()
+        job = requests.get(f"{svc.url}/v1/{kind}/{job_id}", headers=headers or svc.headers, timeout=30).json()
         if until(job):
             return job
         time.sleep(0.1)
@@ -98,7 +100,7 @@ def test_every_route_but_healthz_needs_the_token(service, inputs):
     assert requests.get(f"{service.url}/healthz", timeout=30).json()["ok"]
     page = requests.get(service.url + "/", timeout=30)
     assert page.status_code == 401 and "token" in page.text
-    for method, path in (("GET", "/v1/methods"), ("POST", "/v1/removals"), ("GET", "/v1/removals/job_" + "0" * 20),
+    for method, path in (("GET", "/v1/methods"), ("POST", "/v1/removals"), ("GET", "/v1/removals/job_" + "0" * 20), ("GET", "/v1/removals"),
                          ("POST", "/v1/remove-frame"), ("GET", "/static/app.js"), ("POST", "/v1/batches"),
                          ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/v1/batches/batch_" + "0" * 20),
                          ("DELETE", "/v1/evaluations/job_" + "0" * 20), ("GET", "/v1/detections/x/result/y")):
@@ -384,6 +386,33 @@ def test_result_bytes_equal_the_remove_job(service, inputs, tmp_path):
     assert missing.status_code == 404
 
 
+def _stamp(text: str) -> datetime:
+    assert text.endswith("Z"), text  # RFC 3339 in UTC
+    return datetime.fromisoformat(text[:-1] + "+00:00")
+
+
+def test_lists_are_the_owners_newest_first_paged_by_cursor(service, inputs):
+    ann, bob = _owner(service, "lister-ann"), _owner(service, "lister-bob")
+    ids = [_submit(service, inputs["clip"], headers=ann).json()["id"] for _ in range(3)]
+    _submit(service, inputs["clip"], headers=bob)
+    first = requests.get(f"{service.url}/v1/removals?limit=2", headers=ann, timeout=30).json()
+    second = requests.get(f"{service.url}/v1/removals", params={"limit": 2, "cursor": first["next_cursor"]},
+                          headers=ann, timeout=30).json()
+    assert [j["id"] for j in first["items"] + second["items"]] == ids[::-1] and second["next_cursor"] is None
+    assert requests.get(f"{service.url}/v1/detections", headers=ann, timeout=30).json() == {"items": [], "next_cursor": None}
+    assert requests.get(f"{service.url}/v1/batches", headers=ann, timeout=30).json()["items"] == []
+    for bad in ({"cursor": "not-a-cursor"}, {"limit": 0}, {"limit": 101}):
+        assert requests.get(f"{service.url}/v1/removals", params=bad, headers=ann, timeout=30).status_code == 422, bad
+    done = [_wait(service, job_id, headers=ann) for job_id in ids]
+    for job in done:
+        assert job["state"] == "succeeded"
+        created, started, finished = (_stamp(job[k]) for k in ("created_at", "started_at", "finished_at"))
+        assert created <= started <= finished
+        assert (_stamp(job["expires_at"]) - finished).total_seconds() == pytest.approx(7 * 86400, abs=0.01)
+    assert ids[0] not in {j["id"] for j in requests.get(f"{service.url}/v1/removals?limit=100", headers=bob,
+                                                        timeout=30).json()["items"]}
+
+
 def test_attack_traversal_on_a_real_succeeded_job(service, inputs):
     job = _wait(service, _submit(service, inputs["clip"]).json()["id"])
     assert job["state"] == "succeeded"
@@ -405,10 +434,11 @@ def test_running_removal_reports_progress_and_cancel_stops_it(service, inputs):
     job_id = _submit(service, uri=inputs["long"], method="propagate").json()["id"]
     running = _wait(service, job_id, until=lambda j: j["state"] != "queued" and j["progress"]["frames_done"] > 0)
     assert running["state"] == "running" and running["progress"]["frames_total"] == LONG_FRAMES
-    canceled = requests.delete(f"{service.url}/v1/removals/{job_id}", headers=service.headers, timeout=30).json()
-    assert canceled["state"] == "canceled"
+    cancelling = requests.delete(f"{service.url}/v1/removals/{job_id}", headers=service.headers, timeout=30).json()
+    assert cancelling["state"] == "cancelling" and cancelling["finished_at"] is None
     # The worker hears "canceled" at its next report and stops; the ingress notes where.
-    stopped = _wait(service, job_id, until=lambda j: j["message"].startswith("the method stopped"))
+    stopped = _wait(service, job_id)
+    assert stopped["state"] == "canceled" and stopped["message"].startswith("the method stopped"), stopped
     done = int(stopped["message"].split()[4])
     assert 0 < done < LONG_FRAMES and stopped["results"] == {}
     assert requests.get(f"{service.url}/healthz", timeout=30).json()["running"]["removal"] == 0
@@ -519,6 +549,9 @@ def test_page_in_headless_chromium(service, inputs):
         assert links == ["Download edited.mp4", "Download mask.mkv", "Download annotation.json",
                          "Download preview.png"]
         browser.screenshot(os.path.join(artifacts, "serve_page.png"))
+        job_id = browser.eval("document.querySelector('#jobs tbody tr').dataset.id")
+        browser.goto(service.url + "/")  # a reload lists the owner's jobs again, from the service
+        browser.wait_for(f"document.querySelector('#jobs tr[data-id=\"{job_id}\"] td.state')?.textContent === 'succeeded'")
     finally:
         browser.close()
     with Image.open(os.path.join(artifacts, "serve_page.png")) as shot:
@@ -553,3 +586,37 @@ def test_results_in_an_object_store_are_served_from_it(service, inputs, s3_bucke
     assert served.status_code == 200 and served.content == stored == open(inputs["clip"], "rb").read()
     mask = requests.get(service.url + job["results"]["mask.mkv"], headers=service.headers, timeout=30)
     assert mask.content == storage.read_bytes(f"{s3_bucket}/{job['id']}/detection/mask.mkv")
+
+
+def test_delete_and_retention_remove_files_and_records_and_a_full_disk_is_507(service, inputs):
+    """Last in the module (it restarts with a one-second retention). A finished job's DELETE removes
+    its folder, its published results and its record; another owner cannot; retention does the
+    same to every finished job once it is old enough; and a disk below the floor refuses new work."""
+    from g2w.io import storage
+
+    s3_bucket = service.args["output-store"]  # the bucket the test before restarted the service with
+    jobs_dir = os.path.join(service.args["data-dir"], "jobs")
+    job = _wait(service, _submit(service, inputs["clip"]).json()["id"])
+    assert job["state"] == "succeeded" and os.path.isdir(os.path.join(jobs_dir, job["id"]))
+    url = f"{service.url}/v1/removals/{job['id']}"
+    assert requests.delete(url, headers=_owner(service, "intruder"), timeout=30).status_code == 404
+    assert storage.exists(f"{s3_bucket}/{job['id']}/edited.mp4")
+    assert requests.delete(url, headers=service.headers, timeout=30).status_code == 204
+    assert not os.path.exists(os.path.join(jobs_dir, job["id"]))
+    assert not storage.exists(f"{s3_bucket}/{job['id']}/edited.mp4")
+    assert requests.get(url, headers=service.headers, timeout=30).status_code == 404
+    assert requests.delete(url, headers=service.headers, timeout=30).status_code == 404
+
+    kept = _wait(service, _submit(service, inputs["clip"]).json()["id"])
+    assert kept["state"] == "succeeded"
+    service.restart(**{"retention-s": "1", "min-free-disk-mb": str(1 << 40)})
+    full = _submit(service, inputs["clip"])
+    assert (full.status_code, full.json()["error"]) == (507, "insufficient_storage") and full.headers["retry-after"]
+    assert service.args["data-dir"] not in full.text
+    deadline = time.monotonic() + 30
+    while requests.get(f"{service.url}/v1/removals/{kept['id']}", headers=service.headers, timeout=30).status_code != 404:
+        assert time.monotonic() < deadline, "retention did not delete a job finished over a second ago"
+        time.sleep(0.2)
+    assert not os.path.exists(os.path.join(jobs_dir, kept["id"]))
+    assert not storage.exists(f"{s3_bucket}/{kept['id']}/edited.mp4")
+    assert requests.get(f"{service.url}/v1/removals?limit=100", headers=service.headers, timeout=30).json()["items"] == []

@@ -81,9 +81,11 @@ def test_claims_oldest_once_and_cancel_wins_over_finish(tmp_path):
     claimed = store.claim_next(("removal",))
     assert claimed["id"] == a["id"] and claimed["state"] == "running" and claimed["attempts"] == 1
     assert store.claim_next(("evaluation",)) is None
-    store.cancel(a["id"])
+    assert store.cancel(a["id"])["state"] == "cancelling"  # its worker has not stopped yet
     assert not store.finish(a["id"], "succeeded", result={"files": ["edited.mp4"]})  # canceled meanwhile
-    assert store.get(a["id"])["state"] == "canceled"
+    assert store.get(a["id"])["state"] == "cancelling"
+    store.stopped(a["id"], None)
+    assert store.get(a["id"])["state"] == "canceled" and store.get(a["id"])["finished"] is not None
     assert store.claim_next(("removal",))["id"] == b["id"]
     assert store.claim_next(("removal",)) is None
     assert store.finish(b["id"], "failed", reason="source_corrupt", errors=[{"reason": "source_corrupt"}])
@@ -136,9 +138,47 @@ def test_progress_is_recorded_while_running_and_says_when_to_stop(tmp_path):
     store.claim_next(("removal",))
     assert not store.progress(job["id"], 30)
     assert store.get(job["id"])["frames_done"] == 30
-    store.cancel(job["id"])
-    assert store.progress(job["id"], 45)  # canceled: the worker must stop
+    assert store.cancel(job["id"])["state"] == "cancelling"
+    assert store.progress(job["id"], 45)  # cancelling: the worker must stop
     store.stopped(job["id"], 45)
     done = store.get(job["id"])
     assert (done["state"], done["frames_done"]) == ("canceled", 30)
     assert done["message"] == "the method stopped after 45 of 90 frames"
+
+
+def test_lists_are_the_owners_newest_first_and_page_by_cursor(tmp_path):
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    mine = [_job(store, owner="ann")[0]["id"] for _ in range(5)]
+    _job(store, owner="bob")
+    _job(store, owner="ann", kind="detection")
+    pages, after = [], None
+    while page := store.list_jobs("ann", "removal", 2, after):
+        pages.append([j["id"] for j in page])
+        after = (page[-1]["created"], page[-1]["id"])
+    assert [len(p) for p in pages] == [2, 2, 1]
+    assert sum(pages, []) == mine[::-1]
+
+
+def test_restart_cancels_a_job_that_was_cancelling(tmp_path):
+    path = str(tmp_path / "jobs.sqlite")
+    store = JobStore(path)
+    job, _ = _job(store)
+    store.claim_next(("removal",))
+    store.cancel(job["id"])
+    store.close()
+    store = JobStore(path)
+    assert store.recover() == {"requeued": 0, "failed": 0}
+    assert store.get(job["id"])["state"] == "canceled"
+
+
+def test_only_finished_jobs_are_deleted_and_expiry_counts_from_the_finish(tmp_path):
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    done, _ = _job(store)
+    active, _ = _job(store)
+    store.claim_next(("removal",))
+    store.finish(done["id"], "succeeded")
+    finished = store.get(done["id"])["finished"]
+    assert [j["id"] for j in store.expired(finished + 1)] == [done["id"]]
+    assert store.expired(finished - 1) == []
+    assert not store.delete(active["id"]) and store.get(active["id"]) is not None
+    assert store.delete(done["id"]) and store.get(done["id"]) is None
