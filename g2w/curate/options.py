@@ -21,7 +21,7 @@ _HELP = {
     "clip_model": "open_clip architecture name, or a path to an open_clip model-config JSON",
     "clip_pretrained": "open_clip pretrained tag (local cache only) or a weights file; none = random init",
     "device": "auto | cpu | cuda, for CLIP and k-means (cuda on an autoscaling cluster asks for GPU nodes)",
-    "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (its declared node types, or G2W_MAX_GPUS)",
+    "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (G2W_MAX_GPUS, set by the cluster configs)",
     "ui_detector": "UI-contamination screen: auto (segmenter when the shipped checkpoint loads, else static-edges) | "
                    "segmenter (the shipped HUD segmenter) | static-edges (heuristic)",
     "preset": "libx264 preset for the standardized clips",

@@ -17,6 +17,7 @@ from ray.data import ActorPoolStrategy, Dataset
 
 from g2w.io import storage
 from g2w.runtime.capacity import cluster_capacity
+from g2w.runtime.pools import pool_selector
 from g2w.step import Batch, Resources, Step
 
 
@@ -39,7 +40,7 @@ def _actor_class(step: Step) -> type:
 
 def _pool_size(res: Resources) -> int:
     """Most actors the cluster can hold at once for a step with these needs: what it can grow
-    to (declared node types, G2W_MAX_GPUS), not only what is up now."""
+    to (G2W_MAX_GPUS and G2W_MAX_CPUS, which the cluster configs set), not only what is up now."""
     if res.max_workers is not None:
         return res.max_workers
     cluster = cluster_capacity()
@@ -82,6 +83,7 @@ def apply_steps(ds: Dataset, steps: Sequence[Step]) -> Dataset:
         kwargs = dict(batch_format="numpy", batch_size=res.batch_size, num_cpus=res.num_cpus)
         if res.num_gpus > 0:
             kwargs["num_gpus"] = res.num_gpus
+        kwargs.update(pool_selector(res.num_gpus))  # decode on CPU nodes, GPU work on GPU nodes
         if step.needs_actor():
             ds = ds.map_batches(
                 _actor_class(step),

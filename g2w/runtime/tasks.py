@@ -7,11 +7,14 @@ from collections.abc import Callable
 
 import ray
 
+from g2w.runtime.pools import pool_selector
+
 
 def call_remote(fn: Callable, *args, num_cpus: float = 1.0, num_gpus: float = 0.0):
     """fn(*args) run as one Ray task with these resources; returns its result. A GPU request on
     an autoscaling cluster with no GPU node up yet waits for the autoscaler to start one."""
-    return ray.get(ray.remote(fn).options(num_cpus=num_cpus, num_gpus=num_gpus, max_retries=1).remote(*args))
+    options = {"num_cpus": num_cpus, "num_gpus": num_gpus, "max_retries": 1, **pool_selector(num_gpus)}
+    return ray.get(ray.remote(fn).options(**options).remote(*args))
 
 
 def largest_node_cpus() -> int:

@@ -7,7 +7,7 @@ Ray's fake multi-node provider (what `ray.cluster_utils.AutoscalingCluster` driv
 and a temp dir of the test's own, because `AutoscalingCluster.start()` runs `ray stop --force`,
 which would stop every other Ray instance on the machine. It is autoscaler v1: v2's monitor needs
 the fake provider's `example.yaml`, which the ray wheel does not ship, so the node types a v2
-autoscaler publishes are tested without Ray (tests/runtime/test_capacity.py).
+job is told are tested without Ray (tests/runtime/test_capacity.py).
 """
 
 from __future__ import annotations
