@@ -158,6 +158,7 @@ class Api:
         while True:
             self.wake.clear()
             try:
+                await self._expire_leases()
                 await self._claim_all()
                 await self._sweep()
             except Exception as exc:  # a store error must not end dispatching
@@ -172,10 +173,19 @@ class Api:
             except asyncio.TimeoutError:
                 pass
 
+    async def _expire_leases(self) -> None:
+        """Requeue (or fail) jobs whose worker stopped renewing its lease: a worker that died, or
+        one whose ingress replica died before it could hear the outcome."""
+        lost = await asyncio.to_thread(self.store.recover)
+        if any(lost.values()):
+            log.warning("jobs whose worker was lost: %s", lost)
+            self.recovered = {k: self.recovered.get(k, 0) + n for k, n in lost.items()}
+
     async def _claim_all(self) -> None:
         for kind, limit in self.slots.items():
             while self.running[kind] < limit:
-                job = await asyncio.to_thread(self.store.claim_next, (kind,), self.s.max_running_per_owner)
+                job = await asyncio.to_thread(self.store.claim_next, (kind,), self.s.max_running_per_owner,
+                                              self.s.lease_s)
                 if job is None:
                     break
                 self.running[kind] += 1
@@ -214,6 +224,7 @@ class Api:
             raise RuntimeError(problem)
 
     def _call(self, job: dict):
+        job = {**job, "heartbeat_s": self.s.lease_s / 3}  # the worker renews its lease three times a lease
         if job["kind"] == "evaluation":
             return self.handles["evaluation"].evaluate.remote(job)
         if job["kind"] == "detection":
@@ -246,15 +257,21 @@ class Api:
                                          "message": out.get("message", "")}] if out["state"] == "failed" else [])
         result = {k: out[k] for k in ("files", "summary", "seconds") if k in out}
         finished = await asyncio.to_thread(self.store.finish, job["id"], out["state"], out.get("reason", ""),
-                                           out.get("message", ""), result, errors, out.get("frames"))
-        if not finished:  # canceled while it ran: its outputs are not results
+                                           out.get("message", ""), result, errors, out.get("frames"), job["attempts"])
+        if finished:
+            return
+        now = await asyncio.to_thread(self.store.get, job["id"])
+        if now is None or now["attempts"] != job["attempts"]:  # its lease expired: another attempt owns the job
+            log.warning("job %s: the outcome of attempt %s came after its lease; dropped", job["id"], job["attempts"])
+        elif now["state"] in ("cancelling", "canceled"):  # canceled while it ran: its outputs are not results
             await asyncio.to_thread(_discard_outputs, job)
             stopped_at = out.get("frames", 0) if out["state"] == "canceled" else None
             await asyncio.to_thread(self.store.stopped, job["id"], stopped_at)
 
-    async def report_progress(self, job_id: str, frames_done: int) -> bool:
-        """Called by the workers (not HTTP) while a job runs: records its frames; True = stop, it was canceled."""
-        return await asyncio.to_thread(self.store.progress, job_id, frames_done)
+    async def report_progress(self, job_id: str, frames_done: int, attempt: int | None = None) -> bool:
+        """Called by the workers (not HTTP) while a job runs: records its frames and renews the
+        attempt's lease; True = stop (the job was canceled, or another attempt owns it now)."""
+        return await asyncio.to_thread(self.store.progress, job_id, frames_done, attempt, self.s.lease_s)
 
     # ---- health, views -------------------------------------------------------------------------
 

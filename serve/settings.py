@@ -98,6 +98,9 @@ class ServiceSettings:
     judges: dict = field(default_factory=dict)  # named LLM judges (see _judges); "reference" is always there
     checkpoints: dict = field(default_factory=dict)  # named checkpoints for the `checkpoint` option
     retry_after_s: int = 10
+    # A running job's claim lasts this long without a report from its worker (which heartbeats at a
+    # third of it); only then is it requeued, so a restarted ingress never gives a job a second writer.
+    lease_s: float = 30.0
     cpu_replicas: int = 1  # fixed CPU Remover replicas when config.yaml does not autoscale them
     gpu_replicas: int = 0  # GPU Remover replicas: one per GPU; 0 disables methods that need a GPU
     dispatch: bool = True  # false: accept and queue jobs but start none (maintenance; they run after a restart)

@@ -6,9 +6,13 @@ queued -> running -> succeeded | failed, and to canceled by a cancel: at once fr
 discarded when it stops). Every check that decides a write happens in
 the write's own transaction (BEGIN IMMEDIATE): admission (room left in all and per owner, and the
 Idempotency-Key's payload) with the insert, and a claim with its update, so two requests never
-both take the last place and two dispatchers never run the same job. On start-up `recover()` puts jobs that were running when
-the service stopped back in the queue (the removers write atomically, so rerunning one is a
-resume), or fails them with a reason once they have been interrupted too often.
+both take the last place and two dispatchers never run the same job.
+
+A claimed job holds a lease (`lease_until`) that its worker renews with every progress report
+or heartbeat, for the attempt it runs (`attempts`). `recover()` requeues only jobs whose lease
+has expired (their worker is gone), or fails them once they have been interrupted too often; a
+job whose worker still reports stays with it, so a restarted ingress never hands it to a second
+writer. A report or an outcome of an older attempt is refused, and tells its worker to stop.
 The file must be on a local disk of the ingress node: SQLite locking is not safe on NFS.
 """
 
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 STATES = ("queued", "running", "cancelling", "succeeded", "failed", "canceled")
 FINAL = ("succeeded", "failed", "canceled")
 MAX_ATTEMPTS = 3  # a job interrupted by this many restarts is failed, not retried forever
+LEASE_S = 30.0  # how long a claim lasts without a report from its worker
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -43,7 +48,7 @@ CREATE TABLE IF NOT EXISTS sessions (sha256 TEXT PRIMARY KEY, owner TEXT NOT NUL
 # Columns added after the first release: (table, column, declaration); added to an older file on open.
 _ADDED = (("jobs", "owner", "TEXT NOT NULL DEFAULT 'default'"), ("batches", "owner", "TEXT NOT NULL DEFAULT 'default'"),
           ("jobs", "fingerprint", "TEXT"), ("batches", "fingerprint", "TEXT"),
-          ("jobs", "started", "REAL"), ("jobs", "finished", "REAL"))
+          ("jobs", "started", "REAL"), ("jobs", "finished", "REAL"), ("jobs", "lease_until", "REAL"))
 _INDEXES = ("CREATE INDEX IF NOT EXISTS jobs_owner ON jobs(owner, kind, created)",
             "CREATE INDEX IF NOT EXISTS batches_owner ON batches(owner, created)")
 _JSON_FIELDS = ("params", "errors", "result")
@@ -189,10 +194,11 @@ class JobStore:
         with self._lock:
             return self._row(self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone())
 
-    def claim_next(self, kinds: tuple[str, ...], max_running_per_owner: int | None = None) -> dict | None:
-        """Move the oldest queued job of `kinds` to running and return it (None if none is queued).
-        With `max_running_per_owner`, an owner with that many jobs running is passed over, so one
-        owner's backlog cannot hold every slot."""
+    def claim_next(self, kinds: tuple[str, ...], max_running_per_owner: int | None = None,
+                   lease_s: float = LEASE_S) -> dict | None:
+        """Move the oldest queued job of `kinds` to running, with a lease of `lease_s`, and return it
+        (None if none is queued). With `max_running_per_owner`, an owner with that many jobs running
+        is passed over, so one owner's backlog cannot hold every slot."""
         marks = ",".join("?" * len(kinds))
         fair, args = "", tuple(kinds)
         if max_running_per_owner is not None:
@@ -205,29 +211,34 @@ class JobStore:
             if row is None:
                 return None
             now = time.time()
-            db.execute("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = ?, updated = ? WHERE id = ?",
-                       (now, now, row["id"]))
+            db.execute("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = ?, lease_until = ?,"
+                       " updated = ? WHERE id = ?", (now, now + lease_s, now, row["id"]))
             return self._row(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
     def finish(self, job_id: str, state: str, reason: str = "", message: str = "", result: dict | None = None,
-               errors: list | None = None, frames_done: int | None = None) -> bool:
-        """Record a running job's outcome; False if the job was canceled meanwhile (nothing changes)."""
+               errors: list | None = None, frames_done: int | None = None, attempt: int | None = None) -> bool:
+        """Record a running job's outcome; False if the job was canceled meanwhile, or (with
+        `attempt`) is no longer on that attempt (nothing changes)."""
         assert state in FINAL, state
         now = time.time()
         with self._lock:
             return bool(self._db.execute(
                 "UPDATE jobs SET state = ?, reason = ?, message = ?, result = ?, errors = ?,"
-                " frames_done = COALESCE(?, frames_done), finished = ?, updated = ? WHERE id = ? AND state = 'running'",
+                " frames_done = COALESCE(?, frames_done), finished = ?, updated = ?"
+                " WHERE id = ? AND state = 'running' AND attempts = COALESCE(?, attempts)",
                 (state, reason, message, json.dumps(result or {}), json.dumps(errors or []), frames_done,
-                 now, now, job_id)).rowcount)
+                 now, now, job_id, attempt)).rowcount)
 
-    def progress(self, job_id: str, frames_done: int) -> bool:
-        """Record a running job's frames done; True when the job is no longer running (canceled)."""
+    def progress(self, job_id: str, frames_done: int, attempt: int | None = None, lease_s: float = LEASE_S) -> bool:
+        """Record a running job's frames done and renew its lease; True when its worker must stop:
+        the job is no longer running (canceled), or (with `attempt`) runs another attempt now."""
+        now = time.time()
         with self._lock:
-            self._db.execute("UPDATE jobs SET frames_done = ?, updated = ? WHERE id = ? AND state = 'running'",
-                             (int(frames_done), time.time(), job_id))
-            row = self._db.execute("SELECT state FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return row is None or row["state"] != "running"
+            self._db.execute("UPDATE jobs SET frames_done = MAX(frames_done, ?), lease_until = ?, updated = ?"
+                             " WHERE id = ? AND state IN ('running', 'cancelling') AND attempts = COALESCE(?, attempts)",
+                             (int(frames_done), now + lease_s, now, job_id, attempt))
+            row = self._db.execute("SELECT state, attempts FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return row is None or row["state"] != "running" or (attempt is not None and row["attempts"] != attempt)
 
     def stopped(self, job_id: str, frames_done: int | None) -> None:
         """A cancelling job whose worker has stopped (its outputs discarded) becomes canceled, with
@@ -296,18 +307,21 @@ class JobStore:
                                     " LIMIT ?", (*args, int(limit))).fetchall()
         return [(r["created"], r["id"]) for r in rows]
 
-    def recover(self) -> dict:
-        """After a restart: requeue interrupted jobs, or fail those interrupted MAX_ATTEMPTS times."""
-        now = time.time()
-        with self._lock:
-            failed = self._db.execute(
-                "UPDATE jobs SET state = 'failed', reason = 'interrupted',"
-                " message = 'the service stopped while this job ran, ' || attempts || ' times', updated = ?"
-                " WHERE state = 'running' AND attempts >= ?", (now, MAX_ATTEMPTS)).rowcount
-            requeued = self._db.execute(
-                "UPDATE jobs SET state = 'queued', updated = ? WHERE state = 'running'", (now,)).rowcount
-            self._db.execute("UPDATE jobs SET state = 'canceled', message = 'the service stopped while it was canceled',"
-                             " finished = ?, updated = ? WHERE state = 'cancelling'", (now, now))
+    def recover(self, now: float | None = None) -> dict:
+        """Jobs whose lease expired before `now` (their worker is gone): requeue them, or fail those
+        interrupted MAX_ATTEMPTS times; a cancelling one becomes canceled. Jobs whose worker still
+        renews its lease are left to it."""
+        now = time.time() if now is None else now
+        lost = "COALESCE(lease_until, 0) < ?"
+        with self._transaction() as db:
+            failed = db.execute(
+                "UPDATE jobs SET state = 'failed', reason = 'interrupted', finished = ?,"
+                " message = 'the worker was lost while this job ran, ' || attempts || ' times', updated = ?"
+                f" WHERE state = 'running' AND attempts >= ? AND {lost}", (now, now, MAX_ATTEMPTS, now)).rowcount
+            requeued = db.execute(
+                f"UPDATE jobs SET state = 'queued', updated = ? WHERE state = 'running' AND {lost}", (now, now)).rowcount
+            db.execute("UPDATE jobs SET state = 'canceled', message = 'the worker was lost while it was canceled',"
+                             f" finished = ?, updated = ? WHERE state = 'cancelling' AND {lost}", (now, now, now))
         return {"requeued": requeued, "failed": failed}
 
     def _batch(self, batch_id: str) -> dict | None:

@@ -15,6 +15,7 @@ import io
 import os
 import shutil
 import tempfile
+import threading
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -69,7 +70,7 @@ def stage_source(source: str, workdir: str) -> str:
         return source
     local = os.path.join(workdir, "source" + os.path.splitext(source)[1].lower())
     if not os.path.exists(local):
-        tmp = local + ".partial"
+        tmp = f"{local}.partial-{os.getpid()}-{threading.get_ident()}"  # two attempts never share one
         with storage.open_binary(source) as src, open(tmp, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
         os.replace(tmp, local)
@@ -98,7 +99,11 @@ def _source_refused(exc: Exception) -> dict:
 
 
 def run_removal(job: dict, progress=None) -> dict:
-    """Run a queued removal job's method on its source into its folder."""
+    """Run a queued removal job's method on its source into its folder.
+
+    Each attempt writes into a folder of its own (`attempt-<n>`) and moves its finished edit over
+    `edited.mp4` with one rename, so a stale attempt still running beside a new one (its lease
+    lost) can never interleave with it: the edit is always one attempt's complete output."""
     workdir = job["workdir"]
     try:
         source = checked_source(job)
@@ -106,10 +111,15 @@ def run_removal(job: dict, progress=None) -> dict:
         return _source_refused(exc)
     case = Case(case_id=EDITED, split="wild", source=source, annotation="")
     options = job["params"].get("run_options", job["params"].get("options", {}))
+    scratch = os.path.join(workdir, f"attempt-{int(job.get('attempts') or 0)}")
     try:
-        row = remove_one(job["method"], case, workdir, options, progress)
+        row = remove_one(job["method"], case, scratch, options, progress)
+        if row["status"] == "ok":
+            os.replace(row["path"], os.path.join(workdir, EDIT_FILES[0]))
     except JobCanceled as exc:
         return {"state": "canceled", "frames": exc.frames}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     out = _outcome(row, workdir)
     return _published(job, out) if out["state"] == "succeeded" else out
 

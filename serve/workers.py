@@ -20,7 +20,7 @@ import logging
 
 from ray import serve
 
-from serve.progress import ProgressHook
+from serve.progress import ProgressHook, heartbeat
 from serve.work import run_detection, run_evaluation, run_frame, run_removal
 
 INGRESS = "Api"  # the deployment that owns the job store (serve/api.py)
@@ -42,13 +42,20 @@ class _Reporter:
         """The job's hook; with `progress_fixed` (a second pass over a finished removal's clip) it
         reports that count unchanged and only listens for a cancel."""
         fixed = job.get("progress_fixed")
-        return ProgressHook(lambda frames: self._send(job["id"], frames if fixed is None else fixed))
+        return ProgressHook(lambda frames: self._send(job["id"], job.get("attempts"), frames if fixed is None else fixed))
 
-    def _send(self, job_id: str, frames: int) -> bool:
+    def run(self, job: dict, work):
+        """`work(hook)` with the job's hook, heartbeating while it runs (in the caller's thread)."""
+        hook = self.hook(job)
+        with heartbeat(hook, job.get("heartbeat_s", REPORT_TIMEOUT_S)):
+            return work(hook)
+
+    def _send(self, job_id: str, attempt: int | None, frames: int) -> bool:
         try:
             if self._ingress is None:
                 self._ingress = serve.get_deployment_handle(INGRESS)  # the application this replica is in
-            return bool(self._ingress.report_progress.remote(job_id, frames).result(timeout_s=REPORT_TIMEOUT_S))
+            call = self._ingress.report_progress.remote(job_id, frames, attempt)
+            return bool(call.result(timeout_s=REPORT_TIMEOUT_S))
         except Exception as exc:  # progress is advisory: never fail a removal for it
             log.warning("progress of %s not reported: %s", job_id, exc)
             return False
@@ -62,7 +69,7 @@ class Remover:
         self._reporter = _Reporter()
 
     async def remove(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_removal, job, self._reporter.hook(job))
+        return await asyncio.to_thread(self._reporter.run, job, lambda hook: run_removal(job, hook))
 
     async def remove_frame(self, rgb, method: str, options: dict) -> bytes:
         return await asyncio.to_thread(run_frame, rgb, method, options)
@@ -78,7 +85,7 @@ class Detector:
         self._reporter = _Reporter()
 
     async def detect(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_detection, job, self._detect, self._reporter.hook(job))
+        return await asyncio.to_thread(self._reporter.run, job, lambda hook: run_detection(job, self._detect, hook))
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 0}, max_ongoing_requests=1)
@@ -88,6 +95,7 @@ class Judge:
 
     def __init__(self, judges: dict):
         self._judges = dict(judges)
+        self._reporter = _Reporter()
 
     async def evaluate(self, job: dict) -> dict:
-        return await asyncio.to_thread(run_evaluation, job, self._judges)
+        return await asyncio.to_thread(self._reporter.run, job, lambda hook: run_evaluation(job, self._judges))

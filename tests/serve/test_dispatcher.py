@@ -17,11 +17,14 @@ class FlakyStore:
     def __init__(self, failures: int):
         self.failures, self.calls = failures, 0
 
-    def claim_next(self, kinds, max_running_per_owner=None):
+    def claim_next(self, kinds, max_running_per_owner=None, lease_s=None):
         self.calls += 1
         if self.calls <= self.failures:
             raise OSError("database is locked")
         return None
+
+    def recover(self):
+        return {"requeued": 0, "failed": 0}
 
     def expired(self, cutoff):
         return []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -10,7 +11,7 @@ from g2w.cases.case import Case
 from g2w.jobs.remove import remove_one
 from g2w.remove import run_method
 from serve.inputs import InputError, method_options
-from serve.progress import JobCanceled, ProgressHook
+from serve.progress import JobCanceled, ProgressHook, heartbeat
 from serve.work import run_removal
 
 
@@ -64,3 +65,20 @@ def test_a_canceled_method_stops_and_leaves_no_output(make_video, tmp_path):
     assert run_removal(job, stop_after_five) == {"state": "canceled", "frames": 5}
     assert os.listdir(workdir) == []  # the writer discarded its partial file
     assert run_removal(job)["frames"] == 24  # unhooked, the same job runs whole
+
+
+def test_heartbeat_reports_while_the_method_is_silent_and_carries_a_stop():
+    answers = []
+
+    def report(frames):
+        answers.append(frames)
+        return len(answers) >= 3  # the third beat is answered "stop"
+
+    hook = ProgressHook(report, interval_s=3600)
+    with heartbeat(hook, 0.01):
+        deadline = time.monotonic() + 5
+        while not hook.stop_heard and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert len(answers) >= 3 and hook.stop_heard
+    with pytest.raises(JobCanceled):
+        hook(7)  # the method's next progress call stops it

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 
 import pytest
 
-from serve.store import MAX_ATTEMPTS, JobStore, Limits, Refused
+from serve.store import LEASE_S, MAX_ATTEMPTS, JobStore, Limits, Refused
 
 ROOMY = Limits(max_active=100, max_active_per_owner=100)
 
@@ -105,12 +106,13 @@ def test_restart_requeues_running_jobs_then_gives_up(tmp_path):
 
     for attempt in range(1, MAX_ATTEMPTS):
         store = JobStore(path)  # a restart
-        assert store.recover() == {"requeued": 1, "failed": 0}
+        assert store.recover() == {"requeued": 0, "failed": 0}  # its worker may still be on it
+        assert store.recover(time.time() + LEASE_S + 1) == {"requeued": 1, "failed": 0}  # its lease expired
         assert store.get(queued["id"])["state"] == "queued"
         assert store.claim_next(("removal",))["id"] == job["id"]
         store.close()
     store = JobStore(path)
-    assert store.recover() == {"requeued": 0, "failed": 1}
+    assert store.recover(time.time() + LEASE_S + 1) == {"requeued": 0, "failed": 1}
     lost = store.get(job["id"])
     assert (lost["state"], lost["reason"]) == ("failed", "interrupted")
 
@@ -142,7 +144,7 @@ def test_progress_is_recorded_while_running_and_says_when_to_stop(tmp_path):
     assert store.progress(job["id"], 45)  # cancelling: the worker must stop
     store.stopped(job["id"], 45)
     done = store.get(job["id"])
-    assert (done["state"], done["frames_done"]) == ("canceled", 30)
+    assert (done["state"], done["frames_done"]) == ("canceled", 45)
     assert done["message"] == "the method stopped after 45 of 90 frames"
 
 
@@ -167,7 +169,7 @@ def test_restart_cancels_a_job_that_was_cancelling(tmp_path):
     store.cancel(job["id"])
     store.close()
     store = JobStore(path)
-    assert store.recover() == {"requeued": 0, "failed": 0}
+    assert store.recover(time.time() + LEASE_S + 1) == {"requeued": 0, "failed": 0}
     assert store.get(job["id"])["state"] == "canceled"
 
 
@@ -182,3 +184,20 @@ def test_only_finished_jobs_are_deleted_and_expiry_counts_from_the_finish(tmp_pa
     assert store.expired(finished - 1) == []
     assert not store.delete(active["id"]) and store.get(active["id"]) is not None
     assert store.delete(done["id"]) and store.get(done["id"]) is None
+
+
+def test_a_lease_renewed_by_its_worker_is_kept_and_a_stale_attempt_is_fenced_off(tmp_path):
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    job, _ = _job(store)
+    first = store.claim_next(("removal",), lease_s=5)
+    assert first["attempts"] == 1 and first["lease_until"] == pytest.approx(time.time() + 5, abs=1)
+    assert not store.progress(job["id"], 10, attempt=1, lease_s=60)  # renewed: a restart leaves it running
+    assert store.recover(time.time() + 30) == {"requeued": 0, "failed": 0}
+    assert store.recover(time.time() + 61) == {"requeued": 1, "failed": 0}  # the worker went quiet
+    second = store.claim_next(("removal",), lease_s=60)
+    assert second["attempts"] == 2
+    assert store.progress(job["id"], 99, attempt=1)  # the stale worker is told to stop
+    assert store.get(job["id"])["frames_done"] == 10  # and its report changed nothing
+    assert not store.finish(job["id"], "failed", reason="worker_error", attempt=1)
+    assert store.finish(job["id"], "succeeded", attempt=2)
+    assert store.get(job["id"])["state"] == "succeeded"
