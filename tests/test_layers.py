@@ -125,3 +125,10 @@ def test_an_injected_import_fails(tmp_path, unit, line):
         target.write_text(text)
     found = violations(tmp_path)
     assert len(found) == 1 and found[0].startswith(f"g2w/{unit}:"), found
+
+
+def test_the_architecture_page_names_every_unit():
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    missing = [u for units in LAYERS for u in units
+               if f"`{u}/`" not in page and f"`{u}.py`" not in page]
+    assert missing == []
