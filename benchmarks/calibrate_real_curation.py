@@ -1,6 +1,6 @@
 """Choose the cut and shake thresholds on real game footage and report them out of sample.
 
-Input: the real corpus `make capture` writes (e.g. /work/real_corpus): clean clips (no HUD) as
+Input: the real corpus `make capture` writes (default `real_corpus/`): clean clips (no HUD) as
 `clean/<clip_id>.mp4` and paired cases as `cases/<clip_id>/` with `hud.mp4` (the game's own HUD)
 and `meta.json` (which game); a corpus may also hold one such folder per game. From the clean
 clips the script builds footage whose truth is known by construction:
@@ -38,7 +38,7 @@ without it reaches 0.5, and its distributions per kind of step are printed. Prin
 side on the same videos: PySceneDetect's adaptive and content detectors at their defaults, and
 the UI screen on clean clips and on the HUD versions of the same moments.
 
-Usage: python benchmarks/calibrate_real_curation.py /work/real_corpus [--workdir /tmp/g2w_real_cal] [--choose GAME]
+Usage: python benchmarks/calibrate_real_curation.py real_corpus [--workdir /tmp/g2w_real_cal] [--choose GAME]
 """
 
 from __future__ import annotations

@@ -56,6 +56,30 @@ def _raw_sheet(out_dir: str, videos: list[str]) -> str:
     return name
 
 
+def _before_after(out_dir: str, methods: list[str]) -> str | None:
+    """The middle frame of the first synthesized pair: with its HUD, the clean truth, and each
+    method's removal, side by side; None before synthesis has run."""
+    from g2w.cases.case import load_cases
+
+    synth = os.path.join(out_dir, "synth")
+    if not os.path.isdir(os.path.join(synth, "samples")):
+        return None
+    case = load_cases(synth)[0]
+    middle = len(FrameReader(case.source)) // 2
+    edits = {m: os.path.join(out_dir, "removed", m, f"{case.case_id}.mp4") for m in methods}
+    edits["gamecleaner"] = os.path.join(out_dir, "gamecleaner", "removed", f"{case.case_id}.mp4")
+    columns = [("with HUD", case.source), ("clean (truth)", case.reference)] + list(edits.items())
+    images, labels = [], []
+    for label, path in columns:
+        if path and os.path.exists(path):
+            reader = FrameReader(path)
+            images.append(reader.read([min(middle, len(reader) - 1)])[0])
+            labels.append(label)
+    name = "before_after.png"
+    save_png(os.path.join(out_dir, name), contact_sheet(images, labels, len(images), thumb_width=320))
+    return name
+
+
 def _stage(name: str, timings: dict, start: float) -> float:
     now = time.perf_counter()
     timings[name] = round(now - start, 1)
@@ -166,11 +190,15 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
                     if os.path.exists(os.path.join(out_dir, s["report"])))
     metrics = [{"method": method, "split": split, **scores}
                for method, result in summary["evaluate"].items() for split, scores in result["scores"].items()]
-    warning = " ".join(w for w in (summary["curate_embedding"].get("warning", ""),
-                                   summary.get("gamecleaner", {}).get("warning", "")) if w)
+    warnings = [w for w in (summary["curate_embedding"].get("warning", ""),
+                            summary.get("gamecleaner", {}).get("warning", "")) if w]
+    before_after = _before_after(out_dir, [m for m in METHODS if m in summary["evaluate"]])
     page = os.path.join(out_dir, "report.html")
     write_html(page, "g2w demo run", [
-        *([("Warning", f"<p style='color:#b00;font-weight:bold'>{warning}</p>")] if warning else []),
+        *([("Warnings", "<ul>" + "".join(f"<li style='color:#b00;font-weight:bold'>{w}</li>" for w in warnings)
+             + "</ul>")] if warnings else []),
+        *([("Before and after: one synthesized pair, every removal method",
+            f"<img src='{before_after}' style='max-width:100%'>")] if before_after else []),
         ("Stages", f"<ul>{links}</ul>"),
         ("Timings (s)", key_values(summary["timings_s"])),
         ("Curation counts", key_values(summary["curate"])),
