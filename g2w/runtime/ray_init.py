@@ -3,15 +3,21 @@
 With RAY_ADDRESS set (a cluster, or `ray job submit`), attach to it. Otherwise start an embedded
 local cluster sized for the machine: every core, and an object store of at most a quarter of RAM
 (capped at 4 GiB) leaving memory to the workers that decode and encode.
+
+On a terminal Ray Data draws its live progress bars. Anywhere else (a log file, CI, `ray job
+submit`'s log) it would instead log every operator's state every few seconds, hundreds of lines
+that bury the job's own one line per stage, so there its progress reporting is turned off.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 
 import psutil
 import ray
+from ray.data import DataContext
 
 _MAX_OBJECT_STORE_BYTES = 4 << 30
 
@@ -29,6 +35,23 @@ class _DropAuthDefaultNotice(logging.Filter):
 logging.getLogger("ray._private.authentication.authentication_token_setup").addFilter(
     _DropAuthDefaultNotice()
 )
+
+
+class _DropProgressOffNotice(logging.Filter):
+    """Ray Data warns once that its progress bars are off; here that is the intended setting."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Progress bars disabled")
+
+
+logging.getLogger("ray.data._internal.progress").addFilter(_DropProgressOffNotice())
+
+
+def quiet_progress_off_terminal(stream=None) -> bool:
+    """Ray Data's progress on a terminal only; returns whether it stays on."""
+    on = (sys.stdout if stream is None else stream).isatty()
+    DataContext.get_current().enable_progress_bars = on
+    return on
 
 
 def local_cluster_size() -> dict:
@@ -54,6 +77,7 @@ def init_ray(num_cpus: int | None = None) -> dict:
             if num_cpus is not None:
                 size["num_cpus"] = num_cpus
             ray.init(include_dashboard=False, **size, **quiet)
+    quiet_progress_off_terminal()
     return ray.cluster_resources()
 
 
