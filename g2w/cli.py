@@ -228,7 +228,7 @@ def _add_evaluation_commands(sub) -> None:
     p = sub.add_parser("judge-human-agreement", help="removed F1, artifact and preservation agreement, Cohen's kappa "
                                                     "of a run's judgments against human labels")
     p.add_argument("--judgments", required=True, metavar="RUN", help="evaluate output folder or judgments.jsonl")
-    p.add_argument("--human", required=True, metavar="LABELS.jsonl", help="human labels (format in the README)")
+    p.add_argument("--human", required=True, metavar="LABELS.jsonl", help="human labels (format in docs/evaluation.md)")
     p.add_argument("--output", help="also write the result as JSON")
     p.set_defaults(run=_judge_human_agreement)
 

@@ -43,7 +43,7 @@ class Region:
 class Game(ABC):
     name: str = ""
     packages: tuple[str, ...] = ()     # Debian packages scripts/capture-deps.sh installs
-    hud_toggle: str = ""               # how the HUD is switched, for the README and meta.json
+    hud_toggle: str = ""               # how the HUD is switched, for docs/capture.md and meta.json
     paired: bool = True                # deterministic replay with a HUD switch -> exact pairs
     layout: tuple[Region, ...] = ()    # where the HUD can be; differences elsewhere mean desync
 

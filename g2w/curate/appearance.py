@@ -9,7 +9,7 @@ weighted mean of the parts' cosines:
 - colour: the square root of an HSV histogram (hue x saturation, and value), unit norm;
 - layout: a 4x4 grid of mean Lab colours around their mean, unit norm.
 Its dedup threshold is its own (`CurateConfig.appearance_dedup_threshold`), fitted on the
-sample generator's ground-truth replays as the README records; clusters built on it are
+sample generator's ground-truth replays (benchmarks/fit_appearance_dedup.py); clusters built on it are
 appearance clusters, not semantic ones.
 """
 

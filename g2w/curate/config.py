@@ -2,8 +2,8 @@
 
 Appendix B.1 gives the window length, candidate cap, K_max, the k-means initialization cap and
 iteration count, and the dedup threshold; GameVerse (Appendix B of its paper) gives the UI
-coverage limit and the optional hard constraints. The quality thresholds were calibrated as the
-README's "Calibration" section records.
+coverage limit and the optional hard constraints. The quality thresholds were calibrated on real
+footage of several games (the record: docs/experiments/2026-12-05-readme-record.md).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class CurateConfig:
     kmeans_init_cap: int = 500_000
     kmeans_iters: int = 15
     dedup_threshold: float = 0.94  # CLIP cosine (the paper's value, for real CLIP weights)
-    appearance_dedup_threshold: float = 0.988  # appearance-descriptor cosine, fitted as the README says
+    appearance_dedup_threshold: float = 0.988  # appearance-descriptor cosine (benchmarks/fit_appearance_dedup.py)
     seed: int = 0
     embedder: str = "auto"  # auto (CLIP when --clip-pretrained is given, else appearance) | clip | appearance
     clip_model: str = "ViT-B-16"  # an open_clip name, or a path to an open_clip model-config JSON

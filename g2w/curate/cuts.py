@@ -57,7 +57,7 @@ geometry and floor in another map) match at zero offset as well as a flash over 
 view does, so a coherent match of a still camera proves nothing; a moving camera's offset is
 one that only the same place, carried on by the motion, can match. So a flash over a still view
 is not vetoed (it stays a cut), and neither is a cut between look-alike views under a still
-camera (README "Calibration": real and painted flashes, real, procedural and look-alike cuts).
+camera (checked on real and painted flashes, and on real, procedural and look-alike cuts).
 
 Where the camera rests, a fifth cue asks whether the step is *transient*: a flash, a muzzle
 flash or an explosion lasts a few frames, so the view before it comes back after it, and the
@@ -121,7 +121,7 @@ CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score 
 
 @dataclass(frozen=True)
 class CutThresholds:
-    """Chosen on real footage as the README's "Calibration" section records."""
+    """Chosen on real footage (the record: docs/experiments/2026-12-05-readme-record.md)."""
 
     floor: float = 0.3  # motion-compensated difference below which nothing is a cut
     ratio: float = 2.5  # ... that many times the neighbours' mean, with the histogram agreeing
@@ -606,7 +606,7 @@ def inside_run(difference: np.ndarray, solid: np.ndarray, level: float) -> np.nd
     """Steps whose difference is under `level` times that of each adjacent step (both solid):
     inside a run of steps that all decorrelate. A fast turn or strafe that outruns the motion
     compensation decorrelates for a few frames in a row; a cut changes the picture once, so at
-    least one of its adjacent steps belongs to a shot and moves far less (README "Calibration").
+    least one of its adjacent steps belongs to a shot and moves far less.
     Flat or missing neighbours judge nothing."""
     run = np.zeros(len(difference), bool)
     if len(difference) >= 3:

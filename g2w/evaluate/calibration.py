@@ -27,7 +27,7 @@ Every frame passes through the real codec (libx264 intra-only at a chosen crf) a
 scaled to the canonical canvas, from several source sizes (upscaled, native and downscaled).
 `python -m g2w.evaluate.calibration` prints, per edit kind, the accuracy of the current
 thresholds and the spread of the statistics they cut, so a threshold change can be checked
-against every kind at once; the README records a run.
+against every kind at once.
 """
 
 from __future__ import annotations

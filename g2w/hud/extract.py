@@ -36,9 +36,9 @@ from g2w.types import Box
 from g2w.video import FrameReader, probe
 from g2w.video.errors import MissingFileError, VideoError
 
-# Chosen with benchmarks/calibrate_extraction.py (4 game styles x 2 sizes x 10 overlays x 2 spans,
-# animated overlays and too-short spans included; table in the README): at 0.6, 80 % of accepted
-# mattes are good (soft IoU >= 0.8 and alpha error <= 0.12), against 62 % of all at 0.2. GrabCut
+# Chosen with benchmarks/calibrate_extraction.py (game styles x sizes x overlays x spans, animated
+# overlays and too-short spans included): the threshold where most accepted mattes are good (soft
+# IoU >= 0.8 and alpha error <= 0.12) while few good ones are turned away. GrabCut
 # confidences are capped below it (matting.GRABCUT_CAP), so lone-image cut-outs stay unverified
 # unless a lower threshold is asked for.
 MIN_CONFIDENCE = 0.6

@@ -7,7 +7,7 @@ amplitudes are fractions of the output frame, so any frame size works.
 
 Where the paper names a mechanism without its numbers (slide distances, the Smooth() curve's
 secondary wave, wipe modulation, a transient profile for world_context), the values here are
-ours and are marked "ours"; the README lists them.
+ours and are marked "ours" (docs/hud_synthesis.md lists them).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ colon (`parse_rules`):
 
 A rule whose evidence is missing (no refinement, or one made for another size) returns the mask
 unchanged. `g2w detect` writes the mask with `DETECT_RULES`; removers use `REMOVAL_RULES`, which
-adds the rules whose extra area pays off in removal (README, "Measured") but would inflate the
+adds the rules whose extra area pays off in removal (docs/results/mask_rules.md) but would inflate the
 detector's boxes.
 """
 
@@ -140,7 +140,7 @@ class StillDetailRule:
 RULES: dict[str, type] = {"centre_mark": CentreMarkRule, "coarse_support": CoarseSupportRule,
                           "support_motion": SupportMotionRule, "still_detail": StillDetailRule}
 # coarse_support's level chosen on heldout720 and checked on heldout2; support_motion's ratio and
-# still_detail: README "Measured" ("The support's moving parts", "Still detail")
+# still_detail: docs/results/mask_rules.md (each rule left out in turn)
 DETECT_RULES = "centre_mark"
 REMOVAL_RULES = "centre_mark,coarse_support:0.5,support_motion:0.75,still_detail"
 

@@ -160,7 +160,7 @@ class Segmenter:
     and decoding with the temporal statistics run beside it on another thread (`frames`):
     with two cores, one OpenMP thread for the network plus a decoding thread is several times
     faster than two OpenMP threads sharing cores with the decoder, whose spinning barriers
-    stall whenever another thread holds a core (measured in the README).
+    stall whenever another thread holds a core (benchmarks/segmenter_speed.py).
 
     `full_res`: use the checkpoint's full-resolution refiner (`hud_refiner.*`) when it has one;
     `frames` then also reads each frame's luma at full size and attaches the refinement (what

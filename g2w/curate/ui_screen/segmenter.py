@@ -10,7 +10,7 @@ only makes moving scenery easier to tell from UI that stays put.
 
 Coverage is the share of the frame (letterbox/pillarbox bars excluded) whose UI probability is
 at least `PIXEL_THRESHOLD`, averaged over the evaluated samples; the curation threshold
-`max_ui_coverage` then applies to it as it does to the heuristic's (README, "Calibration").
+`max_ui_coverage` then applies to it as it does to the heuristic's.
 """
 
 from __future__ import annotations

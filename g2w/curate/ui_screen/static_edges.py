@@ -29,7 +29,7 @@ import numpy as np
 
 from g2w.curate.ui_screen import Bars
 
-# Calibrated as the README's "Calibration" section records.
+# Calibrated on real and procedural footage (the record: docs/experiments/2026-12-05-readme-record.md).
 CANNY = (60, 150)
 EDGE_PERSISTENCE = 0.85  # share of a window's samples in which a pixel must be an edge
 STATIC_STD = 16.0  # a static pixel's luma std (blended thin strokes stay below)

@@ -27,7 +27,7 @@ the edit, all on the canonical canvas:
   "invalid" when too little of the frame lies outside the boxes.
 
 Thresholds come from `g2w.evaluate.calibration`, which measures these statistics on synthetic
-pairs of several kinds (README, "Reference judge calibration"). Overlapping elements share
+pairs of several kinds. Overlapping elements share
 support pixels, so an element can be called present because its neighbour survived; with only
 a union mask per frame this judge cannot separate them.
 """

@@ -42,13 +42,12 @@ class RimCheck:
     unchanged), and compared with the frame. Per connected hole, when the ring's mean absolute
     error exceeds `tol` (0-255 levels), the whole hole is filled by Telea instead: one rule per
     hole, never a patchwork of both fills. Traces longer than `max_steps` frames count as
-    unreached (Telea too). Chosen on the `heldout720` cases and checked on `heldout2` (README,
-    "Measured").
+    unreached (Telea too). Chosen on the `heldout720` cases and checked on `heldout2`.
 
     A hole whose reached ring is plain (luma std under `smooth_std`: a wall, a floor, a sky) also
     gets Telea: there Telea's fill is within a few levels of the truth, while any propagated pixel
     that lands a little off shows as an artifact. Chosen on `heldout720` and 6 real Freedoom pairs,
-    checked on `heldout2` and cube2 (README, issue 9).
+    checked on `heldout2` and cube2.
     """
 
     ring_px: int = 5

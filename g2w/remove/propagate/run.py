@@ -74,8 +74,7 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
     chunk is read and the last one encoded while this one is filled.
 
     The hole is the mask grown by `dilate_px`: 2 px, as for `telea`. A wider rim is more pixels
-    guessed: 4 px cost the judge's AAR with either mask (README, issue 9, "The removal mask's
-    dilation"). `mask_rules`: the segmenter mask's rules (`g2w.segment.mask_rules`; default
+    guessed: a 4 px rim cost the judge's artifact rate with either mask. `mask_rules`: the segmenter mask's rules (`g2w.segment.mask_rules`; default
     `REMOVAL_RULES`).
     """
     return _by_chunks(case, out_path, mask, dilate_px, chunk_frames, crf, preset, checkpoint, mask_rules, progress,
