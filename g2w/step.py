@@ -25,12 +25,15 @@ Batch = dict[str, np.ndarray]
 
 @dataclass(frozen=True)
 class Resources:
-    """What one worker of a step needs. `max_workers=None` lets the runtime fill the cluster."""
+    """What one worker of a step needs. `max_workers=None` lets the runtime fill the cluster.
+    `memory_bytes` (0: not declared) is the heap one worker holds at its peak, so the scheduler
+    never packs more workers on a node than its memory takes."""
 
     num_cpus: float = 1.0
     num_gpus: float = 0.0
     batch_size: int = 16
     max_workers: int | None = None
+    memory_bytes: int = 0
 
 
 class Step(ABC):

@@ -88,8 +88,9 @@ def fit_layer(observed: np.ndarray, world: np.ndarray, valid: np.ndarray,
         b = mean_o - s[:, None] * mean_w
         r = np.abs(observed - s[:, None, None] * world - b[:, None]).mean(2)  # (n, T)
         masked = np.where(valid, r, np.nan)
-        with np.errstate(all="ignore"):
-            med = np.nanmedian(masked, axis=1) if valid.any() else np.ones(len(r))
+        med = np.ones(len(r))
+        rows = valid.any(1)  # a row with no valid frame has no median (and would warn)
+        med[rows] = np.nanmedian(masked[rows], axis=1)
         scale = np.maximum(2 * np.nan_to_num(med, nan=1.0), 0.5)
         weight = valid / np.maximum(1.0, r / scale[:, None])
         residual = (weight * r).sum(1) / np.maximum(weight.sum(1), 1e-6)

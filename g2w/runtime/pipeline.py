@@ -52,6 +52,13 @@ def _pool_size(res: Resources) -> int:
     return max(1, math.floor(min(limits)) if limits else 1)
 
 
+def _memory_request(memory_bytes: int) -> int:
+    """A worker's declared memory, but never more than the largest node offers: a small machine
+    then runs one such worker at a time instead of none."""
+    largest = max((n["Resources"].get("memory", 0) for n in ray.nodes() if n.get("Alive")), default=0)
+    return int(min(memory_bytes, largest)) if largest else memory_bytes
+
+
 def _as_task(step: Step):
     """A plain function wrapper so Ray Data names the operator after the step."""
 
@@ -84,6 +91,8 @@ def apply_steps(ds: Dataset, steps: Sequence[Step]) -> Dataset:
         if res.num_gpus > 0:
             kwargs["num_gpus"] = res.num_gpus
         kwargs.update(pool_selector(res.num_gpus))  # decode on CPU nodes, GPU work on GPU nodes
+        if res.memory_bytes > 0:
+            kwargs["memory"] = _memory_request(res.memory_bytes)
         if step.needs_actor():
             ds = ds.map_batches(
                 _actor_class(step),

@@ -4,9 +4,11 @@ import json
 import os
 
 import pyarrow.parquet as pq
+import pytest
 
 from g2w.jobs.demo import BASELINES, METHODS, run_demo
 from g2w.remove import DEFAULT_METHOD
+from tests.serve.chromium import Browser, chromium_binary
 
 
 def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
@@ -39,3 +41,17 @@ def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
                  "detect/report.html", "raw_contact_sheet.png", "before_after.png"):
         assert link in page and os.path.exists(tmp_path / link)
     assert json.loads((tmp_path / "summary.json").read_text())["curate"] == summary["curate"]
+    _page_shows_its_pictures(tmp_path / "report.html")
+
+
+def _page_shows_its_pictures(page):
+    """The report as a user opens it: in a browser, every picture loads and the before/after one is there."""
+    if chromium_binary() is None:
+        pytest.skip("Debian's chromium is not installed (scripts/system-deps.sh)")
+    browser = Browser(chromium_binary())
+    try:
+        browser.goto(page.as_uri())
+        images = browser.eval("Array.from(document.images).map(i => [i.getAttribute('src'), i.naturalWidth])")
+    finally:
+        browser.close()
+    assert "before_after.png" in dict(images) and all(width > 0 for _, width in images), images

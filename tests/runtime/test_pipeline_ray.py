@@ -23,6 +23,17 @@ class AddOffset(Step):
 
 
 @dataclass
+class Hungry(Step):
+    """Declares more memory than any machine has: it must still run, one worker at a time."""
+
+    def resources(self):
+        return Resources(num_cpus=0.5, batch_size=8, memory_bytes=1 << 50)
+
+    def __call__(self, batch):
+        return {"x": batch["x"]}
+
+
+@dataclass
 class TagWithWorker(Step):
     def setup(self):
         self.pid = os.getpid()
@@ -38,6 +49,7 @@ class TagWithWorker(Step):
 
 def test_a_toy_chain_runs_on_local_ray(ray_local, tmp_path):
     ds = dataset_from_rows([{"x": i} for i in range(50)], rows_per_block=5)
+    ds = apply_steps(ds, [Hungry()])
     ds = apply_steps(ds, [AddOffset(100), TagWithWorker()])
     out = tmp_path / "rows.parquet"
     schema = pa.schema([("x", pa.int64()), ("pid", pa.int64()), ("setups", pa.int64())])
