@@ -7,13 +7,18 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.g2w-installed
 DEMO_OUT ?= demo_out
 
-.PHONY: demo test install system-deps capture lock clean
+.PHONY: demo test lint install system-deps capture lock clean
 
 demo: install
 	$(VENV)/bin/g2w demo --output $(DEMO_OUT)
 
-test: install
+test: install lint
 	$(PY) -m pytest
+
+# ruff (configured in pyproject.toml): lint and formatting, checked before the tests run.
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 install: system-deps $(STAMP)
 

@@ -33,8 +33,20 @@ from g2w.sample_data.games import GAMES, Scene
 from g2w.sample_data.generate import EVENTS, SIZES, VideoSpec, write_sample
 from g2w.video.sources import probe_row
 
-PHOTOS = ("astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "motorcycle_left.png",
-          "hubble_deep_field.jpg", "retina.jpg", "brick.png", "grass.png", "gravel.png", "camera.png", "moon.png")
+PHOTOS = (
+    "astronaut.png",
+    "chelsea.png",
+    "coffee.png",
+    "rocket.jpg",
+    "motorcycle_left.png",
+    "hubble_deep_field.jpg",
+    "retina.jpg",
+    "brick.png",
+    "grass.png",
+    "gravel.png",
+    "camera.png",
+    "moon.png",
+)
 
 
 class PhotoScene(Scene):
@@ -56,8 +68,13 @@ class PhotoScene(Scene):
         slack_x, slack_y = pw * zoom - self.width, ph * zoom - self.height
         x = -slack_x * (0.5 + 0.45 * np.sin(0.15 * cam_t + self.phase[1]))
         y = -slack_y * (0.5 + 0.45 * np.sin(0.11 * cam_t + self.phase[2]))
-        frame = cv2.warpAffine(self.photo, np.float32([[zoom, 0, x], [0, zoom, y]]), (self.width, self.height),
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        frame = cv2.warpAffine(
+            self.photo,
+            np.float32([[zoom, 0, x], [0, zoom, y]]),
+            (self.width, self.height),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REFLECT,
+        )
         r = max(4, min(self.width, self.height) // 20)
         cx = int((0.1 + 0.8 * (0.5 + 0.5 * np.sin(0.9 * anim_t))) * self.width)
         cy = int((0.3 + 0.4 * (0.5 + 0.5 * np.cos(0.7 * anim_t))) * self.height)
@@ -71,8 +88,19 @@ def build(workdir: str, seconds: float) -> list[str]:
     specs = []
     for i in range(12):  # procedural: every size, rate, game and event
         w, h = SIZES[i % len(SIZES)]
-        specs.append(VideoSpec(21, i, w, h, (30, 24, 60)[i % 3], seconds, ("corridor", "topdown", "sidescroller",
-                                                                             "racing")[i % 4], i % 3 == 1, EVENTS[i % 6]))
+        specs.append(
+            VideoSpec(
+                21,
+                i,
+                w,
+                h,
+                (30, 24, 60)[i % 3],
+                seconds,
+                ("corridor", "topdown", "sidescroller", "racing")[i % 4],
+                i % 3 == 1,
+                EVENTS[i % 6],
+            )
+        )
     for i in range(12):  # photographic footage
         w, h = ((1280, 720), (854, 480), (720, 1280))[i % 3]
         specs.append(VideoSpec(22, i, w, h, (30, 24, 60)[i % 3], seconds, "photo", i % 3 == 1, EVENTS[i % 6]))
@@ -82,8 +110,24 @@ def build(workdir: str, seconds: float) -> list[str]:
     for path in paths[:12:2] + paths[12::3]:  # a low-bitrate copy of some of each kind
         out = os.path.join(lowq, os.path.basename(path))
         if not os.path.exists(out):
-            subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", path, "-c:v", "libx264", "-crf", "36",
-                            "-preset", "veryfast", out], check=True)
+            subprocess.run(
+                [
+                    "ffmpeg",
+                    "-v",
+                    "error",
+                    "-y",
+                    "-i",
+                    path,
+                    "-c:v",
+                    "libx264",
+                    "-crf",
+                    "36",
+                    "-preset",
+                    "veryfast",
+                    out,
+                ],
+                check=True,
+            )
             shutil.copy(path[:-4] + ".json", out[:-4] + ".json")
         paths.append(out)
     return paths
@@ -101,14 +145,17 @@ def analyse(path: str) -> list[dict]:
 
 def labels(truth: dict, start: float, end: float) -> dict:
     """What the window truly is: which event spans cover it whole, whether a cut lies inside."""
+
     def inside(spans):
         return any(s["start_s"] <= start + 1e-6 and end <= s["end_s"] + 1e-6 for s in spans)
 
     kinds = {b["kind"] for b in truth["blocks"] if b["start_s"] < end - 1e-6 and b["end_s"] > start + 1e-6}
     return {
         "cut": any(start + 1e-6 < c["time_s"] < end - 1e-6 for c in truth["cuts"]),
-        "frozen": inside(truth["frozen_spans"]), "dark": inside(truth["dark_spans"]),
-        "blur": inside(truth["blur_spans"]), "shaky": inside(truth["shaky_spans"]),
+        "frozen": inside(truth["frozen_spans"]),
+        "dark": inside(truth["dark_spans"]),
+        "blur": inside(truth["blur_spans"]),
+        "shaky": inside(truth["shaky_spans"]),
         "hud": truth["hud"]["present"],
         "clean": kinds <= {"play", "idle", "duplicate"} and not truth["hud"]["present"],
         "style": truth["spec"]["style"],
@@ -118,14 +165,26 @@ def labels(truth: dict, start: float, end: float) -> dict:
 def report(rows: list[dict], q: QualityThresholds) -> None:
     checks = [
         ("scene_cut (cut_count > 0)", "cut", lambda r: r["cut_count"] > 0, "cut_score"),
-        (f"too_dark (dark_fraction > {q.max_dark_fraction})", "dark",
-         lambda r: r["dark_fraction"] > q.max_dark_fraction, "dark_fraction"),
-        (f"frozen (frozen_fraction > {q.max_frozen_fraction})", "frozen",
-         lambda r: r["frozen_fraction"] > q.max_frozen_fraction, "frozen_fraction"),
+        (
+            f"too_dark (dark_fraction > {q.max_dark_fraction})",
+            "dark",
+            lambda r: r["dark_fraction"] > q.max_dark_fraction,
+            "dark_fraction",
+        ),
+        (
+            f"frozen (frozen_fraction > {q.max_frozen_fraction})",
+            "frozen",
+            lambda r: r["frozen_fraction"] > q.max_frozen_fraction,
+            "frozen_fraction",
+        ),
         (f"blurry (sharpness < {q.min_sharpness})", "blur", lambda r: r["sharpness"] < q.min_sharpness, "sharpness"),
         (f"shaky (shake > {q.max_shake})", "shaky", lambda r: r["shake"] > q.max_shake, "shake"),
-        (f"ui_overlay (ui_coverage > {q.max_ui_coverage})", "hud",
-         lambda r: r["ui_coverage"] > q.max_ui_coverage, "ui_coverage"),
+        (
+            f"ui_overlay (ui_coverage > {q.max_ui_coverage})",
+            "hud",
+            lambda r: r["ui_coverage"] > q.max_ui_coverage,
+            "ui_coverage",
+        ),
     ]
     ok = [r for r in rows if r["status"] == "ok"]
     print(f"{len(ok)} windows from {len({r['video'] for r in ok})} videos")
@@ -135,15 +194,23 @@ def report(rows: list[dict], q: QualityThresholds) -> None:
         hits = sum(fires(r) for r in pos)
         false = [r for r in neg if fires(r)]
         pv, nv = np.array([r[value] for r in pos]), np.array([r[value] for r in neg])
-        print(f"\n{name}\n  positives {len(pos)}: caught {hits} ({hits / max(len(pos), 1):.0%}); "
-              f"{value} min/median/max {pv.min():.4g}/{np.median(pv):.4g}/{pv.max():.4g}" if len(pv) else f"\n{name}: no positives")
-        print(f"  clean negatives {len(neg)}: false alarms {len(false)} ({len(false) / max(len(neg), 1):.1%}); "
-              f"{value} min/median/max {nv.min():.4g}/{np.median(nv):.4g}/{nv.max():.4g}")
+        print(
+            f"\n{name}\n  positives {len(pos)}: caught {hits} ({hits / max(len(pos), 1):.0%}); "
+            f"{value} min/median/max {pv.min():.4g}/{np.median(pv):.4g}/{pv.max():.4g}"
+            if len(pv)
+            else f"\n{name}: no positives"
+        )
+        print(
+            f"  clean negatives {len(neg)}: false alarms {len(false)} ({len(false) / max(len(neg), 1):.1%}); "
+            f"{value} min/median/max {nv.min():.4g}/{np.median(nv):.4g}/{nv.max():.4g}"
+        )
         for r in false[:5]:
             print(f"    false alarm: {r['video']} {r['start_s']:.0f}s {r['truth']['style']} {value}={r[value]:.4g}")
         for r in [r for r in pos if not fires(r)][:8]:
-            print(f"    missed: {r['video']} {r['start_s']:.0f}s {r['truth']['style']} {value}={r[value]:.4g} "
-                  f"motion={r['motion']:.2f}")
+            print(
+                f"    missed: {r['video']} {r['start_s']:.0f}s {r['truth']['style']} {value}={r[value]:.4g} "
+                f"motion={r['motion']:.2f}"
+            )
 
 
 def main() -> None:

@@ -29,8 +29,16 @@ from g2w.sample_data import VideoSpec, render_frames
 from g2w.sample_data.generate import STYLES
 from g2w.video import VideoWriter
 
-LABELS = ("map_radar", "player_status", "inventory", "watermark", "screen_notice", "objective_status",
-          "crosshair", "match_status")
+LABELS = (
+    "map_radar",
+    "player_status",
+    "inventory",
+    "watermark",
+    "screen_notice",
+    "objective_status",
+    "crosshair",
+    "match_status",
+)
 ANIMATED = ("match_status", "map_radar")  # overlays whose pixels change: the static-UI premise fails
 SIZES = ((320, 180), (640, 360))
 SPANS_S = (20.0, 1.0)  # the default span, and one so short the world barely moves
@@ -60,8 +68,9 @@ def make_case(out: str, style: str, size: tuple[int, int], seconds: float, seed:
         first = _fitted(label, seed, seed, w, h)
         looks = [first, _fitted(label, seed + 1, seed, w, h, first.shape[1::-1])] if animated else [first]
         x, y = place(w, h, k, first.shape[1], first.shape[0])
-        overlays.append({"label": label, "rgba": first, "looks": looks, "xy": (x, y),
-                         "kind": "animated" if animated else "static"})
+        overlays.append(
+            {"label": label, "rgba": first, "looks": looks, "xy": (x, y), "kind": "animated" if animated else "static"}
+        )
     path = os.path.join(out, f"{style}_{w}x{h}_{seconds:g}s_{seed}.mp4")
     if not os.path.exists(path):  # same arguments, same video: reuse it
         with VideoWriter(path, w, h, 30, crf=18, preset="veryfast") as writer:
@@ -85,9 +94,17 @@ GOOD_MAE = 0.12
 def score(lib: AssetLibrary, case: dict) -> dict:
     """Recovered alpha against the truth over the annotated box (first look for animated ones)."""
     (x, y), ov = case["xy"], case["rgba"]
-    found = [a for a in lib if a.label == case["label"] and a.source_video == case["path"] and a.role != "icon"
-             and a.source_box[0] >= x and a.source_box[1] >= y
-             and a.source_box[2] <= x + ov.shape[1] and a.source_box[3] <= y + ov.shape[0]]
+    found = [
+        a
+        for a in lib
+        if a.label == case["label"]
+        and a.source_video == case["path"]
+        and a.role != "icon"
+        and a.source_box[0] >= x
+        and a.source_box[1] >= y
+        and a.source_box[2] <= x + ov.shape[1]
+        and a.source_box[3] <= y + ov.shape[0]
+    ]
     truth = ov[..., 3].astype(np.float32) / 255
     est = np.zeros_like(truth)
     if found:  # nothing is stored when the matte came out empty
@@ -95,10 +112,17 @@ def score(lib: AssetLibrary, case: dict) -> dict:
         est[ty1 - y : ty2 - y, tx1 - x : tx2 - x] = lib.image(found[0].asset_id)[..., 3] / 255.0
     soft = float(np.minimum(est, truth).sum() / max(np.maximum(est, truth).sum(), 1e-6))
     mae = float(np.abs(est - truth).mean())
-    return {"style": case["style"], "size": case["size"], "label": case["label"], "kind": case["kind"],
-            "method": found[0].extraction_method if found else "empty_matte",
-            "confidence": found[0].confidence if found else 0.0, "soft_iou": soft, "mae": mae,
-            "good": soft >= GOOD_SOFT_IOU and mae <= GOOD_MAE}
+    return {
+        "style": case["style"],
+        "size": case["size"],
+        "label": case["label"],
+        "kind": case["kind"],
+        "method": found[0].extraction_method if found else "empty_matte",
+        "confidence": found[0].confidence if found else 0.0,
+        "soft_iou": soft,
+        "mae": mae,
+        "good": soft >= GOOD_SOFT_IOU and mae <= GOOD_MAE,
+    }
 
 
 def main() -> None:
@@ -113,9 +137,24 @@ def main() -> None:
         for size in SIZES:
             made = make_case(args.out, style, size, args.seconds, args.seed)
             cases += made
-            entries.append({"video": made[0]["path"], "time": args.seconds / 2, "boxes": [
-                {"label": o["label"], "box": [o["xy"][0], o["xy"][1], o["xy"][0] + o["rgba"].shape[1],
-                                              o["xy"][1] + o["rgba"].shape[0]]} for o in made]})
+            entries.append(
+                {
+                    "video": made[0]["path"],
+                    "time": args.seconds / 2,
+                    "boxes": [
+                        {
+                            "label": o["label"],
+                            "box": [
+                                o["xy"][0],
+                                o["xy"][1],
+                                o["xy"][0] + o["rgba"].shape[1],
+                                o["xy"][1] + o["rgba"].shape[0],
+                            ],
+                        }
+                        for o in made
+                    ],
+                }
+            )
     ann = os.path.join(args.out, "annotations.json")
     with open(ann, "w") as f:
         json.dump(entries, f)
@@ -126,10 +165,14 @@ def main() -> None:
         extract_assets(ann, lib_dir, ExtractConfig(span_s=span, min_confidence=0.0))
         lib = AssetLibrary.open(lib_dir)
         rows += [{**score(lib, c), "span_s": span} for c in cases]
-    print(f"{'style':13s}{'size':9s}{'label':18s}{'kind':9s}{'span':>5s} {'method':17s}{'conf':>6s}{'soft':>7s}{'mae':>7s}")
+    print(
+        f"{'style':13s}{'size':9s}{'label':18s}{'kind':9s}{'span':>5s} {'method':17s}{'conf':>6s}{'soft':>7s}{'mae':>7s}"
+    )
     for r in sorted(rows, key=lambda r: -r["confidence"]):
-        print(f"{r['style']:13s}{r['size']:9s}{r['label']:18s}{r['kind']:9s}{r['span_s']:5g} {r['method']:17s}"
-              f"{r['confidence']:6.2f}{r['soft_iou']:7.3f}{r['mae']:7.3f}{'' if r['good'] else '  bad'}")
+        print(
+            f"{r['style']:13s}{r['size']:9s}{r['label']:18s}{r['kind']:9s}{r['span_s']:5g} {r['method']:17s}"
+            f"{r['confidence']:6.2f}{r['soft_iou']:7.3f}{r['mae']:7.3f}{'' if r['good'] else '  bad'}"
+        )
     print(f"\n{len(rows)} mattes, {sum(r['good'] for r in rows)} good (soft IoU >= {GOOD_SOFT_IOU}, MAE <= {GOOD_MAE})")
     print("threshold  accepted  good among accepted  good rejected  bad accepted")
     for t in (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):

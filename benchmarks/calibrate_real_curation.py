@@ -60,16 +60,29 @@ import numpy as np
 
 from g2w.curate.analyze import AnalyzeWindows, cut_and_shake
 from g2w.curate.config import CurateConfig, QualityThresholds
-from g2w.curate.cuts import (BLOCK_MATCH, CANDIDATE_SCORE, DISTINCT_MARGIN, MIN_BLOCKS, RETURN_FRAMES, CutThresholds,
-                             FrameSignals,
-                             Thumb, bridged, cut_scores, detail_matches, luma_thumb, motion_compensated_difference,
-                             side_means, unexplained_share)
+from g2w.curate.cuts import (
+    BLOCK_MATCH,
+    CANDIDATE_SCORE,
+    DISTINCT_MARGIN,
+    MIN_BLOCKS,
+    RETURN_FRAMES,
+    CutThresholds,
+    FrameSignals,
+    Thumb,
+    bridged,
+    cut_scores,
+    detail_matches,
+    luma_thumb,
+    motion_compensated_difference,
+    side_means,
+    unexplained_share,
+)
 from g2w.curate.quality import quality_reasons
 from g2w.curate.ui_screen import mask_coverages, resolve_ui_screen
 from g2w.curate.windows import plan_windows
-from g2w.video.sources import probe_row
 from g2w.video.decode import iter_video_frames
 from g2w.video.encode import VideoWriter
+from g2w.video.sources import probe_row
 
 WINDOW_S = 5.0
 JITTER = 0.015  # per-frame jitter, fraction of the width
@@ -85,7 +98,7 @@ FINGERPRINT_FRAMES, FINGERPRINT_TOLERANCE = (0, 50, 100, 149), 1.0
 # measures it wherever a grid point could use it, and where it reports it: from CANDIDATE_SCORE up.
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _manifest_games(corpus_dir: str) -> dict[str, str]:
     """clip_id -> game from a capture folder's manifest.parquet (unpaired games have no case)."""
     path = os.path.join(corpus_dir, "manifest.parquet")
@@ -130,7 +143,10 @@ def hud_clips(corpus: str) -> list[str]:
 def _frames(path: str, size: tuple[int, int] | None = None):
     for _, t, frame in iter_video_frames(path):
         rgb = frame.to_ndarray(format="rgb24")
-        yield t, rgb if size is None or rgb.shape[1::-1] == size else cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+        yield (
+            t,
+            rgb if size is None or rgb.shape[1::-1] == size else cv2.resize(rgb, size, interpolation=cv2.INTER_AREA),
+        )
 
 
 def _fps(path: str) -> float:
@@ -161,7 +177,9 @@ def write_jitter(path: str, out: str, seed: int) -> None:
     with VideoWriter(out, w, h, fps, crf=18, preset="veryfast") as writer:
         for _, rgb in _frames(path):
             dx, dy = rng.normal(0, JITTER * w, 2)
-            writer.write(cv2.warpAffine(rgb, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT))
+            writer.write(
+                cv2.warpAffine(rgb, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT)
+            )
 
 
 def flash_layer(kind: str, strength: float, height: int, width: int, rng: np.random.Generator) -> tuple:
@@ -172,7 +190,7 @@ def flash_layer(kind: str, strength: float, height: int, width: int, rng: np.ran
     if kind == "brighten":
         cx, cy = rng.uniform(0.2, 0.8) * width, rng.uniform(0.3, 1.0) * height
         sigma = rng.uniform(0.15, 0.4) * width
-        weight, colour = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma ** 2)), (255, 240, 200)
+        weight, colour = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma**2)), (255, 240, 200)
     elif kind == "tint":
         angle = rng.uniform(0, 2 * np.pi)
         ramp = (np.cos(angle) * (xx / width - 0.5) + np.sin(angle) * (yy / height - 0.5)) + 0.5
@@ -190,9 +208,15 @@ def flash_events(seed: int, frames: int) -> list[dict]:
     events = []
     for k in range(FLASHES):  # one in each half of the clip, away from its ends
         lo, hi = 6 + k * frames // FLASHES, (k + 1) * frames // FLASHES - FLASH_FRAMES[1] - 6
-        events.append({"kind": str(rng.choice(["brighten", "tint", "red-wash"])), "first": int(rng.integers(lo, max(hi, lo + 1))),
-                       "length": int(rng.integers(FLASH_FRAMES[0], FLASH_FRAMES[1] + 1)),
-                       "strength": float(rng.uniform(0.35, 0.75)), "seed": int(rng.integers(1 << 31))})
+        events.append(
+            {
+                "kind": str(rng.choice(["brighten", "tint", "red-wash"])),
+                "first": int(rng.integers(lo, max(hi, lo + 1))),
+                "length": int(rng.integers(FLASH_FRAMES[0], FLASH_FRAMES[1] + 1)),
+                "strength": float(rng.uniform(0.35, 0.75)),
+                "seed": int(rng.integers(1 << 31)),
+            }
+        )
     return events
 
 
@@ -230,15 +254,38 @@ def build(games: dict[str, list[str]], workdir: str) -> list[dict]:
             if len(clips) >= 2:  # with two, the third part is the first clip again: a jump back
                 first, second = _PART_S[i % len(_PART_S)]
                 parts = [[clip, first], [clips[(i + 1) % len(clips)], second], [clips[(i + 2) % len(clips)], 99.0]]
-                videos.append({"path": os.path.join(workdir, f"{game}_concat_{clip_id}.mp4"), "game": game,
-                               "kind": "concatenated", "cuts": None, "shaky_from": None, "recipe": parts})
+                videos.append(
+                    {
+                        "path": os.path.join(workdir, f"{game}_concat_{clip_id}.mp4"),
+                        "game": game,
+                        "kind": "concatenated",
+                        "cuts": None,
+                        "shaky_from": None,
+                        "recipe": parts,
+                    }
+                )
             if i % 2 == 0:
-                videos.append({"path": os.path.join(workdir, f"{game}_jitter_{clip_id}.mp4"), "game": game,
-                               "kind": "jittered", "cuts": [], "shaky_from": 0.0,
-                               "recipe": [clip, zlib.crc32(clip_id.encode())]})
-            videos.append({"path": os.path.join(workdir, f"{game}_flash_{clip_id}.mp4"), "game": game,
-                           "kind": "flashed", "cuts": [], "shaky_from": None, "source": clip,
-                           "recipe": [clip, zlib.crc32(b"flash" + clip_id.encode())]})
+                videos.append(
+                    {
+                        "path": os.path.join(workdir, f"{game}_jitter_{clip_id}.mp4"),
+                        "game": game,
+                        "kind": "jittered",
+                        "cuts": [],
+                        "shaky_from": 0.0,
+                        "recipe": [clip, zlib.crc32(clip_id.encode())],
+                    }
+                )
+            videos.append(
+                {
+                    "path": os.path.join(workdir, f"{game}_flash_{clip_id}.mp4"),
+                    "game": game,
+                    "kind": "flashed",
+                    "cuts": [],
+                    "shaky_from": None,
+                    "source": clip,
+                    "recipe": [clip, zlib.crc32(b"flash" + clip_id.encode())],
+                }
+            )
     return videos
 
 
@@ -272,8 +319,11 @@ def make(video: dict) -> dict:
 
 
 def cache_path(video: dict, workdir: str) -> str:
-    return os.path.join(workdir, "signals", os.path.basename(os.path.dirname(video["path"])) + "_"
-                        + os.path.basename(video["path"]) + ".pkl")
+    return os.path.join(
+        workdir,
+        "signals",
+        os.path.basename(os.path.dirname(video["path"])) + "_" + os.path.basename(video["path"]) + ".pkl",
+    )
 
 
 def configured_screen() -> str:
@@ -323,17 +373,40 @@ def _thumbs(path: str) -> tuple[dict, float]:
         thumb = luma_thumb(frame)
         times.append(t), pixels.append(thumb.pixels), contrast.append(thumb.contrast), histogram.append(thumb.histogram)
         blocks.append(thumb.blocks)
-    frames = {"times": np.array(times), "pixels": np.array(pixels, np.float32), "contrast": np.array(contrast),
-              "histogram": np.array(histogram, np.float32), "blocks": np.array(blocks, np.uint8)}
+    frames = {
+        "times": np.array(times),
+        "pixels": np.array(pixels, np.float32),
+        "contrast": np.array(contrast),
+        "histogram": np.array(histogram, np.float32),
+        "blocks": np.array(blocks, np.uint8),
+    }
     return frames, time.perf_counter() - start
 
 
 def _windows(path: str) -> list[dict]:
     """The job's window analysis (quality checks, the configured UI screen) of one clip."""
     rows = AnalyzeWindows(ui_detector=configured_screen()).analyze_source(probe_row(path))
-    return [{k: r[k] for k in ("start_s", "end_s", "status", "luma_mean", "dark_fraction", "bright_fraction",
-                               "sharpness", "frozen_fraction", "border_fraction", "ui_coverage", "width", "height",
-                               "fps")} for r in rows]
+    return [
+        {
+            k: r[k]
+            for k in (
+                "start_s",
+                "end_s",
+                "status",
+                "luma_mean",
+                "dark_fraction",
+                "bright_fraction",
+                "sharpness",
+                "frozen_fraction",
+                "border_fraction",
+                "ui_coverage",
+                "width",
+                "height",
+                "fps",
+            )
+        }
+        for r in rows
+    ]
 
 
 def with_cues(video: dict) -> dict:
@@ -343,18 +416,37 @@ def with_cues(video: dict) -> dict:
     f, s = video["frames"], FrameSignals(measure_from=CANDIDATE_SCORE)
     blocks = f.get("blocks")
     for k in range(len(f["times"])):
-        s.add(float(f["times"][k]), Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k],
-                                          None if blocks is None else blocks[k]))
-    return {**video, "times": np.array(s.times), "difference": np.array(s.difference),
-            **dict(zip(("unexplained", "coherent", "standout"), s.local_cue_arrays())), "back": s.return_array(),
-            "histogram": np.array(s.histogram), "flat": np.array(s.flat, bool),
-            "shift": np.array(s.shift).reshape(-1, 2), **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
-            "thumbs": list(f["pixels"][::UNRELATED_EVERY])}
+        s.add(
+            float(f["times"][k]),
+            Thumb(f["pixels"][k], float(f["contrast"][k]), f["histogram"][k], None if blocks is None else blocks[k]),
+        )
+    return {
+        **video,
+        "times": np.array(s.times),
+        "difference": np.array(s.difference),
+        **dict(zip(("unexplained", "coherent", "standout"), s.local_cue_arrays())),
+        "back": s.return_array(),
+        "histogram": np.array(s.histogram),
+        "flat": np.array(s.flat, bool),
+        "shift": np.array(s.shift).reshape(-1, 2),
+        **dict(zip(("bridge", "bridge_histogram"), s.bridge_arrays())),
+        "thumbs": list(f["pixels"][::UNRELATED_EVERY]),
+    }
 
 
 def scores_of(v: dict, t: CutThresholds) -> np.ndarray:
-    return cut_scores(v["difference"], v["histogram"], v["flat"], t, v.get("bridge"), v.get("bridge_histogram"),
-                      v.get("unexplained"), v.get("coherent"), v.get("standout"), v.get("back"))
+    return cut_scores(
+        v["difference"],
+        v["histogram"],
+        v["flat"],
+        t,
+        v.get("bridge"),
+        v.get("bridge_histogram"),
+        v.get("unexplained"),
+        v.get("coherent"),
+        v.get("standout"),
+        v.get("back"),
+    )
 
 
 def _measure(video: dict, peers: bool = True) -> dict:
@@ -384,8 +476,9 @@ def _measure(video: dict, peers: bool = True) -> dict:
 def _add_truth(measured: dict) -> None:
     """Each HUD window's true UI coverage, from the pair's `mask.mkv` beside its `hud.mp4`."""
     windows = measured["windows"]
-    truth = mask_coverages(os.path.join(os.path.dirname(measured["path"]), "mask.mkv"),
-                           [(w["start_s"], w["end_s"]) for w in windows])
+    truth = mask_coverages(
+        os.path.join(os.path.dirname(measured["path"]), "mask.mkv"), [(w["start_s"], w["end_s"]) for w in windows]
+    )
     for w, t in zip(windows, truth):
         w["true_coverage"] = t
 
@@ -402,7 +495,9 @@ def fingerprint_matches(video: dict, label: dict) -> bool:
     contrast = video["frames"]["contrast"]
     if len(contrast) <= max(FINGERPRINT_FRAMES):
         return False
-    return all(abs(contrast[k] - want) <= FINGERPRINT_TOLERANCE for k, want in zip(FINGERPRINT_FRAMES, label["fingerprint"]))
+    return all(
+        abs(contrast[k] - want) <= FINGERPRINT_TOLERANCE for k, want in zip(FINGERPRINT_FRAMES, label["fingerprint"])
+    )
 
 
 def attach_jumps(videos: list[dict], labels: dict) -> list[str]:
@@ -417,8 +512,10 @@ def attach_jumps(videos: list[dict], labels: dict) -> list[str]:
             if fingerprint_matches(v, label):
                 usable[v["path"]] = [tuple(j["frames"]) for j in label["jumps"]]
             else:
-                warnings.append(f"{clip_of(v['path'])}: not the clip the in-game jumps were labelled on "
-                                "(fingerprint differs); its labels are not used")
+                warnings.append(
+                    f"{clip_of(v['path'])}: not the clip the in-game jumps were labelled on "
+                    "(fingerprint differs); its labels are not used"
+                )
     for v in videos:
         v["jumps"] = []
         if v["kind"] in ("continuous", "flashed"):  # a flashed clip: the frames of its source
@@ -427,8 +524,12 @@ def attach_jumps(videos: list[dict], labels: dict) -> list[str]:
             fps = 1.0 / float(np.median(np.diff(v["times"])))
             starts = [0] + [int(round(c * fps)) for c in v["cuts"]]
             ends = starts[1:] + [len(v["times"])]
-            ranges = [(start, r) for (path, _), start, end in zip(v["recipe_parts"], starts, ends)
-                      for r in usable.get(path, []) if start + r[0] < end]
+            ranges = [
+                (start, r)
+                for (path, _), start, end in zip(v["recipe_parts"], starts, ends)
+                for r in usable.get(path, [])
+                if start + r[0] < end
+            ]
         else:
             ranges = []
         for start, (first, last) in ranges:
@@ -466,15 +567,35 @@ def _judge_hits(hits, v: dict) -> tuple[int, int, int, int, int]:
 
 def _rates(n: dict) -> dict:
     judged = n["detected"] - n["at_jump"]
-    return {**n, "cut_recall": n["cuts_found"] / max(n["cuts"], 1), "cut_precision": n["true_detected"] / max(judged, 1),
-            "clean_keep": n["clean_kept"] / max(n["clean_windows"], 1)}
+    return {
+        **n,
+        "cut_recall": n["cuts_found"] / max(n["cuts"], 1),
+        "cut_precision": n["true_detected"] / max(judged, 1),
+        "clean_keep": n["clean_kept"] / max(n["clean_windows"], 1),
+    }
 
 
 def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict:
     """Cut recall and precision (cut events), clean-window keep rate and shake detection; the
     windows holding a labelled in-game jump (and no inserted cut) apart, with how many are flagged."""
-    n = dict.fromkeys(("detected", "true_detected", "at_jump", "cuts", "cuts_found", "clean_windows", "clean_kept",
-                       "shaky_windows", "shake_caught", "jump_windows", "jump_flagged", "flash_windows", "flash_kept"), 0)
+    n = dict.fromkeys(
+        (
+            "detected",
+            "true_detected",
+            "at_jump",
+            "cuts",
+            "cuts_found",
+            "clean_windows",
+            "clean_kept",
+            "shaky_windows",
+            "shake_caught",
+            "jump_windows",
+            "jump_flagged",
+            "flash_windows",
+            "flash_kept",
+        ),
+        0,
+    )
     for v in videos:
         scores = scores_of(v, cut_t)
         hits = v["times"][scores >= 1.0]
@@ -502,14 +623,29 @@ def evaluate(videos: list[dict], cut_t: CutThresholds, max_shake: float) -> dict
             else:
                 n["clean_windows"] += 1
                 n["clean_kept"] += int(m["cut_count"] == 0 and m["shake"] <= max_shake)
-    return {**_rates(n), "shake_recall": n["shake_caught"] / max(n["shaky_windows"], 1),
-            "flash_keep": n["flash_kept"] / max(n["flash_windows"], 1)}
+    return {
+        **_rates(n),
+        "shake_recall": n["shake_caught"] / max(n["shaky_windows"], 1),
+        "flash_keep": n["flash_kept"] / max(n["flash_windows"], 1),
+    }
 
 
 def peer_scores(videos: list[dict], name: str) -> dict:
     """The same figures for a PySceneDetect detector (in-game jumps apart as for ours)."""
-    n = dict.fromkeys(("detected", "true_detected", "at_jump", "cuts", "cuts_found", "clean_windows", "clean_kept",
-                       "jump_windows", "jump_flagged"), 0)
+    n = dict.fromkeys(
+        (
+            "detected",
+            "true_detected",
+            "at_jump",
+            "cuts",
+            "cuts_found",
+            "clean_windows",
+            "clean_kept",
+            "jump_windows",
+            "jump_flagged",
+        ),
+        0,
+    )
     for v in videos:
         if name not in v["peers"]:  # jittered: no cut is judged there
             continue
@@ -533,8 +669,15 @@ def unrelated_level(videos: list[dict]) -> float:
     """Median motion-compensated difference between thumbnails of different continuous clips,
     taken at the same offsets: what "sharing nothing" looks like in this footage."""
     clips = [v["thumbs"] for v in videos if v["kind"] == "continuous"]
-    return float(np.median([motion_compensated_difference(a[k], b[k])[0] for a, b in itertools.permutations(clips, 2)
-                            for k in range(min(len(a), len(b)))]))
+    return float(
+        np.median(
+            [
+                motion_compensated_difference(a[k], b[k])[0]
+                for a, b in itertools.permutations(clips, 2)
+                for k in range(min(len(a), len(b)))
+            ]
+        )
+    )
 
 
 def structural_thresholds(videos: list[dict], neighbours: int) -> tuple[float, float]:
@@ -567,10 +710,17 @@ def choose(videos: list[dict]) -> tuple[CutThresholds, float]:
     cut and keeps the most clean windows, then the most flashed ones, then catches the most shake; ties go to the
     defaults' side (listed first)."""
     level, ratio = structural_thresholds(videos, CutThresholds().neighbours)
-    base = replace(CutThresholds(), decorrelated=level, ratio_decorrelated=ratio, standout_score=float("inf"),
-                   veto_return=0.0, veto_run=0.0)
-    grid = itertools.product((base.floor, 0.2, 0.4), (base.ratio, 2.0, 3.0, 4.0), (base.histogram, 0.1, 0.25),
-                             (base.ratio_alone, 5.0, 12.0))
+    base = replace(
+        CutThresholds(),
+        decorrelated=level,
+        ratio_decorrelated=ratio,
+        standout_score=float("inf"),
+        veto_return=0.0,
+        veto_run=0.0,
+    )
+    grid = itertools.product(
+        (base.floor, 0.2, 0.4), (base.ratio, 2.0, 3.0, 4.0), (base.histogram, 0.1, 0.25), (base.ratio_alone, 5.0, 12.0)
+    )
     best = None
     for floor, ratio, hist, alone in grid:
         t = replace(base, floor=floor, ratio=ratio, histogram=hist, ratio_alone=alone)
@@ -604,8 +754,15 @@ def local_cue_thresholds(videos: list[dict], base: CutThresholds) -> CutThreshol
     grid = itertools.product(_VETO_COHERENT, _PROMOTE_SCORE, _PROMOTE_SHARE)
     best = None
     for veto, score, share in grid:
-        t = replace(base, promote_score=score, promote_unexplained=share, veto_coherent=veto,
-                    standout_score=float("inf"), veto_return=0.0, veto_run=0.0)
+        t = replace(
+            base,
+            promote_score=score,
+            promote_unexplained=share,
+            veto_coherent=veto,
+            standout_score=float("inf"),
+            veto_return=0.0,
+            veto_run=0.0,
+        )
         r = evaluate(videos, t, QualityThresholds().max_shake)
         key = (r["cut_recall"], r["clean_keep"], r["flash_keep"], r["cut_precision"])
         if best is None or key > best[0]:
@@ -668,17 +825,30 @@ def run_report(videos: list[dict]) -> None:
         for i in range(1, len(d) - 1):
             if flat[i - 1] or flat[i + 1] or flat[i] or (i not in cut_frames and scores[i] < 1):
                 continue
-            kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
-                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else "false detection")
-            classes[kind].append((os.path.basename(v["path"]).split(".")[0], i, d[i] / max(min(d[i - 1], d[i + 1]), 0.01)))
-    print("\n## run veto cue: the step's difference over the smaller adjacent step's (a step inside a run of "
-          "decorrelating steps is low); min/median/max, the lowest five named")
+            kind = (
+                "inserted cut"
+                if i in cut_frames
+                else "painted flash"
+                if i in painted
+                else "in-game jump"
+                if at_jump(v["times"][i], v["jumps"])
+                else "false detection"
+            )
+            classes[kind].append(
+                (os.path.basename(v["path"]).split(".")[0], i, d[i] / max(min(d[i - 1], d[i + 1]), 0.01))
+            )
+    print(
+        "\n## run veto cue: the step's difference over the smaller adjacent step's (a step inside a run of "
+        "decorrelating steps is low); min/median/max, the lowest five named"
+    )
     for kind, rows in classes.items():
         if rows:
             r = np.array([x[2] for x in rows])
             low = sorted(rows, key=lambda x: x[2])[:5]
-            print(f"  {kind}: {len(rows)} steps, {r.min():.2f}/{np.median(r):.2f}/{r.max():.2f}; "
-                  + ", ".join(f"{n} {i} ({x:.2f})" for n, i, x in low))
+            print(
+                f"  {kind}: {len(rows)} steps, {r.min():.2f}/{np.median(r):.2f}/{r.max():.2f}; "
+                + ", ".join(f"{n} {i} ({x:.2f})" for n, i, x in low)
+            )
 
 
 def standout_directions(videos: list[dict], names: list[str]) -> dict:
@@ -703,8 +873,10 @@ def standout_directions(videos: list[dict], names: list[str]) -> dict:
         for h in names:
             if h != g:
                 theirs = [v for v in videos if v["game"] == h]
-                for label, t in (("without", off), (f"chosen on {g}: {chosen.standout_score:g} / "
-                                                    f"{chosen.standout_unexplained:g}", chosen)):
+                for label, t in (
+                    ("without", off),
+                    (f"chosen on {g}: {chosen.standout_score:g} / {chosen.standout_unexplained:g}", chosen),
+                ):
                     print(_row(f"{h}: stand-out {label}", evaluate(theirs, t, QualityThresholds().max_shake)))
     return out
 
@@ -715,28 +887,53 @@ def local_cue_report(videos: list[dict]) -> None:
     neither cuts nor labelled jumps (flashes, overlays, strafes), at detected in-game jumps, and
     at the other candidate steps."""
     plain = replace(CutThresholds(), promote_score=float("inf"), veto_coherent=float("inf"))
-    classes: dict[str, list] = {"inserted cut": [], "false detection": [], "painted flash": [], "in-game jump": [],
-                                "other candidate": []}
+    classes: dict[str, list] = {
+        "inserted cut": [],
+        "false detection": [],
+        "painted flash": [],
+        "in-game jump": [],
+        "other candidate": [],
+    }
     for v in videos:
         if v["kind"] == "jittered" or "unexplained" not in v:
             continue
         cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
         painted = {k for e in v.get("flashes", []) for k in range(e["first"], e["first"] + e["length"] + 1)}
-        scores = cut_scores(v["difference"], v["histogram"], v["flat"], plain, v.get("bridge"), v.get("bridge_histogram"))
+        scores = cut_scores(
+            v["difference"], v["histogram"], v["flat"], plain, v.get("bridge"), v.get("bridge_histogram")
+        )
         back = v.get("back", np.full(len(v["unexplained"]), np.nan))
         for i in np.flatnonzero(np.isfinite(v["unexplained"]) | np.isfinite(back)):
             if v["kind"] == "flashed" and i not in painted:  # the rest is its source clip's, counted there
                 continue
-            kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
-                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
-                    "false detection" if scores[i] >= 1 else "other candidate")
+            kind = (
+                "inserted cut"
+                if i in cut_frames
+                else "painted flash"
+                if i in painted
+                else "in-game jump"
+                if at_jump(v["times"][i], v["jumps"])
+                else "false detection"
+                if scores[i] >= 1
+                else "other candidate"
+            )
             if kind != "in-game jump" or scores[i] >= 1:
-                classes[kind].append((os.path.basename(v["path"]), int(i), float(scores[i]), float(v["unexplained"][i]),
-                                      float(v["coherent"][i]), float(v.get("standout", v["unexplained"])[i]),
-                                      float(back[i])))
-    print("\n## local cue at candidate steps (score without it >= "
-          f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains (a flash or a turn low, a cut high), and "
-          "share of informative detail matches at the camera's offset (a flash high, a cut low); min/median/max")
+                classes[kind].append(
+                    (
+                        os.path.basename(v["path"]),
+                        int(i),
+                        float(scores[i]),
+                        float(v["unexplained"][i]),
+                        float(v["coherent"][i]),
+                        float(v.get("standout", v["unexplained"])[i]),
+                        float(back[i]),
+                    )
+                )
+    print(
+        "\n## local cue at candidate steps (score without it >= "
+        f"{CANDIDATE_SCORE}): share of blocks no nearby shift explains (a flash or a turn low, a cut high), and "
+        "share of informative detail matches at the camera's offset (a flash high, a cut low); min/median/max"
+    )
     for kind, rows in classes.items():
         if rows:
             u, c = np.array([r[3] for r in rows]), np.array([r[4] for r in rows])
@@ -744,24 +941,38 @@ def local_cue_report(videos: list[dict]) -> None:
             b = np.array([r[6] for r in rows if r[2] >= 1])
             b = b[np.isfinite(b)]
             if len(b):
-                print(f"  {kind}: return (difference to the view before, within {RETURN_FRAMES} frames, over the "
-                      f"step's own; camera resting) at {len(b)} steps scoring >= 1: {b.min():.2f}/{np.median(b):.2f}/"
-                      f"{b.max():.2f}; <= 0.5: {int(np.sum(b <= 0.5))}, <= 0.6: {int(np.sum(b <= 0.6))}")
+                print(
+                    f"  {kind}: return (difference to the view before, within {RETURN_FRAMES} frames, over the "
+                    f"step's own; camera resting) at {len(b)} steps scoring >= 1: {b.min():.2f}/{np.median(b):.2f}/"
+                    f"{b.max():.2f}; <= 0.5: {int(np.sum(b <= 0.5))}, <= 0.6: {int(np.sum(b <= 0.6))}"
+                )
             so = np.array([r[5] for r in rows])
             so = so[np.isfinite(so)]
             if len(so):
                 near = [r[5] for r in rows if 0.8 <= r[2] < 1 and np.isfinite(r[5])]
-                print(f"  {kind}: stand-out (unexplained less the larger neighbour's) {so.min():.2f}/{np.median(so):.2f}/"
-                      f"{so.max():.2f}" + (f"; at scores 0.8-1: {len(near)} steps, max {max(near):.2f}" if near else ""))
+                print(
+                    f"  {kind}: stand-out (unexplained less the larger neighbour's) {so.min():.2f}/{np.median(so):.2f}/"
+                    f"{so.max():.2f}" + (f"; at scores 0.8-1: {len(near)} steps, max {max(near):.2f}" if near else "")
+                )
             if len(u) and len(c):
-                print(f"  {kind}: {len(u)} steps, unexplained {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}, coherent "
-                      f"{c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}"
-                      + (f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(c, 0.9):.2f}"
-                         if kind == "other candidate" else ""))
+                print(
+                    f"  {kind}: {len(u)} steps, unexplained {u.min():.2f}/{np.median(u):.2f}/{u.max():.2f}, coherent "
+                    f"{c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}"
+                    + (
+                        f"; 90th percentiles {np.quantile(u, 0.9):.2f}, {np.quantile(c, 0.9):.2f}"
+                        if kind == "other candidate"
+                        else ""
+                    )
+                )
             shown = rows if kind != "painted flash" else [r for r in rows if r[2] >= 1]  # those that score as cuts
             if kind in ("false detection", "inserted cut", "painted flash") and shown:
-                print("    " + ", ".join(f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f}, {so:.2f}, {bk:.2f})"
-                                         for n, i, sc, u, c, so, bk in shown))
+                print(
+                    "    "
+                    + ", ".join(
+                        f"{n.split('.')[0]} {i} (score {sc:.2f}, {u:.2f}, {c:.2f}, {so:.2f}, {bk:.2f})"
+                        for n, i, sc, u, c, so, bk in shown
+                    )
+                )
 
 
 PERSIST_AFTER = (3, 4, 5, 6)  # frames after a step at which a flash should have gone
@@ -789,18 +1000,27 @@ def persistence_report(videos: list[dict]) -> None:
         cut_frames = {int(np.argmin(np.abs(v["times"] - c))) for c in v["cuts"]}
         hits = set(np.flatnonzero(scores_of(v, CutThresholds()) >= 1.0))
         for i in sorted(cut_frames | hits):
-            kind = ("inserted cut" if i in cut_frames else
-                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else "false detection")
+            kind = (
+                "inserted cut"
+                if i in cut_frames
+                else "in-game jump"
+                if at_jump(v["times"][i], v["jumps"])
+                else "false detection"
+            )
             value = persistence(v, i)
             if value is not None:
                 classes[kind].append((os.path.basename(v["path"]), i, *value))
-    print("\n## persistence cue (comes back / own difference, comes back / motion drift): "
-          "a flash should score low, a cut high")
+    print(
+        "\n## persistence cue (comes back / own difference, comes back / motion drift): "
+        "a flash should score low, a cut high"
+    )
     for kind, rows in classes.items():
         if rows:
             a, b = np.array([r[2] for r in rows]), np.array([r[3] for r in rows])
-            print(f"  {kind}: {len(rows)} steps, vs own difference {a.min():.2f}/{np.median(a):.2f}/{a.max():.2f}, "
-                  f"vs drift {b.min():.2f}/{np.median(b):.2f}/{b.max():.2f} (min/median/max)")
+            print(
+                f"  {kind}: {len(rows)} steps, vs own difference {a.min():.2f}/{np.median(a):.2f}/{a.max():.2f}, "
+                f"vs drift {b.min():.2f}/{np.median(b):.2f}/{b.max():.2f} (min/median/max)"
+            )
         if kind != "inserted cut":
             for name, i, x, y in rows:
                 print(f"    {name} frame {i}: {x:.2f}, {y:.2f}")
@@ -829,9 +1049,13 @@ def transience(v: dict, i: int) -> tuple[float, float, float, float, int] | None
     plain = [unexplained_share(blocks[i - 1], blocks[i + k]) for k in ks]
     detail = [informative_share(detail_matches(blocks[i - 1], blocks[i + k])) for k in ks]
     best = int(np.nanargmax(detail)) if np.isfinite(detail).any() else 0
-    return (unexplained_share(blocks[i - 1], blocks[i]), float(np.nanmin(plain)) if np.isfinite(plain).any() else np.nan,
-            informative_share(detail_matches(blocks[i - 1], blocks[i])), float(np.nanmax(detail)) if
-            np.isfinite(detail).any() else np.nan, ks[best])
+    return (
+        unexplained_share(blocks[i - 1], blocks[i]),
+        float(np.nanmin(plain)) if np.isfinite(plain).any() else np.nan,
+        informative_share(detail_matches(blocks[i - 1], blocks[i])),
+        float(np.nanmax(detail)) if np.isfinite(detail).any() else np.nan,
+        ks[best],
+    )
 
 
 def transience_report(videos: list[dict]) -> None:
@@ -840,8 +1064,13 @@ def transience_report(videos: list[dict]) -> None:
     that score (neither cuts, jumps nor painted), at labelled in-game jumps reaching it, and at
     the other steps scoring RETURN_SCORE-1."""
     base = CutThresholds()
-    classes: dict[str, list] = {"inserted cut": [], "painted flash": [], "false detection": [], "in-game jump": [],
-                                f"other step scoring {RETURN_SCORE:g}-1": []}
+    classes: dict[str, list] = {
+        "inserted cut": [],
+        "painted flash": [],
+        "false detection": [],
+        "in-game jump": [],
+        f"other step scoring {RETURN_SCORE:g}-1": [],
+    }
     for v in videos:
         if v["kind"] == "jittered" or "frames" not in v:
             continue
@@ -852,31 +1081,53 @@ def transience_report(videos: list[dict]) -> None:
         for i in sorted(cut_frames | set(np.flatnonzero(plain >= RETURN_SCORE))):
             if v["kind"] == "flashed" and i not in painted:  # the rest is its source clip's, counted there
                 continue
-            kind = ("inserted cut" if i in cut_frames else "painted flash" if i in painted else
-                    "in-game jump" if at_jump(v["times"][i], v["jumps"]) else
-                    "false detection" if plain[i] >= 1 else f"other step scoring {RETURN_SCORE:g}-1")
+            kind = (
+                "inserted cut"
+                if i in cut_frames
+                else "painted flash"
+                if i in painted
+                else "in-game jump"
+                if at_jump(v["times"][i], v["jumps"])
+                else "false detection"
+                if plain[i] >= 1
+                else f"other step scoring {RETURN_SCORE:g}-1"
+            )
             if kind in ("painted flash", "in-game jump") and plain[i] < 1:
                 continue
             value = transience(v, i)
             if value is not None:
-                classes[kind].append((os.path.basename(v["path"]).split(".")[0], i, float(plain[i]), bool(found[i]), *value))
-    print(f"\n## transience cue (does the view of frame t-1 come back in frames t+1..t+{RETURN_AFTER}?): the step's own "
-          "unexplained share, the smallest unexplained share of t-1 against t+k, the step's own informative detail "
-          "share, the largest of t-1 against t+k; a flash should come back (low, high), a cut should not; min/median/max")
+                classes[kind].append(
+                    (os.path.basename(v["path"]).split(".")[0], i, float(plain[i]), bool(found[i]), *value)
+                )
+    print(
+        f"\n## transience cue (does the view of frame t-1 come back in frames t+1..t+{RETURN_AFTER}?): the step's own "
+        "unexplained share, the smallest unexplained share of t-1 against t+k, the step's own informative detail "
+        "share, the largest of t-1 against t+k; a flash should come back (low, high), a cut should not; min/median/max"
+    )
     for kind, rows in classes.items():
         if not rows:
             continue
         cols = [np.array([r[k] for r in rows], float) for k in (4, 5, 6, 7)]
         cols = [c[np.isfinite(c)] for c in cols]
-        text = ", ".join(f"{name} {c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}" if len(c) else f"{name} -"
-                         for name, c in zip(("step unexplained", "return unexplained", "step detail", "return detail"), cols))
-        print(f"  {kind}: {len(rows)} steps, {text}; return unexplained <= 0.12: {int(np.sum(cols[1] <= 0.12))}, "
-              f"return detail >= 0.3: {int(np.sum(cols[3] >= 0.3))}")
+        text = ", ".join(
+            f"{name} {c.min():.2f}/{np.median(c):.2f}/{c.max():.2f}" if len(c) else f"{name} -"
+            for name, c in zip(("step unexplained", "return unexplained", "step detail", "return detail"), cols)
+        )
+        print(
+            f"  {kind}: {len(rows)} steps, {text}; return unexplained <= 0.12: {int(np.sum(cols[1] <= 0.12))}, "
+            f"return detail >= 0.3: {int(np.sum(cols[3] >= 0.3))}"
+        )
         shown = [r for r in rows if not r[3]] if kind == "inserted cut" else rows  # the cuts: those missed
         if kind in ("inserted cut", "painted flash", "false detection") and shown:
             label = "missed by the configured thresholds: " if kind == "inserted cut" else ""
-            print("    " + label + ", ".join(f"{n} {i} (score {sc:.2f}: {a:.2f}, {b:.2f}, {c:.2f}, {d:.2f} at +{k})"
-                                          for n, i, sc, _, a, b, c, d, k in shown))
+            print(
+                "    "
+                + label
+                + ", ".join(
+                    f"{n} {i} (score {sc:.2f}: {a:.2f}, {b:.2f}, {c:.2f}, {d:.2f} at +{k})"
+                    for n, i, sc, _, a, b, c, d, k in shown
+                )
+            )
 
 
 def ui_rates(videos: list[dict], hud: list[dict]) -> dict:
@@ -892,31 +1143,45 @@ def ui_rates(videos: list[dict], hud: list[dict]) -> dict:
     def flagged(windows: list[dict]) -> tuple[int, int]:
         return int(sum(w["ui_coverage"] > limit for w in windows)), len(windows)
 
-    return {"hud": flagged(hud_windows), "truly_over": flagged(over), "truly_under": flagged(under),
-            "clean": flagged(clean), "true_coverage": [round(w["true_coverage"], 4) for w in hud_windows],
-            "coverage": [round(w["ui_coverage"], 4) for w in hud_windows]}
+    return {
+        "hud": flagged(hud_windows),
+        "truly_over": flagged(over),
+        "truly_under": flagged(under),
+        "clean": flagged(clean),
+        "true_coverage": [round(w["true_coverage"], 4) for w in hud_windows],
+        "coverage": [round(w["ui_coverage"], 4) for w in hud_windows],
+    }
 
 
 def all_checks_keep(videos: list[dict]) -> tuple[int, int]:
     """(continuous clean windows that every quality check keeps, cuts and shake aside; all of them)."""
     q = QualityThresholds()
-    kept = [not [c for c in quality_reasons({**w, "shake": 0.0}, q, min(w["width"], w["height"]), w["fps"])]
-            for v in videos if v["kind"] == "continuous" for w in v["windows"] if w["status"] == "ok"]
+    kept = [
+        not [c for c in quality_reasons({**w, "shake": 0.0}, q, min(w["width"], w["height"]), w["fps"])]
+        for v in videos
+        if v["kind"] == "continuous"
+        for w in v["windows"]
+        if w["status"] == "ok"
+    ]
     return int(sum(kept)), len(kept)
 
 
-_HEADER = ("| {}: detector | cut recall | cut precision (detections at in-game jumps) | clean windows kept (cut, shake) "
-           "| flashed clean windows kept | in-game jump windows flagged | shake caught |\n"
-           "| --- | --- | --- | --- | --- | --- | --- |")
+_HEADER = (
+    "| {}: detector | cut recall | cut precision (detections at in-game jumps) | clean windows kept (cut, shake) "
+    "| flashed clean windows kept | in-game jump windows flagged | shake caught |\n"
+    "| --- | --- | --- | --- | --- | --- | --- |"
+)
 
 
 def _row(name: str, r: dict) -> str:
     shake = f"{r['shake_caught']}/{r['shaky_windows']}" if "shake_caught" in r else "–"
     flash = f"{r['flash_kept']}/{r['flash_windows']}" if "flash_kept" in r else "–"
     judged = r["detected"] - r["at_jump"]
-    return (f"| {name} | {r['cuts_found']}/{r['cuts']} ({r['cut_recall']:.0%}) | {r['true_detected']}/{judged} "
-            f"({r['cut_precision']:.0%}) (+{r['at_jump']}) | {r['clean_kept']}/{r['clean_windows']} ({r['clean_keep']:.0%}) "
-            f"| {flash} | {r['jump_flagged']}/{r['jump_windows']} | {shake} |")
+    return (
+        f"| {name} | {r['cuts_found']}/{r['cuts']} ({r['cut_recall']:.0%}) | {r['true_detected']}/{judged} "
+        f"({r['cut_precision']:.0%}) (+{r['at_jump']}) | {r['clean_kept']}/{r['clean_windows']} ({r['clean_keep']:.0%}) "
+        f"| {flash} | {r['jump_flagged']}/{r['jump_windows']} | {shake} |"
+    )
 
 
 def splits(games: dict[str, list[str]]) -> tuple[dict[str, list[str]], str]:
@@ -952,17 +1217,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpus")
     parser.add_argument("--workdir", default="/tmp/g2w_real_cal")
-    parser.add_argument("--choose", action="append", default=None, metavar="GROUP",
-                        help="choose the thresholds on this group only (repeatable); default: each group in turn")
+    parser.add_argument(
+        "--choose",
+        action="append",
+        default=None,
+        metavar="GROUP",
+        help="choose the thresholds on this group only (repeatable); default: each group in turn",
+    )
     parser.add_argument("--no-peers", action="store_true", help="skip PySceneDetect (two more decodes per video)")
-    parser.add_argument("--cached-only", action="store_true",
-                        help="report on the videos already measured in the workdir only (counts say how many)")
-    parser.add_argument("--labels", default=LABELS,
-                        help="in-game jump labels (JSON; '' for none): default %(default)s")
-    parser.add_argument("--persistence", action="store_true",
-                        help="also print the persistence cue (does the picture come back after a step?)")
-    parser.add_argument("--transience", action="store_true",
-                        help=f"also print the transience cue (does the view before a step come back within {RETURN_AFTER} frames?)")
+    parser.add_argument(
+        "--cached-only",
+        action="store_true",
+        help="report on the videos already measured in the workdir only (counts say how many)",
+    )
+    parser.add_argument("--labels", default=LABELS, help="in-game jump labels (JSON; '' for none): default %(default)s")
+    parser.add_argument(
+        "--persistence",
+        action="store_true",
+        help="also print the persistence cue (does the picture come back after a step?)",
+    )
+    parser.add_argument(
+        "--transience",
+        action="store_true",
+        help=f"also print the transience cue (does the view before a step come back within {RETURN_AFTER} frames?)",
+    )
     parser.add_argument("--reverse", action="store_true", help=argparse.SUPPRESS)  # every direction runs now
     args = parser.parse_args()
     games = clean_clips(args.corpus)
@@ -973,17 +1251,22 @@ def main() -> None:
     clip_group = {c: g for g, clips in groups.items() for c in clips}
     hud = []
     for path in hud_clips(args.corpus):
-        clean = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(path))), "clean",
-                             os.path.basename(os.path.dirname(path)) + ".mp4")
-        hud.append({"path": path, "game": clip_group.get(clean, "unpaired"), "kind": "hud", "cuts": [],
-                    "shaky_from": None})
+        clean = os.path.join(
+            os.path.dirname(os.path.dirname(os.path.dirname(path))),
+            "clean",
+            os.path.basename(os.path.dirname(path)) + ".mp4",
+        )
+        hud.append(
+            {"path": path, "game": clip_group.get(clean, "unpaired"), "kind": "hud", "cuts": [], "shaky_from": None}
+        )
     if args.cached_only:
         done = [v for v in built + hud if os.path.exists(cache_path(v, args.workdir))]
         built, hud = [v for v in done if v["kind"] != "hud"], [v for v in done if v["kind"] == "hud"]
     with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:  # HUD first: a partial run has both screens
-        measured = list(pool.map(signals_of, hud + built, itertools.repeat(args.workdir),
-                                 itertools.repeat(not args.no_peers)))
-    hud, videos = measured[: len(hud)], [with_cues(v) for v in measured[len(hud):]]
+        measured = list(
+            pool.map(signals_of, hud + built, itertools.repeat(args.workdir), itertools.repeat(not args.no_peers))
+        )
+    hud, videos = measured[: len(hud)], [with_cues(v) for v in measured[len(hud) :]]
     for warning in attach_jumps(videos, load_labels(args.labels)):
         print("WARNING:", warning)
     names = sorted({v["game"] for v in videos})  # with --cached-only, the groups measured so far
@@ -991,16 +1274,20 @@ def main() -> None:
     for g in names:
         mine = [v for v in videos if v["game"] == g]
         kinds = {k: sum(v["kind"] == k for v in mine) for k in ("continuous", "concatenated", "jittered", "flashed")}
-        print(f"  {g}: {kinds['continuous']} clean clips, {kinds['concatenated']} concatenations, "
-              f"{kinds['jittered']} jittered, {kinds['flashed']} flashed, {sum(v['game'] == g for v in hud)} HUD versions; labelled in-game "
-              f"jumps in {sum(bool(v['jumps']) for v in mine if v['kind'] == 'continuous')} clips")
+        print(
+            f"  {g}: {kinds['continuous']} clean clips, {kinds['concatenated']} concatenations, "
+            f"{kinds['jittered']} jittered, {kinds['flashed']} flashed, {sum(v['game'] == g for v in hud)} HUD versions; labelled in-game "
+            f"jumps in {sum(bool(v['jumps']) for v in mine if v['kind'] == 'continuous')} clips"
+        )
     results = {"split": split, "directions": {}}
     for choose_on in args.choose or names:
         if choose_on not in groups:
             raise SystemExit(f"--choose {choose_on}: not one of {names}")
         results["directions"][choose_on] = report(choose_on, videos, hud)
-    print(f"\n## every group, no choosing: configured {CutThresholds()}, max_shake={QualityThresholds().max_shake}, "
-          "and the peers at their defaults")
+    print(
+        f"\n## every group, no choosing: configured {CutThresholds()}, max_shake={QualityThresholds().max_shake}, "
+        "and the peers at their defaults"
+    )
     print(_HEADER.format("group"))
     results["configured"], results["ui"] = {}, {"screen": configured_screen()}
     for g in names:
@@ -1024,8 +1311,10 @@ def main() -> None:
             if m["cut_count"] or m["shake"] > QualityThresholds().max_shake:
                 frames = [int(np.argmin(np.abs(v["times"] - t))) for t in m["cut_times"]]
                 jump = " (holds a labelled in-game jump)" if jump_inside(v["jumps"], w.start_s, w.end_s) else ""
-                print(f"  {os.path.basename(v['path'])} [{w.start_s:g}, {w.end_s:g}) s: cuts at frames {frames}, "
-                      f"shake {m['shake']:.2f}{jump}")
+                print(
+                    f"  {os.path.basename(v['path'])} [{w.start_s:g}, {w.end_s:g}) s: cuts at frames {frames}, "
+                    f"shake {m['shake']:.2f}{jump}"
+                )
     local_cue_report(videos)
     run_report(videos)
     if args.persistence:
@@ -1034,23 +1323,33 @@ def main() -> None:
         transience_report(videos)
     screen = configured_screen()
     limit = QualityThresholds().max_ui_coverage
-    print(f"\n| group | UI screen ({screen}, the default): real HUD windows flagged | of them truly over "
-          f"{limit:g} (mask.mkv) | truly under it | clean windows flagged | true / screened HUD coverage, "
-          "min-max | continuous clean windows kept by every quality check |")
+    print(
+        f"\n| group | UI screen ({screen}, the default): real HUD windows flagged | of them truly over "
+        f"{limit:g} (mask.mkv) | truly under it | clean windows flagged | true / screened HUD coverage, "
+        "min-max | continuous clean windows kept by every quality check |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for g in names:
         ui = ui_rates([v for v in videos if v["game"] == g], [v for v in hud if v["game"] == g])
         kept, kept_n = all_checks_keep([v for v in videos if v["game"] == g])
         results["ui"][g] = {**ui, "all_checks_kept": kept, "all_checks_windows": kept_n}
         cells = [f"{a}/{n}" if n else "–" for a, n in (ui["hud"], ui["truly_over"], ui["truly_under"])]
-        spread = (f"{min(ui['true_coverage']):.3f}-{max(ui['true_coverage']):.3f} / "
-                  f"{min(ui['coverage']):.3f}-{max(ui['coverage']):.3f}" if ui["coverage"] else "– (unpaired game)")
-        print(f"| {g} | {' | '.join(cells)} | {ui['clean'][0]}/{ui['clean'][1]} | {spread} | "
-              f"{kept}/{kept_n} ({kept / max(kept_n, 1):.0%}) |")
+        spread = (
+            f"{min(ui['true_coverage']):.3f}-{max(ui['true_coverage']):.3f} / "
+            f"{min(ui['coverage']):.3f}-{max(ui['coverage']):.3f}"
+            if ui["coverage"]
+            else "– (unpaired game)"
+        )
+        print(
+            f"| {g} | {' | '.join(cells)} | {ui['clean'][0]}/{ui['clean'][1]} | {spread} | "
+            f"{kept}/{kept_n} ({kept / max(kept_n, 1):.0%}) |"
+        )
     peer = sum(v["peers"]["scenedetect-adaptive"][1] for v in videos if "scenedetect-adaptive" in v["peers"])
     ours = sum(v["ours_s"] for v in videos if "scenedetect-adaptive" in v["peers"])  # the same files
-    print(f"\ntime: g2w cues {ours:.1f} s (thumbnails from the Y plane) vs scenedetect-adaptive {peer:.1f} s "
-          f"(its own decode and HSV conversion of full frames): not like-for-like, one thread each")
+    print(
+        f"\ntime: g2w cues {ours:.1f} s (thumbnails from the Y plane) vs scenedetect-adaptive {peer:.1f} s "
+        f"(its own decode and HSV conversion of full frames): not like-for-like, one thread each"
+    )
     print(json.dumps(results, default=float))
 
 

@@ -44,12 +44,20 @@ def ours(game, demo, start_s: float, frames: int, workdir: str, display: str) ->
 def peer(game, demo, start_s: float, frames: int, workdir: str, display: str) -> str:
     out, done = os.path.join(workdir, "clean.mp4"), os.path.join(workdir, "done")
     # The engine's first frame after a skip is dropped, as ours drops it.
-    sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
-            f"-vf trim=start_frame={WARMUP_FRAMES},setpts=PTS-STARTPTS -frames:v {frames} "
-            f"-c:v libx264 -crf 18 -preset fast -pix_fmt yuv420p -y {out} && touch {done}")
+    sink = (
+        f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
+        f"-vf trim=start_frame={WARMUP_FRAMES},setpts=PTS-STARTPTS -frames:v {frames} "
+        f"-c:v libx264 -crf 18 -preset fast -pix_fmt yuv420p -y {out} && touch {done}"
+    )
     cmd, env = game.engine_command(demo, start_s, False, W, H, FPS, workdir, display, sink)
-    result = run_until(cmd, env=env, cwd=workdir, timeout_s=600, log_path=os.path.join(workdir, "engine.log"),
-                       done=lambda: os.path.exists(done))
+    result = run_until(
+        cmd,
+        env=env,
+        cwd=workdir,
+        timeout_s=600,
+        log_path=os.path.join(workdir, "engine.log"),
+        done=lambda: os.path.exists(done),
+    )
     if result.finished_by != "done":
         raise RuntimeError(f"peer capture failed: {result.log_tail[-400:]}")
     return out
@@ -80,8 +88,10 @@ def main() -> None:
                         raise SystemExit(f"{name}: {len(FrameReader(out))} frames, expected {args.frames}")
                 finally:
                     shutil.rmtree(workdir, ignore_errors=True)
-    print(f"demo {demo.demo_id} from {args.start_s:g} s, {args.frames} frames {W}x{H} at {FPS} fps, "
-          f"CPUs {args.cpus}, {args.repeats} runs each")
+    print(
+        f"demo {demo.demo_id} from {args.start_s:g} s, {args.frames} frames {W}x{H} at {FPS} fps, "
+        f"CPUs {args.cpus}, {args.repeats} runs each"
+    )
     for name, values in times.items():
         med = statistics.median(values)
         print(f"{name}: median {med:.2f} s ({args.frames / med:.1f} frames/s), runs {[round(v, 2) for v in values]}")

@@ -23,8 +23,8 @@ import cProfile
 import os
 import pstats
 import resource
-import time
 import subprocess
+import time
 
 import torch
 
@@ -51,9 +51,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of the front end")
     parser.add_argument("--ui-screen", default="auto", help="auto | segmenter | static-edges (as g2w curate)")
     args = parser.parse_args()
-    specs = [VideoSpec(0, 950, 1280, 720, 30, args.seconds, "corridor", True, "dark"),
-             VideoSpec(0, 951, 1920, 1080, 60, args.seconds / 2, "topdown", False, "shaky"),
-             VideoSpec(0, 952, 854, 480, 24, args.seconds, "racing", False, "duplicate")]
+    specs = [
+        VideoSpec(0, 950, 1280, 720, 30, args.seconds, "corridor", True, "dark"),
+        VideoSpec(0, 951, 1920, 1080, 60, args.seconds / 2, "topdown", False, "shaky"),
+        VideoSpec(0, 952, 854, 480, 24, args.seconds, "racing", False, "duplicate"),
+    ]
     paths = [write_sample(s, args.workdir) for s in specs]
     frames = sum(s.frame_count for s in specs)
 
@@ -75,14 +77,18 @@ def main() -> None:
         stats = pstats.Stats(profile)
         total = stats.total_tt
         decode = next(v[3] for k, v in stats.stats.items() if k[2] == "iter_video_frames")
-        print(f"profile: {total:.2f} CPU s in all (with the profiler's own cost), {decode:.2f} s ({decode / total:.0%}) "
-              f"inside the decoder's generator; the rest by function:")
+        print(
+            f"profile: {total:.2f} CPU s in all (with the profiler's own cost), {decode:.2f} s ({decode / total:.0%}) "
+            f"inside the decoder's generator; the rest by function:"
+        )
         stats.sort_stats("tottime").print_stats(14)
     print(f"{len(paths)} sources, {frames} frames (720p30, 1080p60, 480p24), {windows} windows")
     print(f"ffmpeg -f null decode:  {peer:7.2f} CPU s  {frames / peer:7.1f} frames per CPU second")
     print(f"curation front end ({screen} UI screen):")
-    print(f"                        {ours:7.2f} CPU s  {frames / ours:7.1f} frames per CPU second; "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"                        {ours:7.2f} CPU s  {frames / ours:7.1f} frames per CPU second; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     print(f"ratio ours/ffmpeg (CPU time): {ours / peer:.2f}")
 
 

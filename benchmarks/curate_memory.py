@@ -63,9 +63,34 @@ def make_source(path: str, seconds: float) -> str:
     """A synthetic 640x360 30 fps H.264 source of the given length (kept for reruns)."""
     if not os.path.exists(path):
         tmp = path + ".partial.mp4"
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
-                        "-t", str(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", "60",
-                        "-pix_fmt", "yuv420p", "-threads", "1", tmp], check=True)
+        subprocess.run(
+            [
+                "ffmpeg",
+                "-v",
+                "error",
+                "-y",
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=640x360:rate=30",
+                "-t",
+                str(seconds),
+                "-c:v",
+                "libx264",
+                "-preset",
+                "ultrafast",
+                "-crf",
+                "28",
+                "-g",
+                "60",
+                "-pix_fmt",
+                "yuv420p",
+                "-threads",
+                "1",
+                tmp,
+            ],
+            check=True,
+        )
         os.replace(tmp, path)
     return path
 
@@ -74,8 +99,14 @@ def peak(path: str, mode: str) -> dict:
     """Windows, segments, import baseline MB, peak MB and seconds of a fresh analysing worker."""
     out = subprocess.run([sys.executable, "-c", _CHILD, path, mode], check=True, capture_output=True, text=True)
     windows, ok, parts, baseline_kb, peak_kb, seconds = out.stdout.split()
-    return {"windows": int(windows), "ok": int(ok), "segments": int(parts), "baseline": int(baseline_kb) / 1024,
-            "peak": int(peak_kb) / 1024, "seconds": float(seconds)}
+    return {
+        "windows": int(windows),
+        "ok": int(ok),
+        "segments": int(parts),
+        "baseline": int(baseline_kb) / 1024,
+        "peak": int(peak_kb) / 1024,
+        "seconds": float(seconds),
+    }
 
 
 def main() -> None:
@@ -92,11 +123,16 @@ def main() -> None:
         path = make_source(os.path.join(args.workdir, f"testsrc2_{seconds:g}s.mp4"), seconds)
         r = peak(path, mode)
         growth[name] = r["peak"] - r["baseline"]
-        print(f"{seconds:g} s source ({mode}): {r['windows']} windows ({r['ok']} ok) in {r['segments']} tasks, "
-              f"{r['seconds']:.0f} s; after imports {r['baseline']:.0f} MB, peak {r['peak']:.0f} MB, so the "
-              f"analysis itself adds {growth[name]:.0f} MB", flush=True)
-    print(f"ratio of the worker's own peak growth, {args.long_s:g} s / {args.short_s:g} s source: "
-          f"{growth['long'] / max(growth['short'], 1.0):.2f}")
+        print(
+            f"{seconds:g} s source ({mode}): {r['windows']} windows ({r['ok']} ok) in {r['segments']} tasks, "
+            f"{r['seconds']:.0f} s; after imports {r['baseline']:.0f} MB, peak {r['peak']:.0f} MB, so the "
+            f"analysis itself adds {growth[name]:.0f} MB",
+            flush=True,
+        )
+    print(
+        f"ratio of the worker's own peak growth, {args.long_s:g} s / {args.short_s:g} s source: "
+        f"{growth['long'] / max(growth['short'], 1.0):.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,8 @@ from PIL import Image
 
 from g2w.cases.annotation import load_annotation
 from g2w.cases.canvas import DEFAULT_CANVAS
-from g2w.evaluate.canonical_frames import read_canonical
 from g2w.cases.case import load_cases
+from g2w.evaluate.canonical_frames import read_canonical
 from g2w.evaluate.judges.reference import Thresholds, judge_frames
 from g2w.evaluate.plan import plan_from_dict
 from g2w.evaluate.prepare import prepare_case
@@ -49,8 +49,9 @@ from g2w.remove.baselines import telea_gt
 from g2w.sample_data import VideoSpec, render_frames, sidecar_for
 from g2w.video import MaskWriter, VideoWriter
 
-SPEC = VideoSpec(seed=5, index=1, width=1280, height=720, fps=30, duration_s=5.0, style="corridor", hud=True,
-                 first_event="idle")
+SPEC = VideoSpec(
+    seed=5, index=1, width=1280, height=720, fps=30, duration_s=5.0, style="corridor", hud=True, first_event="idle"
+)
 
 
 def make_case(root: str) -> None:
@@ -60,9 +61,11 @@ def make_case(root: str) -> None:
     os.makedirs(folder, exist_ok=True)
     union = np.zeros((SPEC.height, SPEC.width), bool)
     frames = 0
-    with VideoWriter(os.path.join(folder, "clean.mp4"), SPEC.width, SPEC.height, SPEC.fps, preset="veryfast") as clean, \
-         VideoWriter(os.path.join(folder, "hud.mp4"), SPEC.width, SPEC.height, SPEC.fps, preset="veryfast") as hud, \
-         MaskWriter(os.path.join(folder, "mask.mkv"), SPEC.width, SPEC.height, SPEC.fps) as masks:
+    with (
+        VideoWriter(os.path.join(folder, "clean.mp4"), SPEC.width, SPEC.height, SPEC.fps, preset="veryfast") as clean,
+        VideoWriter(os.path.join(folder, "hud.mp4"), SPEC.width, SPEC.height, SPEC.fps, preset="veryfast") as hud,
+        MaskWriter(os.path.join(folder, "mask.mkv"), SPEC.width, SPEC.height, SPEC.fps) as masks,
+    ):
         for plain, with_hud in zip(render_frames(SPEC, with_hud=False), render_frames(SPEC, with_hud=True)):
             clean.write(plain)
             hud.write(with_hud)
@@ -72,18 +75,50 @@ def make_case(root: str) -> None:
             frames += 1
     Image.fromarray(np.where(union, 255, 0).astype(np.uint8)).save(os.path.join(root, "union_mask.png"))
     elements = sidecar_for(SPEC, "hud.mp4")["hud"]["elements"]
-    instances = [{"id": f"e{k}", "label": e["label"], "role": e["label"], "kind": "persistent", "asset_id": None,
-                  "asset_source": "g2w.sample_data", "parent": None} for k, e in enumerate(elements)]
+    instances = [
+        {
+            "id": f"e{k}",
+            "label": e["label"],
+            "role": e["label"],
+            "kind": "persistent",
+            "asset_id": None,
+            "asset_source": "g2w.sample_data",
+            "parent": None,
+        }
+        for k, e in enumerate(elements)
+    ]
     objects = [{"id": f"e{k}", "box": e["box"], "visible_fraction": 1.0} for k, e in enumerate(elements)]
-    annotation = {"version": 1, "width": SPEC.width, "height": SPEC.height, "fps": float(SPEC.fps),
-                  "frame_count": frames, "coordinates": "half-open xyxy", "alpha_threshold": 8,
-                  "instances": instances, "frames": [{"frame": i, "objects": objects} for i in range(frames)]}
+    annotation = {
+        "version": 1,
+        "width": SPEC.width,
+        "height": SPEC.height,
+        "fps": float(SPEC.fps),
+        "frame_count": frames,
+        "coordinates": "half-open xyxy",
+        "alpha_threshold": 8,
+        "instances": instances,
+        "frames": [{"frame": i, "objects": objects} for i in range(frames)],
+    }
     with open(os.path.join(folder, "annotation.json"), "w") as f:
         json.dump(annotation, f)
-    pq.write_table(pa.Table.from_pylist([{"sample_id": "b000", "status": "ok", "reason": "", "clip_id": "bench",
-                                          "seed": SPEC.seed, "width": SPEC.width, "height": SPEC.height,
-                                          "fps": float(SPEC.fps), "frame_count": frames}]),
-                   os.path.join(root, "manifest.parquet"))
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {
+                    "sample_id": "b000",
+                    "status": "ok",
+                    "reason": "",
+                    "clip_id": "bench",
+                    "seed": SPEC.seed,
+                    "width": SPEC.width,
+                    "height": SPEC.height,
+                    "fps": float(SPEC.fps),
+                    "frame_count": frames,
+                }
+            ]
+        ),
+        os.path.join(root, "manifest.parquet"),
+    )
 
 
 def timed(fn) -> tuple[float, object]:
@@ -115,10 +150,27 @@ def main() -> None:
 
     # 3. telea-gt over the whole clip, against ffmpeg removelogo (static union mask).
     ours_remove, frames = timed(lambda: telea_gt(case, case.edited_path(edited)))
-    peer_remove, _ = timed(lambda: ffmpeg("-threads", "1", "-i", case.source, "-vf",
-                                          f"removelogo={os.path.join(root, 'union_mask.png')}", "-c:v", "libx264",
-                                          "-threads", "1", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p",
-                                          os.path.join(args.workdir, "removelogo.mp4")))
+    peer_remove, _ = timed(
+        lambda: ffmpeg(
+            "-threads",
+            "1",
+            "-i",
+            case.source,
+            "-vf",
+            f"removelogo={os.path.join(root, 'union_mask.png')}",
+            "-c:v",
+            "libx264",
+            "-threads",
+            "1",
+            "-preset",
+            "veryfast",
+            "-crf",
+            "18",
+            "-pix_fmt",
+            "yuv420p",
+            os.path.join(args.workdir, "removelogo.mp4"),
+        )
+    )
 
     # 1. Evidence for one video, from scratch.
     evidence_root = os.path.join(args.workdir, "evidence")
@@ -131,8 +183,19 @@ def main() -> None:
 
     def peer_frames():
         for name, path in (("src", case.source), ("edt", case.edited_path(edited))):
-            ffmpeg("-threads", "1", "-i", path, "-vf", f"select='{select}',scale=1280:720:flags=lanczos",
-                   "-fps_mode", "passthrough", "-threads", "1", os.path.join(peer_dir, f"{name}_%03d.png"))
+            ffmpeg(
+                "-threads",
+                "1",
+                "-i",
+                path,
+                "-vf",
+                f"select='{select}',scale=1280:720:flags=lanczos",
+                "-fps_mode",
+                "passthrough",
+                "-threads",
+                "1",
+                os.path.join(peer_dir, f"{name}_%03d.png"),
+            )
 
     peer_evidence, _ = timed(peer_frames)
     images = len(os.listdir(prep["evidence_dir"])) - 1
@@ -140,23 +203,49 @@ def main() -> None:
     # 2. The reference judge for one video, against ffmpeg ssim on the same sampled frames.
     def ours_judge():
         src_idx = [s.source_index for s in plan.samples]
-        return judge_frames(plan, read_canonical(case.source, src_idx, plan.canvas),
-                            read_canonical(case.edited_path(edited), [s.edited_index for s in plan.samples], plan.canvas),
-                            read_canonical(case.reference, src_idx, plan.canvas), Thresholds())
+        return judge_frames(
+            plan,
+            read_canonical(case.source, src_idx, plan.canvas),
+            read_canonical(case.edited_path(edited), [s.edited_index for s in plan.samples], plan.canvas),
+            read_canonical(case.reference, src_idx, plan.canvas),
+            Thresholds(),
+        )
 
     ours_judge_s, judgment = timed(ours_judge)
-    peer_judge_s, _ = timed(lambda: ffmpeg("-threads", "1", "-i", case.edited_path(edited), "-threads", "1", "-i", case.reference,
-                                           "-lavfi", f"[0:v]select='{select}'[a];[1:v]select='{select}'[b];[a][b]ssim",
-                                           "-f", "null", "-"))
+    peer_judge_s, _ = timed(
+        lambda: ffmpeg(
+            "-threads",
+            "1",
+            "-i",
+            case.edited_path(edited),
+            "-threads",
+            "1",
+            "-i",
+            case.reference,
+            "-lavfi",
+            f"[0:v]select='{select}'[a];[1:v]select='{select}'[b];[a][b]ssim",
+            "-f",
+            "null",
+            "-",
+        )
+    )
 
     n_el = len(judgment["elements"])
-    print(f"case: {case.source} ({frames} frames, 1280x720 @ 30 fps, {len(load_annotation(case.annotation).instances)} HUD elements)")
-    print(f"telea-gt removal (whole clip):   ours {ours_remove:6.2f} s  ffmpeg removelogo {peer_remove:6.2f} s  "
-          f"ratio ours/ffmpeg = {ours_remove / peer_remove:.2f}")
-    print(f"evidence for one video ({images} PNGs): ours {ours_evidence:6.2f} s  ffmpeg 20 frames -> PNG {peer_evidence:6.2f} s  "
-          f"ratio ours/ffmpeg = {ours_evidence / peer_evidence:.2f}")
-    print(f"reference judge ({len(plan.samples)} frames, {n_el} elements): ours {ours_judge_s:6.2f} s  "
-          f"ffmpeg ssim {peer_judge_s:6.2f} s  ratio ours/ffmpeg = {ours_judge_s / peer_judge_s:.2f}")
+    print(
+        f"case: {case.source} ({frames} frames, 1280x720 @ 30 fps, {len(load_annotation(case.annotation).instances)} HUD elements)"
+    )
+    print(
+        f"telea-gt removal (whole clip):   ours {ours_remove:6.2f} s  ffmpeg removelogo {peer_remove:6.2f} s  "
+        f"ratio ours/ffmpeg = {ours_remove / peer_remove:.2f}"
+    )
+    print(
+        f"evidence for one video ({images} PNGs): ours {ours_evidence:6.2f} s  ffmpeg 20 frames -> PNG {peer_evidence:6.2f} s  "
+        f"ratio ours/ffmpeg = {ours_evidence / peer_evidence:.2f}"
+    )
+    print(
+        f"reference judge ({len(plan.samples)} frames, {n_el} elements): ours {ours_judge_s:6.2f} s  "
+        f"ffmpeg ssim {peer_judge_s:6.2f} s  ratio ours/ffmpeg = {ours_judge_s / peer_judge_s:.2f}"
+    )
 
 
 if __name__ == "__main__":

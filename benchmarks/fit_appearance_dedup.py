@@ -56,8 +56,10 @@ def pairs(path: str) -> list[tuple[float, str]]:
 
 
 def build(workdir: str, seed: int, videos: int) -> list[str]:
-    specs = [VideoSpec(seed, i, 480, 270, (30, 24)[i % 2], 30.0, STYLES[i % 4], False,
-                       "duplicate" if i % 2 == 0 else None) for i in range(videos)]
+    specs = [
+        VideoSpec(seed, i, 480, 270, (30, 24)[i % 2], 30.0, STYLES[i % 4], False, "duplicate" if i % 2 == 0 else None)
+        for i in range(videos)
+    ]
     return [write_sample(s, os.path.join(workdir, str(seed))) for s in specs]
 
 
@@ -71,8 +73,10 @@ def rates(sims: dict[str, np.ndarray], threshold: float) -> str:
     caught = (sims["duplicate"] > threshold).mean() if len(sims["duplicate"]) else float("nan")
     false = (sims["distinct"] > threshold).mean() if len(sims["distinct"]) else float("nan")
     still = (sims["still"] > threshold).mean() if len(sims["still"]) else float("nan")
-    return (f"duplicates removed {caught:.0%} of {len(sims['duplicate'])}, distinct pairs removed {false:.1%} "
-            f"of {len(sims['distinct'])}, still-camera pairs removed {still:.0%} of {len(sims['still'])}")
+    return (
+        f"duplicates removed {caught:.0%} of {len(sims['duplicate'])}, distinct pairs removed {false:.1%} "
+        f"of {len(sims['distinct'])}, still-camera pairs removed {still:.0%} of {len(sims['still'])}"
+    )
 
 
 def main() -> None:
@@ -85,7 +89,9 @@ def main() -> None:
     for name, sims in (("fit", fit), ("check", check)):
         for k, v in sims.items():
             if len(v):
-                print(f"{name} {k:9s} n={len(v):3d} cosine min/median/max {v.min():.4f}/{np.median(v):.4f}/{v.max():.4f}")
+                print(
+                    f"{name} {k:9s} n={len(v):3d} cosine min/median/max {v.min():.4f}/{np.median(v):.4f}/{v.max():.4f}"
+                )
     chosen = (fit["distinct"].max() + fit["duplicate"].min()) / 2
     print(f"\nchosen on the fit seeds: {chosen:.4f} (configured: {CurateConfig().appearance_dedup_threshold})")
     print(f"fit   (seed {FIT_SEED}): {rates(fit, chosen)}")

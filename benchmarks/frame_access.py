@@ -53,9 +53,11 @@ def stream_s(path: str) -> float:
 
 def peak_rss_mb_of_stream(path: str) -> float:
     """Peak RSS of a child process that streams the whole file (isolated from this process)."""
-    code = ("import resource,sys\nfrom g2w.video import iter_frames\n"
-            "for _ in iter_frames(sys.argv[1]): pass\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = (
+        "import resource,sys\nfrom g2w.video import iter_frames\n"
+        "for _ in iter_frames(sys.argv[1]): pass\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
     out = subprocess.run([sys.executable, "-c", code, path], check=True, capture_output=True, text=True)
     return int(out.stdout.strip()) / 1024
 
@@ -82,8 +84,10 @@ def main() -> None:
     print(f"central frames of {n:3d} windows:  {sparse:7.2f} s  ratio ours/ffmpeg = {sparse / peer:.3f}")
     print(f"iter_frames full pass (RGB):     {full:7.2f} s  ratio ours/ffmpeg = {full / peer:.3f}")
     rss_long, rss_short = peak_rss_mb_of_stream(long_path), peak_rss_mb_of_stream(short_path)
-    print(f"peak RSS streaming {args.seconds:g} s: {rss_long:.0f} MB; {args.seconds / 4:g} s: {rss_short:.0f} MB; "
-          f"ratio = {rss_long / rss_short:.2f}")
+    print(
+        f"peak RSS streaming {args.seconds:g} s: {rss_long:.0f} MB; {args.seconds / 4:g} s: {rss_short:.0f} MB; "
+        f"ratio = {rss_long / rss_short:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import pyarrow.parquet as pq
 import torch
 
 from g2w.jobs.gamecleaner_precache import PrecachePairs
-from g2w.models.gamecleaner import flow
 from g2w.models.gamecleaner.clips import load_pair
 from g2w.models.gamecleaner.task import GameCleanerTask
 from g2w.sample_data import generate_samples
@@ -61,12 +60,19 @@ def precache(synth: str, cache: str) -> dict:
         step.encoders.encode(f), step.encoders.encode(f), step.encoders.encode(f[:1])
         step.encoders.mllm_states(f, step.condition.queries)
     peer = len(ids) / (time.perf_counter() - start)
-    pq.write_table(pa.Table.from_pylist([{"status": "ok", "path": os.path.join(cache, "shards", f"{i}.safetensors")}
-                                         for i in ids]), os.path.join(cache, "index.parquet"))
+    pq.write_table(
+        pa.Table.from_pylist(
+            [{"status": "ok", "path": os.path.join(cache, "shards", f"{i}.safetensors")} for i in ids]
+        ),
+        os.path.join(cache, "index.parquet"),
+    )
     with open(os.path.join(cache, "cache.json"), "w") as f:
         json.dump({"kind": "states"}, f)
-    return {"precache_pairs_per_s": round(ours, 3), "bare_encoders_pairs_per_s": round(peer, 3),
-            "ratio": round(ours / peer, 3)}
+    return {
+        "precache_pairs_per_s": round(ours, 3),
+        "bare_encoders_pairs_per_s": round(peer, 3),
+        "ratio": round(ours / peer, 3),
+    }
 
 
 def training(cache: str, run: str, steps: int) -> dict:
@@ -89,8 +95,12 @@ def training(cache: str, run: str, steps: int) -> dict:
         opt.step()
         opt.zero_grad()
     peer = steps / (time.perf_counter() - start)
-    return {"harness_steps_per_s": round(ours, 3), "harness_wall_steps_per_s_incl_checkpoints_and_validation": round(wall, 3),
-            "bare_loop_steps_per_s": round(peer, 3), "ratio": round(ours / peer, 3)}
+    return {
+        "harness_steps_per_s": round(ours, 3),
+        "harness_wall_steps_per_s_incl_checkpoints_and_validation": round(wall, 3),
+        "bare_loop_steps_per_s": round(peer, 3),
+        "ratio": round(ours / peer, 3),
+    }
 
 
 def main() -> None:
@@ -101,8 +111,11 @@ def main() -> None:
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as root:
         synth = make_pairs(root, args.pairs)
-        result = {"threads": 1, "precache": precache(synth, os.path.join(root, "cache")),
-                  "training": training(os.path.join(root, "cache"), os.path.join(root, "run"), args.steps)}
+        result = {
+            "threads": 1,
+            "precache": precache(synth, os.path.join(root, "cache")),
+            "training": training(os.path.join(root, "cache"), os.path.join(root, "run"), args.steps),
+        }
     print(json.dumps(result, indent=2))
 
 

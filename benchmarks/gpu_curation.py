@@ -33,8 +33,8 @@ import torch
 from g2w.curate.config import CurateConfig
 from g2w.curate.kmeans import num_clusters, spherical_kmeans
 from g2w.jobs.curate import run_curate
-from g2w.runtime.ray_init import init_ray
 from g2w.models.clip_embedder import ClipEmbedder, ClipSpec
+from g2w.runtime.ray_init import init_ray
 from g2w.sample_data import VideoSpec, write_sample
 from g2w.sample_data.generate import STYLES
 
@@ -72,8 +72,11 @@ class GpuSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(0.5):
-            out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"],
-                                 capture_output=True, text=True)
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+            )
             if out.returncode == 0 and out.stdout.strip():
                 self.samples.append((time.perf_counter(), float(out.stdout.split()[0])))
 
@@ -90,12 +93,15 @@ class GpuSampler:
 
 def end_to_end(sources: int, seconds: float, device: str, workdir: str) -> float:
     """Run the curation job on generated sources; prints its throughput; returns windows/s."""
-    specs = [VideoSpec(0, 900 + i, 1280, 720, 30, seconds, STYLES[i % len(STYLES)], i % 3 == 0, None)
-             for i in range(sources)]
+    specs = [
+        VideoSpec(0, 900 + i, 1280, 720, 30, seconds, STYLES[i % len(STYLES)], i % 3 == 0, None) for i in range(sources)
+    ]
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=min(sources, os.cpu_count() or 1)) as pool:  # one source per core
         paths = list(pool.map(write_sample, specs, [os.path.join(workdir, "sources")] * sources))
-    print(f"sources: {sources} x {seconds:.0f} s generated (or found) in {time.perf_counter() - start:.0f} s", flush=True)
+    print(
+        f"sources: {sources} x {seconds:.0f} s generated (or found) in {time.perf_counter() - start:.0f} s", flush=True
+    )
     out = os.path.join(workdir, "curated")
     shutil.rmtree(out, ignore_errors=True)
     init_ray()  # started here, so the job's stage clock starts when run_curate does
@@ -107,8 +113,10 @@ def end_to_end(sources: int, seconds: float, device: str, workdir: str) -> float
     stage_start = started + timings["probe"]  # stages run one after another: probe, analyse+embed, ...
     util = np.array([u for t, u in gpu.samples if stage_start <= t <= stage_start + timings["analyse_embed"]])
     util = util if len(util) else None
-    print(f"end to end: {len(paths)} sources x {seconds:.0f} s 720p30, {summary['counts']['windows']} windows, "
-          f"CLIP on {device}, {os.cpu_count()} CPUs")
+    print(
+        f"end to end: {len(paths)} sources x {seconds:.0f} s 720p30, {summary['counts']['windows']} windows, "
+        f"CLIP on {device}, {os.cpu_count()} CPUs"
+    )
     print(f"  stages (s): {timings}")
     print(f"  analyse+embed: {rate['source_frames_per_s']:.0f} source frames/s, {windows_per_s:.1f} windows/s")
     if util is None:
@@ -130,8 +138,10 @@ def main() -> None:
     parser.add_argument("--workdir", default="/tmp/g2w_bench_gpu_curation")
     args = parser.parse_args()
     if (args.device == "cuda" or args.parts == "all") and not torch.cuda.is_available():
-        parser.error("torch sees no CUDA device here; on a CPU-only machine run "
-                     "--device cpu --sources 2 --seconds 10 --parts none to check the script")
+        parser.error(
+            "torch sees no CUDA device here; on a CPU-only machine run "
+            "--device cpu --sources 2 --seconds 10 --parts none to check the script"
+        )
     windows_per_s = end_to_end(args.sources, args.seconds, args.device, args.workdir)
     if args.parts == "none":
         return
@@ -141,10 +151,14 @@ def main() -> None:
     gpu_rate, gpu_out = images_per_s(embedder("cuda"), crops, repeats=10)
     cpu_rate, cpu_out = images_per_s(embedder("cpu"), crops[: args.cpu_images], repeats=1)
     agreement = float(np.min(np.sum(gpu_out[: args.cpu_images] * cpu_out, axis=1)))
-    print(f"CLIP ViT-B/16: GPU {gpu_rate:8.1f} images/s (fp16 autocast, batch 256); "
-          f"CPU {cpu_rate:6.1f} images/s ({torch.get_num_threads()} threads); ratio GPU/CPU {gpu_rate / cpu_rate:.0f}x")
-    print(f"  GPU vs CPU embeddings of the same crops: min cosine {agreement:.5f}; norms "
-          f"{np.linalg.norm(gpu_out, axis=1).min():.4f}..{np.linalg.norm(gpu_out, axis=1).max():.4f}")
+    print(
+        f"CLIP ViT-B/16: GPU {gpu_rate:8.1f} images/s (fp16 autocast, batch 256); "
+        f"CPU {cpu_rate:6.1f} images/s ({torch.get_num_threads()} threads); ratio GPU/CPU {gpu_rate / cpu_rate:.0f}x"
+    )
+    print(
+        f"  GPU vs CPU embeddings of the same crops: min cosine {agreement:.5f}; norms "
+        f"{np.linalg.norm(gpu_out, axis=1).min():.4f}..{np.linalg.norm(gpu_out, axis=1).max():.4f}"
+    )
 
     for n in (200_000, 1_000_000):
         x = unit_vectors(n, 512)
@@ -155,8 +169,10 @@ def main() -> None:
         again = spherical_kmeans(x, device="cuda", seed=0)
         same = np.array_equal(labels, again[1]) and np.array_equal(centroids, again[0])
         peak = torch.cuda.max_memory_allocated() / 2**30
-        print(f"k-means N={n} K={num_clusters(n, 2048)} 15 iterations: GPU {gpu_s:6.2f} s, "
-              f"peak GPU memory {peak:.2f} GiB (data {x.nbytes / 2**30:.2f} GiB), repeat identical: {same}")
+        print(
+            f"k-means N={n} K={num_clusters(n, 2048)} 15 iterations: GPU {gpu_s:6.2f} s, "
+            f"peak GPU memory {peak:.2f} GiB (data {x.nbytes / 2**30:.2f} GiB), repeat identical: {same}"
+        )
     x = unit_vectors(200_000, 512)
     start = time.perf_counter()
     spherical_kmeans(x, device="cpu", seed=0)

@@ -64,13 +64,18 @@ def measure(preset: str, size: str, repeats: int) -> dict:
     sample_s = _timed(sampler_step, repeats)
     peak = peak_flops(FitConfig("unused"), torch.device("cuda"))
     train_flops = training_flops(cfg, train_connector=model.train_connector)
-    result = {"preset": preset, "size": f"{width}x{height}", "frames": cfg.frames, "train_step_s": round(step_s, 3),
-              "peak_memory_gib": round(peak_gib, 1), "sampler_s_per_step": round(sample_s, 3),
-              "train_tflops": round(train_flops / 1e12, 1),
-              "mfu": round(train_flops / step_s / peak, 3) if peak else None,
-              "sampler_mfu": round(forward_flops(cfg) / sample_s / peak, 3) if peak else None,
-              "device": torch.cuda.get_device_name()}
-    del model
+    result = {
+        "preset": preset,
+        "size": f"{width}x{height}",
+        "frames": cfg.frames,
+        "train_step_s": round(step_s, 3),
+        "peak_memory_gib": round(peak_gib, 1),
+        "sampler_s_per_step": round(sample_s, 3),
+        "train_tflops": round(train_flops / 1e12, 1),
+        "mfu": round(train_flops / step_s / peak, 3) if peak else None,
+        "sampler_mfu": round(forward_flops(cfg) / sample_s / peak, 3) if peak else None,
+        "device": torch.cuda.get_device_name(),
+    }
     torch.cuda.empty_cache()
     return result
 

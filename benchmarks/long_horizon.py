@@ -39,27 +39,61 @@ GAMEVERSE_FPS_PER_WORKER = 400.0
 
 def segmentation(corpus: str, work: str) -> tuple[str, dict]:
     clips = sorted(glob.glob(os.path.join(corpus, "clean", "*.mp4")))
-    summary = run_curate_long(clips, os.path.join(work, "curate_long"), CurateConfig(preset="ultrafast"),
-                              SegmentConfig())
+    summary = run_curate_long(
+        clips, os.path.join(work, "curate_long"), CurateConfig(preset="ultrafast"), SegmentConfig()
+    )
     cpus = max(1.0, float(summary["cluster"]["CPU"]))
     fps = summary["throughput"]["source_frames_per_s"] or 0.0
-    rows = [["analysis (decode, cuts, quality, UI, embed)", len(clips), fps, round(fps / cpus, 1),
-             GAMEVERSE_FPS_PER_WORKER, round(fps / cpus / GAMEVERSE_FPS_PER_WORKER, 3)]]
-    text = ("## Segmentation throughput\n\n" + markdown_table(
-        ["stage", "sources", "frames/s (cluster)", "frames/s per CPU", "GameVerse per worker (reported)",
-         "ours / GameVerse"], rows) + f"\n\nLocal cluster: {cpus:g} CPUs.\n\n")
-    text += ("## Segment lengths on the real captures (30-120 s)\n\n" + markdown_table(
-        ["kept", "rejected", "reasons", "length stats"],
-        [[summary["segments"]["kept"], summary["segments"]["rejected"], json.dumps(summary["rejected_by_reason"]),
-          json.dumps(summary["length_s"])]]) + "\n\n")
+    rows = [
+        [
+            "analysis (decode, cuts, quality, UI, embed)",
+            len(clips),
+            fps,
+            round(fps / cpus, 1),
+            GAMEVERSE_FPS_PER_WORKER,
+            round(fps / cpus / GAMEVERSE_FPS_PER_WORKER, 3),
+        ]
+    ]
+    text = (
+        "## Segmentation throughput\n\n"
+        + markdown_table(
+            [
+                "stage",
+                "sources",
+                "frames/s (cluster)",
+                "frames/s per CPU",
+                "GameVerse per worker (reported)",
+                "ours / GameVerse",
+            ],
+            rows,
+        )
+        + f"\n\nLocal cluster: {cpus:g} CPUs.\n\n"
+    )
+    text += (
+        "## Segment lengths on the real captures (30-120 s)\n\n"
+        + markdown_table(
+            ["kept", "rejected", "reasons", "length stats"],
+            [
+                [
+                    summary["segments"]["kept"],
+                    summary["segments"]["rejected"],
+                    json.dumps(summary["rejected_by_reason"]),
+                    json.dumps(summary["length_s"]),
+                ]
+            ],
+        )
+        + "\n\n"
+    )
     return text, summary
 
 
 def _walk_specs(n: int) -> dict[str, list[WalkSpec]]:
     base = dict(width=480, height=270, fps=30, shot_s=(8.0,))
-    return {"clean": [WalkSpec(seed=100 + k, **base) for k in range(n)],
-            "jump": [WalkSpec(seed=200 + k, jumps_s=(4.0,), **base) for k in range(n)],
-            "jitter": [WalkSpec(seed=300 + k, jitter_spans_s=((3.0, 5.0),), **base) for k in range(n)]}
+    return {
+        "clean": [WalkSpec(seed=100 + k, **base) for k in range(n)],
+        "jump": [WalkSpec(seed=200 + k, jumps_s=(4.0,), **base) for k in range(n)],
+        "jitter": [WalkSpec(seed=300 + k, jitter_spans_s=((3.0, 5.0),), **base) for k in range(n)],
+    }
 
 
 def trajectories(work: str, n: int) -> str:
@@ -83,17 +117,39 @@ def trajectories(work: str, n: int) -> str:
     for kind in ("clean", "jump", "jitter"):
         total = sum(v for (k, _), v in flags.items() if k == kind)
         target = {"clean": "accepted", "jump": "jump", "jitter": "jitter"}[kind]
-        rows.append([kind, total, flags[(kind, target)] / max(total, 1),
-                     json.dumps({r: v for (k, r), v in flags.items() if k == kind})])
+        rows.append(
+            [
+                kind,
+                total,
+                flags[(kind, target)] / max(total, 1),
+                json.dumps({r: v for (k, r), v in flags.items() if k == kind}),
+            ]
+        )
     text = "## Trajectories on procedural walkthroughs (480x270, 30 fps, 8 s, hfov 90)\n\n"
     text += markdown_table(["walks", "count", "rate of expected verdict", "verdicts"], rows) + "\n\n"
-    text += markdown_table(
-        ["CPU frames/s (median, one core)", "rotation error deg/s, FOV given (median of walks)",
-         "rotation error deg/s, FOV estimated", "estimated hfov (true 90)"],
-        [[round(float(np.median(speeds)), 1), round(float(np.median(err_given)), 2),
-          round(float(np.median(err_est)), 2), json.dumps(fovs)]]) + "\n\n"
-    text += "The walk turns at about 25 deg/s (yaw) with pitch and roll sways; jumps turn 40 deg between two frames, " \
-            "jitter adds 1.5 deg (per axis, per frame) of rotation noise for 2 s.\n\n"
+    text += (
+        markdown_table(
+            [
+                "CPU frames/s (median, one core)",
+                "rotation error deg/s, FOV given (median of walks)",
+                "rotation error deg/s, FOV estimated",
+                "estimated hfov (true 90)",
+            ],
+            [
+                [
+                    round(float(np.median(speeds)), 1),
+                    round(float(np.median(err_given)), 2),
+                    round(float(np.median(err_est)), 2),
+                    json.dumps(fovs),
+                ]
+            ],
+        )
+        + "\n\n"
+    )
+    text += (
+        "The walk turns at about 25 deg/s (yaw) with pitch and roll sways; jumps turn 40 deg between two frames, "
+        "jitter adds 1.5 deg (per axis, per frame) of rotation noise for 2 s.\n\n"
+    )
     return text
 
 
@@ -106,9 +162,11 @@ def real_trajectories(corpus: str) -> str:
         fovs.append(raw.info["hfov_deg"])
         reasons[(os.path.basename(clip).split("-")[0], validate(raw)["reason"] or "accepted")] += 1
     rows = [[game, reason, count] for (game, reason), count in sorted(reasons.items())]
-    return ("## Trajectories of the real captures (clean clips, FOV estimated; no ground truth)\n\n"
-            + markdown_table(["game", "verdict", "clips"], rows)
-            + f"\n\nCPU frames/s at 720p input (median): {np.median(speeds):.1f}; estimated hfov: {fovs}\n")
+    return (
+        "## Trajectories of the real captures (clean clips, FOV estimated; no ground truth)\n\n"
+        + markdown_table(["game", "verdict", "clips"], rows)
+        + f"\n\nCPU frames/s at 720p input (median): {np.median(speeds):.1f}; estimated hfov: {fovs}\n"
+    )
 
 
 def main() -> int:
@@ -120,11 +178,18 @@ def main() -> int:
     args = parser.parse_args()
     seg, _ = segmentation(args.corpus, args.work)
     body = seg + trajectories(args.work, args.walks) + real_trajectories(args.corpus)
-    command = "python benchmarks/long_horizon.py --corpus CAPTURE_OUT --work WORK --walks %d" % args.walks
-    write_results_page(args.output, "Long-horizon segments and trajectories", command, body,
-                       notes=["The real captures are 5 s clips: no minute-scale segment can come from them at the "
-                              "default 30 s minimum, so their segment lengths say nothing yet.",
-                              "GameVerse's ~400 frames/s per worker is its reported figure on unknown hardware."])
+    command = f"python benchmarks/long_horizon.py --corpus CAPTURE_OUT --work WORK --walks {args.walks}"
+    write_results_page(
+        args.output,
+        "Long-horizon segments and trajectories",
+        command,
+        body,
+        notes=[
+            "The real captures are 5 s clips: no minute-scale segment can come from them at the "
+            "default 30 s minimum, so their segment lengths say nothing yet.",
+            "GameVerse's ~400 frames/s per worker is its reported figure on unknown hardware.",
+        ],
+    )
     print(open(args.output).read())
     return 0
 

@@ -34,7 +34,7 @@ def variants() -> dict[str, str]:
     names = REMOVAL_RULES.split(",")
     out = {"all rules": REMOVAL_RULES, "no rule": "none"}
     for k, name in enumerate(names):
-        out[f"without {name.split(':')[0]}"] = ",".join(names[:k] + names[k + 1:]) or "none"
+        out[f"without {name.split(':')[0]}"] = ",".join(names[:k] + names[k + 1 :]) or "none"
     return out
 
 
@@ -65,9 +65,12 @@ def main() -> None:
     print(body)
     if args.results:
         argv = [os.path.basename(a.rstrip("/")) if os.path.isabs(a) else a for a in sys.argv[1:]]
-        write_results_page(args.results, "Mask rules: removal-mask IoU per game, each rule left out",
-                           "python " + " ".join(["benchmarks/mask_rule_ablation.py", *argv]),
-                           f"Full list: `{REMOVAL_RULES}`.\n\n" + body)
+        write_results_page(
+            args.results,
+            "Mask rules: removal-mask IoU per game, each rule left out",
+            "python " + " ".join(["benchmarks/mask_rule_ablation.py", *argv]),
+            f"Full list: `{REMOVAL_RULES}`.\n\n" + body,
+        )
 
 
 if __name__ == "__main__":

@@ -46,11 +46,13 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(args.threads)
     torch.set_num_threads(args.threads)
-    cases = [c for c in load_cases(args.synth_out) if (c.width, c.height) == (1280, 720)][:args.cases]
+    cases = [c for c in load_cases(args.synth_out) if (c.width, c.height) == (1280, 720)][: args.cases]
     if not cases:
         raise SystemExit(f"{args.synth_out}: no 1280x720 cases")
-    print(f"{len(cases)} cases at 1280x720: {[c.case_id for c in cases]}, {args.threads} threads, "
-          f"preset {args.preset or 'default'}")
+    print(
+        f"{len(cases)} cases at 1280x720: {[c.case_id for c in cases]}, {args.threads} threads, "
+        f"preset {args.preset or 'default'}"
+    )
     extra = {"preset": args.preset} if args.preset else {}
     results = {f"{m} mask={o.get('mask', 'gt')}": method_fps(m, {**o, **extra}, cases, args.workdir) for m, o in RUNS}
     for name, fps in results.items():

@@ -88,18 +88,19 @@ def pixel_scores(cases, edited_dir: str | None) -> tuple[float, float]:
     inside_se = inside_n = outside_ad = outside_n = 0.0
     for case in cases:
         edit_path = case.source if edited_dir is None else case.edited_path(edited_dir)
-        for edit, clean, source, mask in zip(iter_frames(edit_path), iter_frames(case.reference),
-                                             iter_frames(case.source), iter_masks(case.mask)):
+        for edit, clean, source, mask in zip(
+            iter_frames(edit_path), iter_frames(case.reference), iter_frames(case.source), iter_masks(case.mask)
+        ):
             h, w = edit.rgb.shape[:2]
             inside = mask[:h, :w] >= 128
             e = edit.rgb.astype(np.float64)
             d = e[inside] - clean.rgb[:h, :w][inside]
-            inside_se += float((d ** 2).sum())
+            inside_se += float((d**2).sum())
             inside_n += d.size
             o = np.abs(e[~inside] - source.rgb[:h, :w][~inside])
             outside_ad += float(o.sum())
             outside_n += o.size
-    psnr = 10 * np.log10(255 ** 2 / (inside_se / inside_n)) if inside_n and inside_se else float("inf")
+    psnr = 10 * np.log10(255**2 / (inside_se / inside_n)) if inside_n and inside_se else float("inf")
     return round(float(psnr), 2), round(outside_ad / outside_n, 3) if outside_n else float("nan")
 
 
@@ -118,16 +119,20 @@ def main() -> None:
     parser.add_argument("--games", default="", help="comma-separated games (default: all)")
     parser.add_argument("--max-cases-per-game", type=int, default=None)
     args = parser.parse_args()
-    listings = game_listings(args.cases, args.output, set(filter(None, args.games.split(","))),
-                             args.max_cases_per_game)
+    listings = game_listings(args.cases, args.output, set(filter(None, args.games.split(","))), args.max_cases_per_game)
     chosen = [(m, o) for m, o in METHODS if not args.methods or m in args.methods.split(",")]
     result: dict = {"games": {}}
     for game, listing in listings.items():
         cases = load_cases(listing)
         iou, detect_fps = mask_scores(cases, args.checkpoint)
         input_psnr, _ = pixel_scores(cases, None)
-        entry = {"cases": len(cases), "mask_iou": round(iou, 4), "detect_fps": round(detect_fps, 2),
-                 "input_psnr": input_psnr, "methods": {}}
+        entry = {
+            "cases": len(cases),
+            "mask_iou": round(iou, 4),
+            "detect_fps": round(detect_fps, 2),
+            "input_psnr": input_psnr,
+            "methods": {},
+        }
         for method, options in chosen:
             if args.checkpoint and options.get("mask") == "segmenter":
                 options = {**options, "checkpoint": os.path.abspath(args.checkpoint)}
@@ -136,30 +141,61 @@ def main() -> None:
             scores = run_evaluate(listing, edited, os.path.join(args.output, "eval", game, method))["scores"]
             judged = next(iter(scores.values()))
             psnr, outside = pixel_scores(cases, edited)
-            entry["methods"][method] = {"psnr_gain": round(psnr - input_psnr, 2), "outside_mad": outside,
-                                        "AAR": judged["AAR"], "BG": judged["BG"],
-                                        "removal_fps": summary["frames_per_worker_s"]}
+            entry["methods"][method] = {
+                "psnr_gain": round(psnr - input_psnr, 2),
+                "outside_mad": outside,
+                "AAR": judged["AAR"],
+                "BG": judged["BG"],
+                "removal_fps": summary["frames_per_worker_s"],
+            }
             print(game, method, json.dumps(entry["methods"][method]), flush=True)
         result["games"][game] = entry
     os.makedirs(args.output, exist_ok=True)
     with open(os.path.join(args.output, "quality.json"), "w") as f:
         json.dump(result, f, indent=2)
-    rows = [[game, e["cases"], method if method != "telea-gt" else "telea-gt (oracle mask)",
-             "-" if method == "telea-gt" else e["mask_iou"], m["psnr_gain"], m["outside_mad"], m["AAR"], m["BG"],
-             m["removal_fps"], e["detect_fps"]]
-            for game, e in result["games"].items() for method, m in e["methods"].items()]
-    header = ["game", "cases", "method", "mask IoU", "PSNR in mask over input (dB)", "mean |edit-source| outside",
-              "AAR", "BG", "removal fps (1 worker)", "detection fps"]
+    rows = [
+        [
+            game,
+            e["cases"],
+            method if method != "telea-gt" else "telea-gt (oracle mask)",
+            "-" if method == "telea-gt" else e["mask_iou"],
+            m["psnr_gain"],
+            m["outside_mad"],
+            m["AAR"],
+            m["BG"],
+            m["removal_fps"],
+            e["detect_fps"],
+        ]
+        for game, e in result["games"].items()
+        for method, m in e["methods"].items()
+    ]
+    header = [
+        "game",
+        "cases",
+        "method",
+        "mask IoU",
+        "PSNR in mask over input (dB)",
+        "mean |edit-source| outside",
+        "AAR",
+        "BG",
+        "removal fps (1 worker)",
+        "detection fps",
+    ]
     table = markdown_table(header, rows)
     print(table)
     if args.results:
-        goals = ("Goals (issue): mask IoU >= 0.7 on every held-out game; PSNR inside the true mask >= +10 dB over "
-                 "the input; mean change outside the mask <= 1.5 grey levels; mask-free AAR >= telea-gt's; "
-                 "removal >= 10 fps at 720p on 2 cores. Every game here is held out from the shipped "
-                 "segmenter's training (it was trained on synthesis only).")
-        write_results_page(args.results, "Mask-free removal on real captured pairs, per game",
-                           "python " + " ".join(["benchmarks/removal_quality.py", *map(_portable, sys.argv[1:])]),
-                           goals + "\n\n" + table)
+        goals = (
+            "Goals (issue): mask IoU >= 0.7 on every held-out game; PSNR inside the true mask >= +10 dB over "
+            "the input; mean change outside the mask <= 1.5 grey levels; mask-free AAR >= telea-gt's; "
+            "removal >= 10 fps at 720p on 2 cores. Every game here is held out from the shipped "
+            "segmenter's training (it was trained on synthesis only)."
+        )
+        write_results_page(
+            args.results,
+            "Mask-free removal on real captured pairs, per game",
+            "python " + " ".join(["benchmarks/removal_quality.py", *map(_portable, sys.argv[1:])]),
+            goals + "\n\n" + table,
+        )
 
 
 if __name__ == "__main__":

@@ -66,16 +66,20 @@ def main() -> None:
             errors[case] = "no clean.mp4"
             continue
         rows[os.path.basename(os.path.normpath(case))] = score_clean(segmenter, clean, args.frames)
-    total = {k: sum(r[k] for r in rows.values()) for k in ("frames", "pixels", "refined", "refined_box",
-                                                            "removal", "removal_box")}
+    total = {
+        k: sum(r[k] for r in rows.values())
+        for k in ("frames", "pixels", "refined", "refined_box", "removal", "removal_box")
+    }
     print(f"{len(rows)} clean clips, {args.frames} frames each, checkpoint {segmenter.checkpoint}")
     print(f"{'case':28s} {'refined':>8s} {'in box':>8s} {'removal':>8s} {'in box':>8s}  (per mille of frame pixels)")
     for name, r in [*rows.items(), ("total", total)]:
         if not r["pixels"]:
             continue
         share = {k: 1000 * r[k] / r["pixels"] for k in ("refined", "refined_box", "removal", "removal_box")}
-        print(f"{name:28s} {share['refined']:8.2f} {share['refined_box']:8.2f} {share['removal']:8.2f} "
-              f"{share['removal_box']:8.2f}")
+        print(
+            f"{name:28s} {share['refined']:8.2f} {share['refined_box']:8.2f} {share['removal']:8.2f} "
+            f"{share['removal_box']:8.2f}"
+        )
     for case, reason in errors.items():
         print(f"skipped {case}: {reason}")
     if args.json:

@@ -31,7 +31,7 @@ def score_pair(segmenter: Segmenter, pair: str, frames: int, scores: dict) -> No
     info = probe(src)
     preds = {}
     n = 0
-    for n, pred in enumerate(segmenter.frames(src), 1):
+    for n, pred in enumerate(segmenter.frames(src), 1):  # noqa: B007  (n counts the frames, read after the loop)
         preds[pred.index] = pred
     wanted = set(np.linspace(0, n - 1, frames).round().astype(int).tolist()) if n else set()
     preds = {k: v for k, v in preds.items() if k in wanted}
@@ -68,10 +68,20 @@ def main() -> None:
     print(f"{'source':16s} {'plain IoU':>10s} {'refined IoU':>12s} {'plain F1':>9s} {'refined F1':>11s}")
     for name in sorted(scores, key=lambda k: (k == "all", k)):
         r = {kind: s.result() for kind, s in scores[name].items()}
-        rows[name] = {kind: {"mask_iou": v["mask_iou"], "pixel_f1": v["pixel_f1"], "tp": scores[name][kind].tp,
-                             "fp": scores[name][kind].fp, "fn": scores[name][kind].fn} for kind, v in r.items()}
-        print(f"{name:16s} {r['plain']['mask_iou']:10.3f} {r['refined']['mask_iou']:12.3f} "
-              f"{r['plain']['pixel_f1']:9.3f} {r['refined']['pixel_f1']:11.3f}")
+        rows[name] = {
+            kind: {
+                "mask_iou": v["mask_iou"],
+                "pixel_f1": v["pixel_f1"],
+                "tp": scores[name][kind].tp,
+                "fp": scores[name][kind].fp,
+                "fn": scores[name][kind].fn,
+            }
+            for kind, v in r.items()
+        }
+        print(
+            f"{name:16s} {r['plain']['mask_iou']:10.3f} {r['refined']['mask_iou']:12.3f} "
+            f"{r['plain']['pixel_f1']:9.3f} {r['refined']['pixel_f1']:11.3f}"
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"pairs": pairs, "frames": args.frames, "scores": rows}, f, indent=1)

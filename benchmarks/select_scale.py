@@ -93,11 +93,18 @@ def write_shards(shard_dir: str, n: int, seed: int = 0) -> None:
         window = (idx % _PER_SOURCE).astype(np.int32)
         cols = {
             "clip_id": pa.array(np.char.add(np.char.add(source, "-"), np.char.zfill(window.astype(str), 5))),
-            "source_id": pa.array(source), "source": pa.array(np.char.add(source, ".mp4")),
-            "window_index": pa.array(window), "start_s": pa.array(window * 5.0), "end_s": pa.array(window * 5.0 + 5),
-            "status": pa.array(np.full(m, "ok")), "reason": pa.array(np.full(m, "")), "error": pa.array(np.full(m, "")),
-            "width": pa.array(np.full(m, 1920, np.int32)), "height": pa.array(np.full(m, 1080, np.int32)),
-            "fps": pa.array(np.full(m, 30.0)), "rotation": pa.array(np.zeros(m, np.int32)),
+            "source_id": pa.array(source),
+            "source": pa.array(np.char.add(source, ".mp4")),
+            "window_index": pa.array(window),
+            "start_s": pa.array(window * 5.0),
+            "end_s": pa.array(window * 5.0 + 5),
+            "status": pa.array(np.full(m, "ok")),
+            "reason": pa.array(np.full(m, "")),
+            "error": pa.array(np.full(m, "")),
+            "width": pa.array(np.full(m, 1920, np.int32)),
+            "height": pa.array(np.full(m, 1080, np.int32)),
+            "fps": pa.array(np.full(m, 30.0)),
+            "rotation": pa.array(np.zeros(m, np.int32)),
             **{name: pa.array(rng.random(m) * (300 if name == "sharpness" else 0.3)) for name in MEASURES},
             "samples": pa.array(np.full(m, 40, np.int32)),
             "cut_count": pa.array((rng.random(m) < 0.05).astype(np.int32)),
@@ -111,8 +118,9 @@ def write_shards(shard_dir: str, n: int, seed: int = 0) -> None:
 def measure(mode: str, shard_dir: str, iters: int) -> dict:
     import json
 
-    out = subprocess.run([sys.executable, "-c", _CHILD, mode, shard_dir, str(iters)], check=True, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, mode, shard_dir, str(iters)], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -121,11 +129,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
     parser.add_argument("--peer-up-to", type=int, default=100_000, help="largest size the row-based peer runs at")
     parser.add_argument("--workdir", default="/tmp/g2w_bench_select")
-    parser.add_argument("--kmeans-iters", type=int, default=15,
-                        help="k-means iterations (the protocol's 15 by default; memory does not depend on it, "
-                             "k-means time is linear in it)")
+    parser.add_argument(
+        "--kmeans-iters",
+        type=int,
+        default=15,
+        help="k-means iterations (the protocol's 15 by default; memory does not depend on it, "
+        "k-means time is linear in it)",
+    )
     args = parser.parse_args()
-    print(f"{'windows':>9} {'mode':>9} {'wall s':>8} {'k-means s':>10} {'peak MB':>8} {'after imports MB':>17}", flush=True)
+    print(
+        f"{'windows':>9} {'mode':>9} {'wall s':>8} {'k-means s':>10} {'peak MB':>8} {'after imports MB':>17}",
+        flush=True,
+    )
     results = {}
     for n in args.sizes:
         shard_dir = os.path.join(args.workdir, f"n{n}")
@@ -134,20 +149,26 @@ def main() -> None:
         modes = ["columnar"] + (["rows"] if n <= args.peer_up_to else [])
         for mode in modes:
             r = results[(n, mode)] = measure(mode, shard_dir, args.kmeans_iters)
-            print(f"{n:>9} {mode:>9} {r['wall_s']:>8.1f} {r['kmeans_s']:>10.1f} {r['peak_mb']:>8.0f} {r['base_mb']:>17.0f}",
-                  flush=True)
+            print(
+                f"{n:>9} {mode:>9} {r['wall_s']:>8.1f} {r['kmeans_s']:>10.1f} {r['peak_mb']:>8.0f} {r['base_mb']:>17.0f}",
+                flush=True,
+            )
     sizes = sorted(n for n, mode in results if mode == "columnar")
     if len(sizes) > 1:
         lo, hi = results[(sizes[0], "columnar")], results[(sizes[-1], "columnar")]
-        print(f"growth {sizes[0]} -> {sizes[-1]} windows (x{sizes[-1] / sizes[0]:.0f}): "
-              f"peak memory x{(hi['peak_mb'] - hi['base_mb']) / max(lo['peak_mb'] - lo['base_mb'], 1):.1f} above the import baseline, "
-              f"wall x{hi['wall_s'] / lo['wall_s']:.1f}")
+        print(
+            f"growth {sizes[0]} -> {sizes[-1]} windows (x{sizes[-1] / sizes[0]:.0f}): "
+            f"peak memory x{(hi['peak_mb'] - hi['base_mb']) / max(lo['peak_mb'] - lo['base_mb'], 1):.1f} above the import baseline, "
+            f"wall x{hi['wall_s'] / lo['wall_s']:.1f}"
+        )
     for n in sizes:
         if (n, "rows") in results:
             col, rows = results[(n, "columnar")], results[(n, "rows")]
-            print(f"{n} windows: rows peer, conversion alone / columnar selection, non-k-means part: time "
-                  f"x{rows['wall_s'] / max(col['wall_s'] - col['kmeans_s'], 1e-9):.1f}, peak memory "
-                  f"x{(rows['peak_mb'] - rows['base_mb']) / max(col['peak_mb'] - col['base_mb'], 1):.1f} (above imports)")
+            print(
+                f"{n} windows: rows peer, conversion alone / columnar selection, non-k-means part: time "
+                f"x{rows['wall_s'] / max(col['wall_s'] - col['kmeans_s'], 1e-9):.1f}, peak memory "
+                f"x{(rows['peak_mb'] - rows['base_mb']) / max(col['peak_mb'] - col['base_mb'], 1):.1f} (above imports)"
+            )
 
 
 if __name__ == "__main__":

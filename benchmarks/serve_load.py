@@ -44,7 +44,9 @@ def bare_seconds(method: str, clips: list[str], workdir: str) -> float:
     listing = os.path.join(workdir, "cases.jsonl")
     with open(listing, "w") as f:
         for clip in clips:  # removal reads the video only; the annotation path is never opened
-            f.write(json.dumps({"case_id": os.path.basename(clip)[:-4], "video": clip, "annotation": "none.json"}) + "\n")
+            f.write(
+                json.dumps({"case_id": os.path.basename(clip)[:-4], "video": clip, "annotation": "none.json"}) + "\n"
+            )
     start = time.perf_counter()
     summary = run_remove(method, listing, os.path.join(workdir, "bare"))
     assert summary["ok"] == len(clips), summary
@@ -70,22 +72,32 @@ def service_seconds(svc: Service, method: str, clips: list[str]) -> float:
 
 
 def latency(svc: Service, method: str, clip: str, requests_n: int, concurrency: int) -> dict:
-    status_id = requests.post(f"{svc.url}/v1/removals", headers=svc.headers, data={"method": method, "uri": clip}).json()["id"]
+    status_id = requests.post(
+        f"{svc.url}/v1/removals", headers=svc.headers, data={"method": method, "uri": clip}
+    ).json()["id"]
     data = open(clip, "rb").read()
 
     def one(i: int):
         t = time.perf_counter()
         if i % 4 == 0:
-            code = requests.post(f"{svc.url}/v1/removals", headers=svc.headers, data={"method": method},
-                                 files={"file": ("clip.mp4", data)}).status_code
+            code = requests.post(
+                f"{svc.url}/v1/removals",
+                headers=svc.headers,
+                data={"method": method},
+                files={"file": ("clip.mp4", data)},
+            ).status_code
             return "submit", code, time.perf_counter() - t
         code = requests.get(f"{svc.url}/v1/removals/{status_id}", headers=svc.headers).status_code
         return "status", code, time.perf_counter() - t
 
     with ThreadPoolExecutor(concurrency) as pool:
         results = list(pool.map(one, range(requests_n)))
-    out = {"requests": requests_n, "concurrency": concurrency, "5xx": sum(c >= 500 for _, c, _ in results),
-           "429": sum(c == 429 for _, c, _ in results)}
+    out = {
+        "requests": requests_n,
+        "concurrency": concurrency,
+        "5xx": sum(c >= 500 for _, c, _ in results),
+        "429": sum(c == 429 for _, c, _ in results),
+    }
     for kind in ("submit", "status"):
         out[kind] = percentiles([s for k, c, s in results if k == kind and c < 300])
     return out
@@ -102,25 +114,46 @@ def main() -> None:
     args = parser.parse_args()
     workdir = args.workdir or tempfile.mkdtemp(prefix="g2w-serve-bench-")
     shutil.rmtree(os.path.join(workdir, "bare"), ignore_errors=True)
-    clips = sorted(p for p in generate_samples(os.path.join(workdir, "clips"), args.clips, seed=7,
-                                               duration_s=args.duration_s) if p.endswith(".mp4"))
+    clips = sorted(
+        p
+        for p in generate_samples(os.path.join(workdir, "clips"), args.clips, seed=7, duration_s=args.duration_s)
+        if p.endswith(".mp4")
+    )
     cpus = int(init_ray()["CPU"])
     bare = bare_seconds(args.method, clips, workdir)
 
-    svc = Service(TOKEN, {"data-dir": os.path.join(workdir, "serve_data"), "allowed-roots": workdir,
-                          "cpu-replicas": str(cpus), "max-running": str(cpus), "max-active-jobs": "100000"}).start()
+    svc = Service(
+        TOKEN,
+        {
+            "data-dir": os.path.join(workdir, "serve_data"),
+            "allowed-roots": workdir,
+            "cpu-replicas": str(cpus),
+            "max-running": str(cpus),
+            "max-active-jobs": "100000",
+        },
+    ).start()
     try:
         service = service_seconds(svc, args.method, clips)
         load = latency(svc, args.method, clips[0], args.requests, args.concurrency)
     finally:
         svc.stop()
-    print(json.dumps({
-        "method": args.method, "clips": len(clips), "clip_s": args.duration_s, "cpus": cpus,
-        "bare_remove_s": round(bare, 2), "service_s": round(service, 2),
-        "service_removals_per_min": round(60 * len(clips) / service, 1),
-        "bare_removals_per_min": round(60 * len(clips) / bare, 1),
-        "ratio_service_over_bare": round(service / bare, 2), "load": load,
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "method": args.method,
+                "clips": len(clips),
+                "clip_s": args.duration_s,
+                "cpus": cpus,
+                "bare_remove_s": round(bare, 2),
+                "service_s": round(service, 2),
+                "service_removals_per_min": round(60 * len(clips) / service, 1),
+                "bare_removals_per_min": round(60 * len(clips) / bare, 1),
+                "ratio_service_over_bare": round(service / bare, 2),
+                "load": load,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,9 @@ def cpu_seconds(fn) -> float:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def breakdown(clip: str, sample_dir: str, library: AssetLibrary, crf: int, preset: str, workdir: str,
-              threads: int) -> None:
+def breakdown(
+    clip: str, sample_dir: str, library: AssetLibrary, crf: int, preset: str, workdir: str, threads: int
+) -> None:
     """Each part of one sample alone, in CPU seconds."""
     record = read_json(os.path.join(sample_dir, "record.json"))
     w, h = record["video"]["width"], record["video"]["height"]
@@ -88,13 +89,23 @@ def breakdown(clip: str, sample_dir: str, library: AssetLibrary, crf: int, prese
                 write(out, item)
 
     composite = cpu_seconds(render)
-    x264 = cpu_seconds(lambda: encode(VideoWriter(os.path.join(workdir, "alone.mp4"), w, h, 30, crf, preset,
-                                                  threads=threads), VideoWriter.write_i420, (hud for hud, _ in rendered)))
-    ffv1 = cpu_seconds(lambda: encode(MaskWriter(os.path.join(workdir, "alone.mkv"), w, h, 30), MaskWriter.write,
-                                      (m for _, m in rendered)))
-    print(f"breakdown (CPU s, each alone): decode to I420 {decode:.2f}, layers + composite + annotation "
-          f"{composite:.2f}, one x264 encode {x264:.2f} (ours runs two), FFV1 mask {ffv1:.2f}; "
-          f"sum {decode + composite + 2 * x264 + ffv1:.2f}")
+    x264 = cpu_seconds(
+        lambda: encode(
+            VideoWriter(os.path.join(workdir, "alone.mp4"), w, h, 30, crf, preset, threads=threads),
+            VideoWriter.write_i420,
+            (hud for hud, _ in rendered),
+        )
+    )
+    ffv1 = cpu_seconds(
+        lambda: encode(
+            MaskWriter(os.path.join(workdir, "alone.mkv"), w, h, 30), MaskWriter.write, (m for _, m in rendered)
+        )
+    )
+    print(
+        f"breakdown (CPU s, each alone): decode to I420 {decode:.2f}, layers + composite + annotation "
+        f"{composite:.2f}, one x264 encode {x264:.2f} (ours runs two), FFV1 mask {ffv1:.2f}; "
+        f"sum {decode + composite + 2 * x264 + ffv1:.2f}"
+    )
 
 
 def main() -> None:
@@ -117,35 +128,84 @@ def main() -> None:
     warm_clip = write_sample(VideoSpec(0, 1, 320, 180, 30, 1.0, "corridor", False, None), args.workdir)
     warm_up = os.path.join(args.workdir, "warm_up")
     shutil.rmtree(warm_up, ignore_errors=True)
-    render_sample(warm_clip, warm_up, sample_id="warm", clip_id="warm", streams=SeedStreams(args.seed),
-                  profile=SynthProfile.tiny(), library=library, encode=EncodeSettings(args.crf, args.preset, threads=args.threads))
+    render_sample(
+        warm_clip,
+        warm_up,
+        sample_id="warm",
+        clip_id="warm",
+        streams=SeedStreams(args.seed),
+        profile=SynthProfile.tiny(),
+        library=library,
+        encode=EncodeSettings(args.crf, args.preset, threads=args.threads),
+    )
 
     out = os.path.join(args.workdir, "sample")
     shutil.rmtree(out, ignore_errors=True)
     start, start_cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-    info = render_sample(clip, out, sample_id="bench", clip_id="bench", streams=SeedStreams(args.seed),
-                         profile=SynthProfile(), library=library, encode=EncodeSettings(args.crf, args.preset, threads=args.threads))
+    info = render_sample(
+        clip,
+        out,
+        sample_id="bench",
+        clip_id="bench",
+        streams=SeedStreams(args.seed),
+        profile=SynthProfile(),
+        library=library,
+        encode=EncodeSettings(args.crf, args.preset, threads=args.threads),
+    )
     ours = time.perf_counter() - start
     end_cpu = resource.getrusage(resource.RUSAGE_SELF)
     ours_cpu = end_cpu.ru_utime - start_cpu.ru_utime + end_cpu.ru_stime - start_cpu.ru_stime
 
-    peer_a = ffmpeg(["-i", clip, "-i", overlay, "-filter_complex", "[0:v][1:v]overlay=24:24", *enc,
-                     os.path.join(args.workdir, "peer_hud.mp4")])
+    peer_a = ffmpeg(
+        [
+            "-i",
+            clip,
+            "-i",
+            overlay,
+            "-filter_complex",
+            "[0:v][1:v]overlay=24:24",
+            *enc,
+            os.path.join(args.workdir, "peer_hud.mp4"),
+        ]
+    )
     peer_cpu = cpu_children()
-    peer_b = ffmpeg(["-i", clip, "-i", overlay, "-filter_complex", "[0:v]split[a][b];[a][1:v]overlay=24:24[h]",
-                     "-map", "[h]", *enc, os.path.join(args.workdir, "peer_hud2.mp4"),
-                     "-map", "[b]", *enc, os.path.join(args.workdir, "peer_clean.mp4")])
+    peer_b = ffmpeg(
+        [
+            "-i",
+            clip,
+            "-i",
+            overlay,
+            "-filter_complex",
+            "[0:v]split[a][b];[a][1:v]overlay=24:24[h]",
+            "-map",
+            "[h]",
+            *enc,
+            os.path.join(args.workdir, "peer_hud2.mp4"),
+            "-map",
+            "[b]",
+            *enc,
+            os.path.join(args.workdir, "peer_clean.mp4"),
+        ]
+    )
     peer_b_cpu = cpu_children() - peer_cpu
     if args.breakdown:
         breakdown(clip, out, library, args.crf, args.preset, args.workdir, args.threads)
-    print(f"clip: 1280x720 30 fps 150 frames; libx264 crf {args.crf} preset {args.preset}; {os.cpu_count()} cores; "
-          f"load average {os.getloadavg()[0]:.1f}")
-    print(f"ours: {ours:.2f} s for hud.mp4 + clean.mp4 + mask.mkv + annotation ({info['persistent']} widgets, "
-          f"{info['events']} popups, {info['instances']} instances, style {info['style']})")
+    print(
+        f"clip: 1280x720 30 fps 150 frames; libx264 crf {args.crf} preset {args.preset}; {os.cpu_count()} cores; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"ours: {ours:.2f} s for hud.mp4 + clean.mp4 + mask.mkv + annotation ({info['persistent']} widgets, "
+        f"{info['events']} popups, {info['instances']} instances, style {info['style']})"
+    )
     print(f"peer A (ffmpeg static overlay, 1 output):          {peer_a:.2f} s   ours / peer = {ours / peer_a:.2f}")
-    print(f"peer B (ffmpeg static overlay + clean, 2 outputs): {peer_b:.2f} s   ours / peer = {ours / peer_b:.2f} (wall)")
-    print(f"CPU time: ours {ours_cpu:.2f} s, peer B {peer_b_cpu:.2f} s; ratio ours / peer B (CPU time) = "
-          f"{ours_cpu / peer_b_cpu:.2f}")
+    print(
+        f"peer B (ffmpeg static overlay + clean, 2 outputs): {peer_b:.2f} s   ours / peer = {ours / peer_b:.2f} (wall)"
+    )
+    print(
+        f"CPU time: ours {ours_cpu:.2f} s, peer B {peer_b_cpu:.2f} s; ratio ours / peer B (CPU time) = "
+        f"{ours_cpu / peer_b_cpu:.2f}"
+    )
 
 
 if __name__ == "__main__":

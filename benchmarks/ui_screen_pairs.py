@@ -40,16 +40,21 @@ SWEEP = (0.01, 0.02, 0.04, 0.08)
 
 def window_coverages(step: AnalyzeWindows, video: str) -> list[tuple[float, float, float]]:
     """(start_s, end_s, coverage) of every analysed window of `video`."""
-    return [(r["start_s"], r["end_s"], r["ui_coverage"])
-            for r in step.analyze_source(probe_row(video)) if r["status"] == "ok"]
+    return [
+        (r["start_s"], r["end_s"], r["ui_coverage"])
+        for r in step.analyze_source(probe_row(video))
+        if r["status"] == "ok"
+    ]
 
 
 def rates(hud: list[float], truth: list[float], clean: list[float], threshold: float, limit: float) -> dict:
     hud, truth = np.array(hud), np.array(truth)
     over = truth > limit
-    return {"hud_caught": float(np.mean(hud > threshold)) if hud.size else None,
-            "truly_over_caught": float(np.mean(hud[over] > threshold)) if over.any() else None,
-            "clean_kept": float(np.mean(np.array(clean) <= threshold)) if clean else None}
+    return {
+        "hud_caught": float(np.mean(hud > threshold)) if hud.size else None,
+        "truly_over_caught": float(np.mean(hud[over] > threshold)) if over.any() else None,
+        "clean_kept": float(np.mean(np.array(clean) <= threshold)) if clean else None,
+    }
 
 
 def _fmt(x: float | None, digits: int = 2) -> str:
@@ -79,20 +84,30 @@ def main() -> None:
             found[(f"real:{game} (clean only)", screen)]["clean"] += [c for _, _, c in window_coverages(step, video)]
     results = []
     for (group, screen), cov in sorted(found.items()):
-        row = {"source": group, "screen": screen, "hud_windows": len(cov["hud"]), "clean_windows": len(cov["clean"]),
-               "truly_over_limit": int(np.sum(np.array(cov["truth"]) > limit)),
-               "hud_mean": float(np.mean(cov["hud"])) if cov["hud"] else None,
-               "true_mean": float(np.mean(cov["truth"])) if cov["truth"] else None,
-               "clean_mean": float(np.mean(cov["clean"])) if cov["clean"] else None,
-               "threshold": limit, **rates(cov["hud"], cov["truth"], cov["clean"], limit, limit),
-               "sweep": {t: rates(cov["hud"], cov["truth"], cov["clean"], t, limit) for t in SWEEP}}
+        row = {
+            "source": group,
+            "screen": screen,
+            "hud_windows": len(cov["hud"]),
+            "clean_windows": len(cov["clean"]),
+            "truly_over_limit": int(np.sum(np.array(cov["truth"]) > limit)),
+            "hud_mean": float(np.mean(cov["hud"])) if cov["hud"] else None,
+            "true_mean": float(np.mean(cov["truth"])) if cov["truth"] else None,
+            "clean_mean": float(np.mean(cov["clean"])) if cov["clean"] else None,
+            "threshold": limit,
+            **rates(cov["hud"], cov["truth"], cov["clean"], limit, limit),
+            "sweep": {t: rates(cov["hud"], cov["truth"], cov["clean"], t, limit) for t in SWEEP},
+        }
         results.append(row)
         means = " ".join(f"{k} {_fmt(row[k + '_mean'], 3)}" for k in ("hud", "true", "clean"))
-        print(f"{group:28s} {screen:13s} windows hud {row['hud_windows']:3d} (truly over {row['truly_over_limit']:3d}) "
-              f"clean {row['clean_windows']:3d}  coverage {means}")
+        print(
+            f"{group:28s} {screen:13s} windows hud {row['hud_windows']:3d} (truly over {row['truly_over_limit']:3d}) "
+            f"clean {row['clean_windows']:3d}  coverage {means}"
+        )
         for t, r in {limit: row, **row["sweep"]}.items():
-            print(f"{'':42s} at {t}: HUD caught {_fmt(r['hud_caught'])} (truly over: {_fmt(r['truly_over_caught'])}), "
-                  f"clean kept {_fmt(r['clean_kept'])}")
+            print(
+                f"{'':42s} at {t}: HUD caught {_fmt(r['hud_caught'])} (truly over: {_fmt(r['truly_over_caught'])}), "
+                f"clean kept {_fmt(r['clean_kept'])}"
+            )
     with open(args.output, "w") as f:
         json.dump(results, f, indent=1)
     print(f"wrote {args.output}")

@@ -27,8 +27,9 @@ def _sample_videos(args: argparse.Namespace) -> int:
     def progress(i: int, n: int, path: str) -> None:
         print(f"[{i}/{n}] {path}", file=sys.stderr, flush=True)
 
-    for path in generate_samples(args.out, args.count, args.seed, args.duration_s, progress=progress,
-                                 baked_hud=not args.no_baked_hud):
+    for path in generate_samples(
+        args.out, args.count, args.seed, args.duration_s, progress=progress, baked_hud=not args.no_baked_hud
+    ):
         print(path)
     return 0
 
@@ -56,8 +57,9 @@ def _trajectory(args: argparse.Namespace) -> int:
     from g2w.trajectory.step import EstimateTrajectories
 
     try:
-        summary = run_trajectory(args.inputs, args.output, EstimateTrajectories(args.hfov_deg, args.hud_mask,
-                                                                                args.checkpoint))
+        summary = run_trajectory(
+            args.inputs, args.output, EstimateTrajectories(args.hfov_deg, args.hud_mask, args.checkpoint)
+        )
     except ValueError as exc:
         print(f"g2w trajectory: {exc}", file=sys.stderr)
         return 2
@@ -69,9 +71,15 @@ def _caption(args: argparse.Namespace) -> int:
     from g2w.caption.captioner import CaptionSegments
     from g2w.jobs.caption import run_caption
 
-    options = {"endpoint": args.endpoint, "model": args.model, "api_key_env": args.api_key_env,
-               "timeout_s": args.timeout_s, "transport_retries": args.transport_retries, "seed": args.seed,
-               "response_format": args.response_format}
+    options = {
+        "endpoint": args.endpoint,
+        "model": args.model,
+        "api_key_env": args.api_key_env,
+        "timeout_s": args.timeout_s,
+        "transport_retries": args.transport_retries,
+        "seed": args.seed,
+        "response_format": args.response_format,
+    }
     try:
         summary = run_caption(args.inputs, args.output, CaptionSegments(options, args.schema_retries, args.workers))
     except ValueError as exc:
@@ -84,8 +92,16 @@ def _caption(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from g2w.jobs.demo import run_demo
 
-    run_demo(args.output, count=args.count, seed=args.seed, duration_s=args.duration_s, samples=args.samples,
-             clip_pretrained=args.clip_pretrained, clip_model=args.clip_model, real_clips=args.real_clips)
+    run_demo(
+        args.output,
+        count=args.count,
+        seed=args.seed,
+        duration_s=args.duration_s,
+        samples=args.samples,
+        clip_pretrained=args.clip_pretrained,
+        clip_model=args.clip_model,
+        real_clips=args.real_clips,
+    )
     return 0
 
 
@@ -225,8 +241,10 @@ def _add_evaluation_commands(sub) -> None:
     p.add_argument("--output", help="also write the result as JSON")
     p.set_defaults(run=_judge_agreement)
 
-    p = sub.add_parser("judge-human-agreement", help="removed F1, artifact and preservation agreement, Cohen's kappa "
-                                                    "of a run's judgments against human labels")
+    p = sub.add_parser(
+        "judge-human-agreement",
+        help="removed F1, artifact and preservation agreement, Cohen's kappa of a run's judgments against human labels",
+    )
     p.add_argument("--judgments", required=True, metavar="RUN", help="evaluate output folder or judgments.jsonl")
     p.add_argument("--human", required=True, metavar="LABELS.jsonl", help="human labels (format in docs/evaluation.md)")
     p.add_argument("--output", help="also write the result as JSON")
@@ -239,20 +257,28 @@ def _add_evaluation_commands(sub) -> None:
     p = sub.add_parser("eval-table", help="Table 3/4 Markdown from evaluate runs (synthetic + wild per method)")
     p.add_argument("runs", nargs="+", metavar="RUN", help="evaluate output folders")
     p.add_argument("--output", help="also write the Markdown to this file")
-    p.add_argument("--allow-mixed", action="store_true",
-                   help="tabulate runs with different canvas/judge/prompt settings (the table says so)")
+    p.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="tabulate runs with different canvas/judge/prompt settings (the table says so)",
+    )
     p.set_defaults(run=_eval_table)
 
 
 # ---- HUD asset library and synthesis (g2w.hud, g2w.jobs.synthesize) ----------------------------
+
 
 def _assets_extract(args: argparse.Namespace) -> int:
     from g2w.hud.extract import ExtractConfig, extract_assets
 
     chosen = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
     cfg = ExtractConfig(frames=args.frames, span_s=args.span_s, **chosen)
-    summary = extract_assets(args.annotations, args.output, cfg,
-                             progress=lambda i, n, src: print(f"[{i}/{n}] {src}", file=sys.stderr, flush=True))
+    summary = extract_assets(
+        args.annotations,
+        args.output,
+        cfg,
+        progress=lambda i, n, src: print(f"[{i}/{n}] {src}", file=sys.stderr, flush=True),
+    )
     print(json.dumps(summary, indent=2))
     return 1 if summary["errors"] and not summary.get("assets") else 0
 
@@ -260,8 +286,12 @@ def _assets_extract(args: argparse.Namespace) -> int:
 def _assets_bootstrap(args: argparse.Namespace) -> int:
     from g2w.hud.bootstrap import bootstrap_library
 
-    summary = bootstrap_library(args.output, args.per_label, args.seed,
-                                progress=lambda i, n, label: print(f"[{i}/{n}] {label}", file=sys.stderr, flush=True))
+    summary = bootstrap_library(
+        args.output,
+        args.per_label,
+        args.seed,
+        progress=lambda i, n, label: print(f"[{i}/{n}] {label}", file=sys.stderr, flush=True),
+    )
     print(json.dumps(summary, indent=2))
     return 0
 
@@ -269,17 +299,31 @@ def _assets_bootstrap(args: argparse.Namespace) -> int:
 def _synth_profile(args: argparse.Namespace):
     from g2w.hud.profile import SynthProfile
 
-    return SynthProfile(duration_s=args.duration_s, style=args.style, popups=args.popups, aesthetic=args.aesthetic,
-                        include_unverified=args.include_unverified,
-                        event_opacity_times_hud=args.event_opacity_times_hud)
+    return SynthProfile(
+        duration_s=args.duration_s,
+        style=args.style,
+        popups=args.popups,
+        aesthetic=args.aesthetic,
+        include_unverified=args.include_unverified,
+        event_opacity_times_hud=args.event_opacity_times_hud,
+    )
 
 
 def _synthesize(args: argparse.Namespace) -> int:
     from g2w.hud.render import EncodeSettings
     from g2w.jobs.synthesize import run_synthesize
 
-    summary = run_synthesize(args.clips, args.assets, args.output, args.count, args.seed, _synth_profile(args),
-                             EncodeSettings(args.crf, args.preset, args.encoder), args.device, args.neural_weights)
+    summary = run_synthesize(
+        args.clips,
+        args.assets,
+        args.output,
+        args.count,
+        args.seed,
+        _synth_profile(args),
+        EncodeSettings(args.crf, args.preset, args.encoder),
+        args.device,
+        args.neural_weights,
+    )
     return 0 if summary["ok"] else 1
 
 
@@ -307,10 +351,17 @@ def _add_profile_args(p: argparse.ArgumentParser) -> None:
     from g2w.hud.profile import STYLES
 
     p.add_argument("--style", default="auto", choices=["auto", *sorted(STYLES)], help="HUD style preset (Table 9)")
-    p.add_argument("--popups", default="five_second", choices=["five_second", "bernoulli"],
-                   help="popup count law: Eq. 8 (mean 1.5) or the general Bernoulli profile (mean 5.5)")
-    p.add_argument("--event-opacity-times-hud", action="store_true",
-                   help="multiply each event's Table 13 opacity by alpha_HUD (not the paper's; off by default)")
+    p.add_argument(
+        "--popups",
+        default="five_second",
+        choices=["five_second", "bernoulli"],
+        help="popup count law: Eq. 8 (mean 1.5) or the general Bernoulli profile (mean 5.5)",
+    )
+    p.add_argument(
+        "--event-opacity-times-hud",
+        action="store_true",
+        help="multiply each event's Table 13 opacity by alpha_HUD (not the paper's; off by default)",
+    )
     p.add_argument("--aesthetic", action="store_true", help="match assets to the clip's look (Appendix D)")
     p.add_argument("--include-unverified", action="store_true", help="also draw low-confidence assets")
     p.add_argument("--duration-s", type=positive(float), default=5.0, help="seconds of each clip to use")
@@ -324,7 +375,12 @@ def _add_hud_commands(sub) -> None:
     q.add_argument("--output", required=True, metavar="LIB")
     q.add_argument("--frames", type=positive(int), default=32, help="frames matted per box")
     q.add_argument("--span-s", type=positive(float), default=20.0, help="seconds of video around the time to use")
-    q.add_argument("--min-confidence", type=float, default=None, help="verify assets at or above this confidence (default: the calibrated 0.6)")
+    q.add_argument(
+        "--min-confidence",
+        type=float,
+        default=None,
+        help="verify assets at or above this confidence (default: the calibrated 0.6)",
+    )
     q.set_defaults(run=_assets_extract)
     q = assets.add_parser("bootstrap", help="draw a procedural library for all 21 labels")
     q.add_argument("--output", required=True, metavar="LIB")
@@ -362,6 +418,7 @@ def _add_hud_commands(sub) -> None:
 
 # ---- the removal service's client (g2w.serve_client) -------------------------------------------
 
+
 def _submit_removal(args: argparse.Namespace) -> int:
     import os
 
@@ -371,6 +428,7 @@ def _submit_removal(args: argparse.Namespace) -> int:
     options = json.loads(args.options) if args.options else {}
     failed = 0
     for path in args.files:
+
         def progress(job: dict, path=path) -> None:
             p = job["progress"]
             print(f"{path}: {job['state']} {p['frames_done']}/{p['frames_total']} frames", file=sys.stderr, flush=True)
@@ -384,8 +442,10 @@ def _submit_removal(args: argparse.Namespace) -> int:
         out_dir = os.path.join(args.output, os.path.splitext(os.path.basename(path))[0])
         saved = client.download(job, out_dir) if job["state"] == "succeeded" else []
         failed += job["state"] != "succeeded"
-        print(json.dumps({"file": path, "id": job["id"], "state": job["state"], "reason": job["reason"],
-                          "saved": saved}), flush=True)
+        print(
+            json.dumps({"file": path, "id": job["id"], "state": job["state"], "reason": job["reason"], "saved": saved}),
+            flush=True,
+        )
     return 1 if failed else 0
 
 
@@ -422,7 +482,9 @@ def _add_service_commands(sub) -> None:
     p.add_argument("--method", default="identity", help="a method of g2w.remove.METHODS")
     p.add_argument("--options", help="the method's options as a JSON object")
     p.add_argument("--output", default="removed", help="results go to OUTPUT/<clip name>/")
-    p.add_argument("--detect", action="store_true", help="also the UI mask, annotation and preview (the service's detector)")
+    p.add_argument(
+        "--detect", action="store_true", help="also the UI mask, annotation and preview (the service's detector)"
+    )
     p.set_defaults(run=_submit_removal)
 
 
@@ -432,8 +494,9 @@ def _capture(args: argparse.Namespace) -> int:
 
     games = all_games() if args.all else [args.game]
     width, height = (int(v) for v in args.size.lower().split("x"))
-    summary = run_capture(games, args.output, args.clips, args.seed, args.duration_s, width, height, args.fps,
-                          args.timeout_s)
+    summary = run_capture(
+        games, args.output, args.clips, args.seed, args.duration_s, width, height, args.fps, args.timeout_s
+    )
     print(json.dumps(summary, indent=2))
     return 0 if summary["ok"] else 1
 
@@ -491,19 +554,38 @@ SELECT_S_PER_MILLION = 1881.0
 def _add_plan_command(sub) -> None:
     p = sub.add_parser("plan", help="node counts, wall time, cost and bottleneck for a curation run at scale")
     p.add_argument("--clips", type=positive(int), required=True, help="clips to keep")
-    p.add_argument("--from", dest="summary", required=True, metavar="RUN/summary.json",
-                   help="summary.json of a curation run that analysed its sources")
+    p.add_argument(
+        "--from",
+        dest="summary",
+        required=True,
+        metavar="RUN/summary.json",
+        help="summary.json of a curation run that analysed its sources",
+    )
     p.add_argument("--cpu-type", default="c6i.8xlarge:32:1.36", help="CPU worker type as name:vcpus:usd_per_hour")
     p.add_argument("--cpu-nodes", type=positive(int), default=30, help="CPU workers (cluster.yaml's max)")
-    p.add_argument("--gpu-type", default="g5.4xlarge:16:1.624", help="GPU worker type (one GPU) as name:vcpus:usd_per_hour")
+    p.add_argument(
+        "--gpu-type", default="g5.4xlarge:16:1.624", help="GPU worker type (one GPU) as name:vcpus:usd_per_hour"
+    )
     p.add_argument("--gpu-nodes", type=int, default=0, help="GPU workers for CLIP (needs --gpu-windows-per-s)")
-    p.add_argument("--gpu-windows-per-s", type=positive(float), default=None,
-                   help="CLIP windows per second per GPU, measured on that GPU (none measured here)")
+    p.add_argument(
+        "--gpu-windows-per-s",
+        type=positive(float),
+        default=None,
+        help="CLIP windows per second per GPU, measured on that GPU (none measured here)",
+    )
     p.add_argument("--head-type", default="m6i.2xlarge:8:0.384", help="head node as name:vcpus:usd_per_hour")
-    p.add_argument("--select-s-per-million", type=positive(float), default=SELECT_S_PER_MILLION,
-                   help="selection wall seconds per million windows (default: benchmarks/select_scale.py, CPU)")
-    p.add_argument("--measured-cpus", type=positive(float), default=None,
-                   help="CPUs of the measured run, when its summary does not record them")
+    p.add_argument(
+        "--select-s-per-million",
+        type=positive(float),
+        default=SELECT_S_PER_MILLION,
+        help="selection wall seconds per million windows (default: benchmarks/select_scale.py, CPU)",
+    )
+    p.add_argument(
+        "--measured-cpus",
+        type=positive(float),
+        default=None,
+        help="CPUs of the measured run, when its summary does not record them",
+    )
     p.add_argument("--output", default="plan", help="folder for plan.json, plan.md and plan.png")
     p.set_defaults(run=_plan)
 
@@ -574,13 +656,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sample-videos", help="write procedural gameplay videos with ground-truth sidecars")
     p.add_argument("out", metavar="OUT")
     _add_sample_args(p, duration_s=30.0, count=5)
-    p.add_argument("--no-baked-hud", action="store_true",
-                   help="leave the baked HUD off every video (clean clips of every size, rate and game)")
+    p.add_argument(
+        "--no-baked-hud",
+        action="store_true",
+        help="leave the baked HUD off every video (clean clips of every size, rate and game)",
+    )
     p.set_defaults(run=_sample_videos)
 
     p = sub.add_parser("curate", help="curate raw gameplay videos into clean standardized 5 s clips (Ray)")
-    from g2w.curate.options import add_curate_arguments
     from g2w.curate.long_options import add_long_arguments
+    from g2w.curate.options import add_curate_arguments
 
     add_curate_arguments(p)
     add_long_arguments(p)
@@ -589,11 +674,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("trajectory", help="per-frame camera rotation and translation direction of segments (Ray)")
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="a `curate --mode long` output folder, or videos")
     p.add_argument("--output", default=None, help="output folder (default: the curation run itself)")
-    p.add_argument("--hfov-deg", type=positive(float), default=None,
-                   help="horizontal field of view of the footage; default: estimated per segment")
-    p.add_argument("--hud-mask", choices=("auto", "detector", "none"), default="auto",
-                   help="keep HUD pixels out of tracking: auto (the detector on segments with a HUD), detector "
-                        "(always), none")
+    p.add_argument(
+        "--hfov-deg",
+        type=positive(float),
+        default=None,
+        help="horizontal field of view of the footage; default: estimated per segment",
+    )
+    p.add_argument(
+        "--hud-mask",
+        choices=("auto", "detector", "none"),
+        default="auto",
+        help="keep HUD pixels out of tracking: auto (the detector on segments with a HUD), detector (always), none",
+    )
     p.add_argument("--checkpoint", default=None, help="segmenter folder for the HUD mask (default: the shipped one)")
     p.set_defaults(run=_trajectory)
 
@@ -616,10 +708,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sample_args(p, duration_s=20.0, count=6)  # six: every event kind appears
     p.add_argument("--samples", type=positive(int), default=4, help="paired samples to synthesize")
     p.add_argument("--clip-model", default="ViT-B-16", help="open_clip architecture (or config JSON) for curation")
-    p.add_argument("--clip-pretrained", default=None,
-                   help="CLIP weights for curation (default: none, so the appearance descriptor is used)")
-    p.add_argument("--real-clips", default=os.environ.get("G2W_REAL_CLIPS") or None, metavar="DIR",
-                   help="also synthesize from these real clean clips (g2w capture's OUT/clean; env G2W_REAL_CLIPS)")
+    p.add_argument(
+        "--clip-pretrained",
+        default=None,
+        help="CLIP weights for curation (default: none, so the appearance descriptor is used)",
+    )
+    p.add_argument(
+        "--real-clips",
+        default=os.environ.get("G2W_REAL_CLIPS") or None,
+        metavar="DIR",
+        help="also synthesize from these real clean clips (g2w capture's OUT/clean; env G2W_REAL_CLIPS)",
+    )
     p.set_defaults(run=_demo)
 
     _add_evaluation_commands(sub)

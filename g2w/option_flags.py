@@ -19,16 +19,34 @@ from dataclasses import MISSING, Field, fields
 _KEY = "g2w_option"
 
 
-def option(help: str | None = None, *, type=None, choices=None, nargs=None, metavar: str | None = None,
-           flag: str | None = None, aliases: tuple[str, ...] = (), positional: bool = False) -> dict:
+def option(
+    help: str | None = None,
+    *,
+    type=None,
+    choices=None,
+    nargs=None,
+    metavar: str | None = None,
+    flag: str | None = None,
+    aliases: tuple[str, ...] = (),
+    positional: bool = False,
+) -> dict:
     """Field metadata: `field(default=..., metadata=option("what it does", type=positive(int)))`."""
-    spec = {"help": help, "type": type, "choices": choices, "nargs": nargs, "metavar": metavar, "flag": flag,
-            "aliases": tuple(aliases), "positional": positional}
+    spec = {
+        "help": help,
+        "type": type,
+        "choices": choices,
+        "nargs": nargs,
+        "metavar": metavar,
+        "flag": flag,
+        "aliases": tuple(aliases),
+        "positional": positional,
+    }
     return {_KEY: {k: v for k, v in spec.items() if v not in (None, ())}}
 
 
 def positive(kind):
     """An argparse type: `kind(text)`, refused unless above zero."""
+
     def parse(text: str):
         value = kind(text)
         if value <= 0:
@@ -52,8 +70,15 @@ def _default(f: Field, defaults):
     return MISSING
 
 
-def add_flags(parser, cls, *, defaults=None, helps: dict[str, str] | None = None,
-              aliases: dict[str, list[str]] | None = None, skip: tuple[str, ...] = ()) -> None:
+def add_flags(
+    parser,
+    cls,
+    *,
+    defaults=None,
+    helps: dict[str, str] | None = None,
+    aliases: dict[str, list[str]] | None = None,
+    skip: tuple[str, ...] = (),
+) -> None:
     """Add one argument per field of dataclass `cls` to `parser` (an ArgumentParser or a group).
     `defaults`: an instance whose values are the defaults (default: the fields' own)."""
     for f in fields(cls):
@@ -89,4 +114,3 @@ def from_args(cls, args: argparse.Namespace, skip: tuple[str, ...] = (), **value
     """An instance of `cls` from parsed `args` (fields in `skip` left to their defaults or `values`)."""
     chosen = {f.name: getattr(args, f.name) for f in fields(cls) if f.name not in skip and f.name not in values}
     return cls(**chosen, **values)
-

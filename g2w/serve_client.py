@@ -32,8 +32,10 @@ def _multipart(fields: dict[str, str], file_field: str, path: str) -> tuple[byte
     for name, value in fields.items():
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
     ctype = mimetypes.guess_type(path)[0] or "application/octet-stream"
-    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; '
-            f'filename="{os.path.basename(path)}"\r\nContent-Type: {ctype}\r\n\r\n').encode()
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; '
+        f'filename="{os.path.basename(path)}"\r\nContent-Type: {ctype}\r\n\r\n'
+    ).encode()
     with open(path, "rb") as f:
         parts.append(head + f.read() + b"\r\n")
     parts.append(f"--{boundary}--\r\n".encode())
@@ -73,8 +75,14 @@ class Client:
     def methods(self) -> list[dict]:
         return self._json("GET", "/v1/methods")["methods"]
 
-    def submit(self, path: str, method: str, options: dict | None = None, idempotency_key: str | None = None,
-               detect: bool = False) -> dict:
+    def submit(
+        self,
+        path: str,
+        method: str,
+        options: dict | None = None,
+        idempotency_key: str | None = None,
+        detect: bool = False,
+    ) -> dict:
         """Upload a clip for removal (with `detect`, also the UI mask and annotation); returns the queued job."""
         fields = {"method": method, "options": json.dumps(options or {}), "detect": "true" if detect else "false"}
         body, ctype = _multipart(fields, "file", path)

@@ -42,7 +42,7 @@ class Step(ABC):
     def resources(self) -> Resources:
         return Resources()
 
-    def setup(self) -> None:
+    def setup(self) -> None:  # noqa: B027  (an optional hook: most steps have no state)
         """Load per-worker state. Steps that override this run in a long-lived actor pool."""
 
     @abstractmethod
@@ -64,8 +64,13 @@ def rows_batch(rows: list[dict], names: list[str]) -> Batch:
 
 
 @contextmanager
-def item_errors(row: dict, failed: str, reasons: dict[type, str] | None = None,
-                caught: tuple[type, ...] = (OSError, ValueError), last_chars: int | None = None) -> Iterator[dict]:
+def item_errors(
+    row: dict,
+    failed: str,
+    reasons: dict[type, str] | None = None,
+    caught: tuple[type, ...] = (OSError, ValueError),
+    last_chars: int | None = None,
+) -> Iterator[dict]:
     """Work on one item, recorded in its `row`: an exception of a class in `reasons` (one that carries
     its own `reason`) makes `status="error"`, `reason=prefix + exc.reason`; one of `caught` makes
     `reason=failed`; anything else passes through. `message` says what happened (its last
@@ -76,7 +81,9 @@ def item_errors(row: dict, failed: str, reasons: dict[type, str] | None = None,
         yield row
     except (*reasons, *caught) as exc:
         prefix = next((p for cls, p in reasons.items() if isinstance(exc, cls)), None)
-        reason, message = (failed, f"{type(exc).__name__}: {exc}") if prefix is None else (prefix + exc.reason, str(exc))
+        reason, message = (
+            (failed, f"{type(exc).__name__}: {exc}") if prefix is None else (prefix + exc.reason, str(exc))
+        )
         row.update(status="error", reason=reason, message=message[-last_chars:] if last_chars else message)
     finally:
         row["seconds"] = round(time.perf_counter() - start, 3)

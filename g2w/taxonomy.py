@@ -16,7 +16,7 @@ DEFINITIONS: dict[str, str] = {
     "map_radar": "A mini-map of the surroundings, or a radar/scan display of nearby things.",
     "navigation_compass": "A compass, heading tape, bearing strip or other direction readout.",
     "player_status": "The player's own vitals and state: health, armour, stamina, resources, "
-                     "level or portrait, alone or grouped.",
+    "level or portrait, alone or grouped.",
     "teammate_roster": "A list of party or team members, or a cluster showing their state.",
     "weapon_ammo": "The equipped weapon with its ammunition, reload or fire-mode display.",
     "inventory": "Hotbars, quick slots, backpacks, item grids or inventory panels.",
@@ -25,19 +25,16 @@ DEFINITIONS: dict[str, str] = {
     "objective_status": "Mission or task text, objective counters and progress toward them.",
     "match_status": "Timers, scores, rounds, placements, scoreboards or match progress.",
     "world_context": "Markers tied to the world: names, places, distances, opponents, or the "
-                     "state of an object in the scene.",
+    "state of an object in the scene.",
     "crosshair": "The aiming reticle.",
     "interaction_prompt": "A prompt to press a key or button for an action available now.",
-    "screen_notice": "A passing notification: tutorial tip, kill feed entry, pickup, warning "
-                     "or achievement.",
+    "screen_notice": "A passing notification: tutorial tip, kill feed entry, pickup, warning or achievement.",
     "subtitle": "Captions of spoken dialogue.",
     "chat_comms": "Chat typed between players, or a chat log.",
     "menu_controls": "Menus, toolbars, loading controls, a cursor or other utility controls.",
     "performance_debug": "Frame rate, network, diagnostic, version or debug readouts.",
-    "watermark": "A passive mark: copyright, publisher, sponsor, recording indicator, channel "
-                 "name, logo or title.",
-    "stream_overlay": "Live-broadcast dressing: a facecam, donation or event alert, or the "
-                      "creator's status.",
+    "watermark": "A passive mark: copyright, publisher, sponsor, recording indicator, channel name, logo or title.",
+    "stream_overlay": "Live-broadcast dressing: a facecam, donation or event alert, or the creator's status.",
     "other_hud": "UI that is clearly present but fits none of the labels above.",
 }
 

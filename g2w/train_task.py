@@ -87,11 +87,16 @@ def load_named(params: dict[str, torch.nn.Parameter], state: dict[str, torch.Ten
     """Copy `state` into `params` exactly, or raise naming the missing/unexpected/mis-shaped keys."""
     missing = sorted(set(params) - set(state))
     unexpected = sorted(set(state) - set(params))
-    shapes = [f"{k}: {tuple(state[k].shape)} vs {tuple(params[k].shape)}"
-              for k in sorted(set(params) & set(state)) if state[k].shape != params[k].shape]
+    shapes = [
+        f"{k}: {tuple(state[k].shape)} vs {tuple(params[k].shape)}"
+        for k in sorted(set(params) & set(state))
+        if state[k].shape != params[k].shape
+    ]
     if missing or unexpected or shapes:
-        raise KeyError(f"{source}: weights do not match the model; missing {_few(missing)}, "
-                       f"unexpected {_few(unexpected)}, wrong shape {_few(shapes)}")
+        raise KeyError(
+            f"{source}: weights do not match the model; missing {_few(missing)}, "
+            f"unexpected {_few(unexpected)}, wrong shape {_few(shapes)}"
+        )
     with torch.no_grad():
         for name, param in params.items():
             param.copy_(state[name].to(param.dtype))

@@ -18,8 +18,13 @@ import uuid
 with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
-os.environ.update(AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}", AWS_ACCESS_KEY_ID="testing",
-                  AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true")
+os.environ.update(
+    AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}",
+    AWS_ACCESS_KEY_ID="testing",
+    AWS_SECRET_ACCESS_KEY="testing",
+    AWS_DEFAULT_REGION="us-east-1",
+    AWS_EC2_METADATA_DISABLED="true",
+)
 sys.path.insert(0, os.getcwd())
 
 import pyarrow.fs as pafs  # noqa: E402
@@ -41,16 +46,28 @@ def main() -> int:
     out = f"s3://{bucket}/runs/toy"
 
     def cfg(steps):
-        return FitConfig(out, steps=steps, global_batch=2, micro_batch=2, lr=1e-2, num_workers=1, checkpoint_every=1,
-                         cpus_per_worker=0.5)
+        return FitConfig(
+            out,
+            steps=steps,
+            global_batch=2,
+            micro_batch=2,
+            lr=1e-2,
+            num_workers=1,
+            checkpoint_every=1,
+            cpus_per_worker=0.5,
+        )
 
     start = time.perf_counter()
     first = run_fit(ToyTask(), cfg(2))
     print(f"first run: {first['steps']} steps in {time.perf_counter() - start:.1f} s, checkpoint {first['checkpoint']}")
     fs, inner = pafs.FileSystem.from_uri(out)
+
     def objects():
-        return sorted(i.path[len(inner) + 1:] for i in fs.get_file_info(pafs.FileSelector(inner, recursive=True))
-                      if i.type == pafs.FileType.File)
+        return sorted(
+            i.path[len(inner) + 1 :]
+            for i in fs.get_file_info(pafs.FileSelector(inner, recursive=True))
+            if i.type == pafs.FileType.File
+        )
 
     def checkpoints():
         return {k.split("/")[0] for k in objects() if k.startswith("checkpoint_") and "/" in k}
@@ -61,10 +78,17 @@ def main() -> int:
     second = run_fit(ToyTask(), cfg(3))
     history = [h["step"] for h in json.loads(storage.read_bytes(f"{out}/history.json"))]
     new = checkpoints() - before
-    print(f"rerun: {second['steps']} steps in {time.perf_counter() - start:.1f} s, history {history}, "
-          f"{len(new)} new checkpoint(s), checkpoint {second['checkpoint']}")
-    ok = (first["steps"] == 2 and history == [1, 2, 3] and len(new) == 1
-          and second["checkpoint"].startswith("s3://") and storage.exists(f"{out}/weights.safetensors"))
+    print(
+        f"rerun: {second['steps']} steps in {time.perf_counter() - start:.1f} s, history {history}, "
+        f"{len(new)} new checkpoint(s), checkpoint {second['checkpoint']}"
+    )
+    ok = (
+        first["steps"] == 2
+        and history == [1, 2, 3]
+        and len(new) == 1
+        and second["checkpoint"].startswith("s3://")
+        and storage.exists(f"{out}/weights.safetensors")
+    )
     print("OK" if ok else "FAILED")
     server.stop()
     return 0 if ok else 1

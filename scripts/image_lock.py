@@ -47,8 +47,7 @@ def runtime_closure(requirements: list[str]) -> set[str]:
 
 def image_lock(lock_text: str, dependencies: list[str]) -> str:
     keep = runtime_closure(dependencies)
-    lines = [line for line in lock_text.splitlines()
-             if line.strip() and canonicalize_name(line.split("==")[0]) in keep]
+    lines = [line for line in lock_text.splitlines() if line.strip() and canonicalize_name(line.split("==")[0]) in keep]
     return "\n".join(lines) + "\n"
 
 

@@ -70,8 +70,10 @@ def make_picture(video: str, frame: int, output: str) -> None:
         source = FrameReader(video).read([frame])[0]
         mask = _mask_frame(os.path.join(det, "mask.mkv"), frame)
         cleaned = FrameReader(removed).read([frame])[0]
-    picture = strip([source, overlay(source, mask), cleaned],
-                    ["with its HUD", "mask detected (g2w detect)", f"removed (g2w remove, {DEFAULT_METHOD})"])
+    picture = strip(
+        [source, overlay(source, mask), cleaned],
+        ["with its HUD", "mask detected (g2w detect)", f"removed (g2w remove, {DEFAULT_METHOD})"],
+    )
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     Image.fromarray(picture).save(output, optimize=True)
     log.info("wrote %s", output)

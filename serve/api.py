@@ -9,7 +9,6 @@ Run ONE replica of this deployment: it owns the store and requeues interrupted j
 The routes themselves are in serve/routes.py; they call this replica's methods.
 """
 
-
 import asyncio
 import io
 import json
@@ -23,8 +22,8 @@ from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from ray import serve
 from ray.serve.exceptions import BackPressureError
 
-from g2w.io import storage
 from g2w.cases.case import load_cases
+from g2w.io import storage
 from g2w.remove import DEFAULT_METHOD, METHODS
 from serve import http
 from serve.auth import current_api, serving
@@ -38,10 +37,18 @@ from serve.work import DETECTION, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESU
 log = logging.getLogger("ray.serve")
 
 # Fixed answer types of results: never guessed from a name a client chose.
-RESULT_TYPES = {"edited.mp4": "video/mp4", "mask.mkv": "video/x-matroska", "annotation.json": "application/json",
-                "preview.png": "image/png", "summary.json": "application/json", "metrics.json": "application/json",
-                "report.html": "text/html; charset=utf-8", "table.md": "text/markdown; charset=utf-8",
-                "results.parquet": "application/vnd.apache.parquet", "judgments.jsonl": "application/x-ndjson"}
+RESULT_TYPES = {
+    "edited.mp4": "video/mp4",
+    "mask.mkv": "video/x-matroska",
+    "annotation.json": "application/json",
+    "preview.png": "image/png",
+    "summary.json": "application/json",
+    "metrics.json": "application/json",
+    "report.html": "text/html; charset=utf-8",
+    "table.md": "text/markdown; charset=utf-8",
+    "results.parquet": "application/vnd.apache.parquet",
+    "judgments.jsonl": "application/x-ndjson",
+}
 EVALUATION_FIELDS = {"cases", "edited", "judge"}
 MAX_JSONL_LINE = 1 << 16
 WEDGED_S = 120.0  # store errors for this long fail the health check
@@ -170,7 +177,7 @@ class Api:
             self.failing_since, delay = None, BACKOFF_S
             try:
                 await asyncio.wait_for(self.wake.wait(), timeout=1.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def _expire_leases(self) -> None:
@@ -184,8 +191,9 @@ class Api:
     async def _claim_all(self) -> None:
         for kind, limit in self.slots.items():
             while self.running[kind] < limit:
-                job = await asyncio.to_thread(self.store.claim_next, (kind,), self.s.max_running_per_owner,
-                                              self.s.lease_s)
+                job = await asyncio.to_thread(
+                    self.store.claim_next, (kind,), self.s.max_running_per_owner, self.s.lease_s
+                )
                 if job is None:
                     break
                 self.running[kind] += 1
@@ -240,7 +248,10 @@ class Api:
         if found["state"] == "canceled":
             return {**found, "frames": out.get("frames", 0)}
         if found["state"] == "failed":
-            return {**out, "errors": [{"item": "detection", "reason": found["reason"], "message": found.get("message", "")}]}
+            return {
+                **out,
+                "errors": [{"item": "detection", "reason": found["reason"], "message": found.get("message", "")}],
+            }
         return {**out, "files": out["files"] + found["files"]}
 
     async def _run(self, job: dict) -> None:
@@ -253,11 +264,23 @@ class Api:
         finally:
             self.running[job["kind"]] -= 1
             self.wake.set()
-        errors = out.get("errors") or ([{"item": job["params"].get("input_name"), "reason": out["reason"],
-                                         "message": out.get("message", "")}] if out["state"] == "failed" else [])
+        errors = out.get("errors") or (
+            [{"item": job["params"].get("input_name"), "reason": out["reason"], "message": out.get("message", "")}]
+            if out["state"] == "failed"
+            else []
+        )
         result = {k: out[k] for k in ("files", "summary", "seconds") if k in out}
-        finished = await asyncio.to_thread(self.store.finish, job["id"], out["state"], out.get("reason", ""),
-                                           out.get("message", ""), result, errors, out.get("frames"), job["attempts"])
+        finished = await asyncio.to_thread(
+            self.store.finish,
+            job["id"],
+            out["state"],
+            out.get("reason", ""),
+            out.get("message", ""),
+            result,
+            errors,
+            out.get("frames"),
+            job["attempts"],
+        )
         if finished:
             return
         now = await asyncio.to_thread(self.store.get, job["id"])
@@ -277,8 +300,12 @@ class Api:
 
     async def health(self) -> dict:
         problem = self.dispatch_problem()
-        return {"ok": problem is None, **({"problem": problem} if problem else {}), "recovered": self.recovered,
-                "running": self.running}
+        return {
+            "ok": problem is None,
+            **({"problem": problem} if problem else {}),
+            "recovered": self.recovered,
+            "running": self.running,
+        }
 
     def server_paths(self) -> tuple[str, ...]:
         """Paths of this server that no answer may show."""
@@ -332,7 +359,10 @@ class Api:
         return job, created
 
     def _accepted(self, job: dict, replayed: bool = False) -> JSONResponse:
-        headers = {"Location": f"{PREFIX[job['kind']]}/{job['id']}", **({"Idempotent-Replayed": "true"} if replayed else {})}
+        headers = {
+            "Location": f"{PREFIX[job['kind']]}/{job['id']}",
+            **({"Idempotent-Replayed": "true"} if replayed else {}),
+        }
         return JSONResponse(self.view(job), status_code=202, headers=headers)
 
     def _options(self, method: str, raw) -> dict:
@@ -341,17 +371,26 @@ class Api:
 
     def _params(self, options: dict, name: str, detect: bool, job_id: str) -> dict:
         """A job's parameters; `run_options` (named checkpoints made paths) never leave the server."""
-        return {"options": options, "run_options": server_options(options, self.s.checkpoints), "input_name": name,
-                "detect": detect, **self._store_at(job_id)}
+        return {
+            "options": options,
+            "run_options": server_options(options, self.s.checkpoints),
+            "input_name": name,
+            "detect": detect,
+            **self._store_at(job_id),
+        }
 
     def _check_disk(self) -> None:
         """507 while free space under data_dir is below `min-free-disk-mb`: checked before an
         upload is read, so a full disk refuses work instead of failing jobs half-written."""
         free = shutil.disk_usage(self.s.data_dir).free
         if free < self.s.min_free_disk_mb * (1 << 20):
-            raise InputError(507, "insufficient_storage", f"the service is low on disk ({free >> 20} MB free,"
-                             f" it needs {self.s.min_free_disk_mb:.0f} MB); retry later",
-                             {"Retry-After": str(self.s.retry_after_s)})
+            raise InputError(
+                507,
+                "insufficient_storage",
+                f"the service is low on disk ({free >> 20} MB free,"
+                f" it needs {self.s.min_free_disk_mb:.0f} MB); retry later",
+                {"Retry-After": str(self.s.retry_after_s)},
+            )
 
     async def submit_video(self, request: Request, kind: str, owner: str) -> JSONResponse:
         self._check_disk()
@@ -379,8 +418,15 @@ class Api:
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
-        spec = {"id": job_id, "kind": kind, "method": method, "params": self._params(options, name, detect, job_id),
-                "input": source, "workdir": workdir, "frames_total": frames}
+        spec = {
+            "id": job_id,
+            "kind": kind,
+            "method": method,
+            "params": self._params(options, name, detect, job_id),
+            "input": source,
+            "workdir": workdir,
+            "frames_total": frames,
+        }
         job, created = await self._admit(spec, owner, key, fingerprint)
         self.wake.set()
         return self._accepted(job, replayed=not created)
@@ -432,8 +478,9 @@ class Api:
                 item, spec = await self._batch_item(n, line)
                 items.append(item)
                 specs += [spec] if spec else []
-            batch_id, created = await self._store_call(self.store.admit_batch, batch_id, items, specs, owner,
-                                                       self.limits, key, fingerprint)
+            batch_id, created = await self._store_call(
+                self.store.admit_batch, batch_id, items, specs, owner, self.limits, key, fingerprint
+            )
         finally:
             if not created:
                 for spec in specs:
@@ -475,13 +522,24 @@ class Api:
             source = resolve_uri(str(item.get("uri") or ""), self.s.allowed_roots)
             frames = await http.probe_video(source, self.s)
         except InputError as exc:
-            return {"line": n, "state": "rejected", "reason": exc.reason,
-                    "message": http.scrub(str(exc), self.server_paths())}, None
+            return {
+                "line": n,
+                "state": "rejected",
+                "reason": exc.reason,
+                "message": http.scrub(str(exc), self.server_paths()),
+            }, None
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
-        spec = {"id": job_id, "kind": "removal", "method": method, "params": self._params(options, str(item["uri"]), detect, job_id),
-                "input": source, "workdir": workdir, "frames_total": frames}
+        spec = {
+            "id": job_id,
+            "kind": "removal",
+            "method": method,
+            "params": self._params(options, str(item["uri"]), detect, job_id),
+            "input": source,
+            "workdir": workdir,
+            "frames_total": frames,
+        }
         return {"line": n, "job_id": job_id, "state": "queued", "uri": item["uri"]}, spec
 
     async def submit_evaluation(self, request: Request, owner: str) -> JSONResponse:
@@ -496,8 +554,12 @@ class Api:
         await self._store_call(self.store.check_room, owner, 1, self.limits)
         unknown = sorted(set(form.keys()) - EVALUATION_FIELDS)
         if unknown:
-            raise InputError(422, "bad_options", f"unknown fields {unknown}: an evaluation takes {sorted(EVALUATION_FIELDS)}"
-                             " (judges, with their endpoints, are configured on the server)")
+            raise InputError(
+                422,
+                "bad_options",
+                f"unknown fields {unknown}: an evaluation takes {sorted(EVALUATION_FIELDS)}"
+                " (judges, with their endpoints, are configured on the server)",
+            )
         judge = str(form.get("judge") or "reference")
         if judge != "reference" and judge not in self.s.judges:
             raise InputError(422, "unknown_judge", f"judge must be one of {['reference', *sorted(self.s.judges)]}")
@@ -512,9 +574,22 @@ class Api:
         job_id = new_id("job")
         workdir = os.path.join(os.path.abspath(self.s.data_dir), "jobs", job_id)
         os.makedirs(workdir)
-        params = {"cases": cases, "edited": edited, "judge": judge, "input_name": str(form.get("cases")),
-                  "n_cases": n_cases, **self._store_at(job_id)}
-        spec = {"id": job_id, "kind": "evaluation", "method": judge, "params": params, "input": cases, "workdir": workdir}
+        params = {
+            "cases": cases,
+            "edited": edited,
+            "judge": judge,
+            "input_name": str(form.get("cases")),
+            "n_cases": n_cases,
+            **self._store_at(job_id),
+        }
+        spec = {
+            "id": job_id,
+            "kind": "evaluation",
+            "method": judge,
+            "params": params,
+            "input": cases,
+            "workdir": workdir,
+        }
         job, created = await self._admit(spec, owner, key, fingerprint)
         self.wake.set()
         return self._accepted(job, replayed=not created)
@@ -537,8 +612,9 @@ class Api:
         try:
             return await handle.remove_frame.remote(rgb, method, options)
         except BackPressureError as exc:
-            raise InputError(429, "busy", "the removers are busy; retry later",
-                             {"Retry-After": str(self.s.retry_after_s)}) from exc
+            raise InputError(
+                429, "busy", "the removers are busy; retry later", {"Retry-After": str(self.s.retry_after_s)}
+            ) from exc
         except (RuntimeError, ValueError, OSError) as exc:
             raise InputError(422, "remove_failed", str(exc)[:2000]) from exc
 
@@ -570,17 +646,22 @@ class Api:
         rel = result_rel(job["kind"], name)
         headers = {**FILE_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'}
         if job["params"].get("results_at"):  # published to the output store: streamed from there
-            return StreamingResponse(_stream(storage.join(job["params"]["results_at"], rel)),
-                                     media_type=RESULT_TYPES[name], headers=headers)
-        return FileResponse(os.path.join(job["workdir"], *rel.split("/")), media_type=RESULT_TYPES[name],
-                            headers=headers)
+            return StreamingResponse(
+                _stream(storage.join(job["params"]["results_at"], rel)), media_type=RESULT_TYPES[name], headers=headers
+            )
+        return FileResponse(
+            os.path.join(job["workdir"], *rel.split("/")), media_type=RESULT_TYPES[name], headers=headers
+        )
 
     def source(self, job: dict):
         if os.path.dirname(job["input"] or "") != job["workdir"] or not os.path.exists(job["input"]):
             raise InputError(404, "not_found", "only uploaded sources are served")
         suffix = os.path.splitext(job["input"])[1]
-        return FileResponse(job["input"], media_type=MEDIA_TYPES.get(suffix, "application/octet-stream"),
-                            headers={**FILE_HEADERS, "Content-Disposition": f'attachment; filename="source{suffix}"'})
+        return FileResponse(
+            job["input"],
+            media_type=MEDIA_TYPES.get(suffix, "application/octet-stream"),
+            headers={**FILE_HEADERS, "Content-Disposition": f'attachment; filename="source{suffix}"'},
+        )
 
     def batch(self, batch_id: str, owner: str) -> dict:
         batch = self.store.batch(batch_id) if JOB_ID.match(batch_id) else None
@@ -594,12 +675,16 @@ class Api:
         jobs = self.store.list_jobs(owner, kind, limit + 1, http.read_cursor(cursor))
         page = jobs[:limit]
         more = len(jobs) > limit
-        return {"items": [self.view(j) for j in page],
-                "next_cursor": http.make_cursor(page[-1]["created"], page[-1]["id"]) if more else None}
+        return {
+            "items": [self.view(j) for j in page],
+            "next_cursor": http.make_cursor(page[-1]["created"], page[-1]["id"]) if more else None,
+        }
 
     def list_batches(self, owner: str, limit: int, cursor: str | None) -> dict:
         """One page of the owner's batches, newest first, like `list_jobs`."""
         found = self.store.list_batches(owner, limit + 1, http.read_cursor(cursor))
         page = found[:limit]
-        return {"items": [self.batch(batch_id, owner) for _, batch_id in page],
-                "next_cursor": http.make_cursor(*page[-1]) if len(found) > limit else None}
+        return {
+            "items": [self.batch(batch_id, owner) for _, batch_id in page],
+            "next_cursor": http.make_cursor(*page[-1]) if len(found) > limit else None,
+        }

@@ -20,15 +20,30 @@ from serve.workers import Detector, Judge, Remover
 
 # Detection is occasional: no replica (and no CPU held) until a detection is queued, one per
 # queued detection up to two, and back to none a minute after the last one.
-DETECTOR_AUTOSCALING = {"min_replicas": 0, "initial_replicas": 0, "max_replicas": 2, "target_ongoing_requests": 1,
-                        "upscale_delay_s": 0, "downscale_delay_s": 60}
+DETECTOR_AUTOSCALING = {
+    "min_replicas": 0,
+    "initial_replicas": 0,
+    "max_replicas": 2,
+    "target_ongoing_requests": 1,
+    "upscale_delay_s": 0,
+    "downscale_delay_s": 60,
+}
 
 
 def build(args: dict | None = None) -> Application:
     settings = parse_settings(args or {})
     cpu = Remover.options(name="CpuRemover", num_replicas=settings.cpu_replicas).bind()
-    gpu = (Remover.options(name="GpuRemover", num_replicas=settings.gpu_replicas, max_ongoing_requests=1,
-                           ray_actor_options={"num_cpus": 1, "num_gpus": 1}).bind()
-           if settings.gpu_replicas else None)
-    detector = Detector.options(autoscaling_config=DETECTOR_AUTOSCALING).bind(settings.detector) if settings.detector else None
+    gpu = (
+        Remover.options(
+            name="GpuRemover",
+            num_replicas=settings.gpu_replicas,
+            max_ongoing_requests=1,
+            ray_actor_options={"num_cpus": 1, "num_gpus": 1},
+        ).bind()
+        if settings.gpu_replicas
+        else None
+    )
+    detector = (
+        Detector.options(autoscaling_config=DETECTOR_AUTOSCALING).bind(settings.detector) if settings.detector else None
+    )
     return Api.bind(settings, cpu, gpu, detector, Judge.bind(settings.judges))

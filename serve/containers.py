@@ -26,8 +26,13 @@ ALLOWED = {
     "mpeg-ts": ("mpegts", ".ts"),
     "flv": ("flv", ".flv"),
 }
-MEDIA_TYPES = {".mp4": "video/mp4", ".mkv": "video/x-matroska", ".avi": "video/x-msvideo", ".ts": "video/mp2t",
-               ".flv": "video/x-flv"}
+MEDIA_TYPES = {
+    ".mp4": "video/mp4",
+    ".mkv": "video/x-matroska",
+    ".avi": "video/x-msvideo",
+    ".ts": "video/mp2t",
+    ".flv": "video/x-flv",
+}
 
 
 def container_of(path: str) -> str:
@@ -37,9 +42,12 @@ def container_of(path: str) -> str:
     except OSError as exc:
         raise InputError(415, "not_video_unreadable", "the input cannot be read") from exc
     if family not in ALLOWED:
-        raise InputError(415, "container_not_allowed",
-                         f"the input is not one of the allowed containers {sorted(ALLOWED)} "
-                         "(playlists, concat lists, image sequences and network inputs are refused)")
+        raise InputError(
+            415,
+            "container_not_allowed",
+            f"the input is not one of the allowed containers {sorted(ALLOWED)} "
+            "(playlists, concat lists, image sequences and network inputs are refused)",
+        )
     return family
 
 
@@ -64,8 +72,11 @@ def check_cost(path: str, max_pixels: int, max_frames: int, max_duration_s: floa
         stream = container.streams.video[0]
         width, height = stream.codec_context.width, stream.codec_context.height
         rate = stream.average_rate or stream.guessed_rate or stream.base_rate
-        duration = (float(stream.duration * stream.time_base) if stream.duration and stream.time_base
-                    else (container.duration or 0) / av.time_base)
+        duration = (
+            float(stream.duration * stream.time_base)
+            if stream.duration and stream.time_base
+            else (container.duration or 0) / av.time_base
+        )
         declared = int(stream.frames or 0) or int(duration * float(rate or 0))
     if width * height > max_pixels:
         raise InputError(413, "too_many_pixels", f"{width}x{height} is over the limit of {max_pixels} pixels")

@@ -18,10 +18,10 @@ from datetime import UTC, datetime
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from g2w.video import VideoError, probe
 from serve.containers import check_cost
 from serve.inputs import InputError
 from serve.settings import ServiceSettings
-from g2w.video import VideoError, probe
 
 FORM_SLACK_BYTES = 1 << 20  # multipart headers and small fields on top of the file itself
 
@@ -98,7 +98,9 @@ async def probe_video(path: str, settings: ServiceSettings) -> int:
     if not info.has_video:
         raise InputError(415, "not_video_no_video_stream", "the input has no video stream")
     if info.frame_count > settings.max_frames:
-        raise InputError(413, "too_many_frames", f"{info.frame_count} frames is over the limit of {settings.max_frames}")
+        raise InputError(
+            413, "too_many_frames", f"{info.frame_count} frames is over the limit of {settings.max_frames}"
+        )
     return int(info.frame_count)
 
 
@@ -130,13 +132,25 @@ def job_view(job: dict, prefix: str, retention_s: float = 0.0) -> dict:
     p = job["params"]
     expires = job["finished"] + retention_s if job.get("finished") and retention_s > 0 else None
     return {
-        "id": job["id"], "kind": job["kind"], "state": job["state"], "method": job["method"],
-        "options": p.get("options", {}), "input": p.get("input_name"), "batch_id": job["batch_id"],
+        "id": job["id"],
+        "kind": job["kind"],
+        "state": job["state"],
+        "method": job["method"],
+        "options": p.get("options", {}),
+        "input": p.get("input_name"),
+        "batch_id": job["batch_id"],
         "progress": {"frames_done": job["frames_done"], "frames_total": job["frames_total"]},
-        "reason": job["reason"], "message": job["message"], "errors": job["errors"], "attempts": job["attempts"],
-        "created_at": rfc3339(job["created"]), "started_at": rfc3339(job.get("started")),
-        "finished_at": rfc3339(job.get("finished")), "updated_at": rfc3339(job["updated"]), "expires_at": rfc3339(expires),
+        "reason": job["reason"],
+        "message": job["message"],
+        "errors": job["errors"],
+        "attempts": job["attempts"],
+        "created_at": rfc3339(job["created"]),
+        "started_at": rfc3339(job.get("started")),
+        "finished_at": rfc3339(job.get("finished")),
+        "updated_at": rfc3339(job["updated"]),
+        "expires_at": rfc3339(expires),
         "results": {name: f"{prefix}/{job['id']}/result/{name}" for name in job["result"].get("files", [])}
-        if job["state"] == "succeeded" else {},
+        if job["state"] == "succeeded"
+        else {},
         **({"summary": job["result"]["summary"]} if "summary" in job["result"] else {}),
     }

@@ -37,16 +37,16 @@ def resolve_uri(uri: str, roots: tuple[str, ...]) -> str:
     if not uri:
         raise InputError(422, "bad_uri", "empty uri")
     if uri.startswith("s3://"):
-        path = posixpath.normpath(uri[len("s3://"):])
+        path = posixpath.normpath(uri[len("s3://") :])
         if path.startswith(("..", "/")) or "/../" in f"/{path}/":
             raise InputError(403, "uri_not_allowed", f"{uri}: not a plain object key")
         for root in roots:
-            if root.startswith("s3://") and (path + "/").startswith(root[len("s3://"):].rstrip("/") + "/"):
+            if root.startswith("s3://") and (path + "/").startswith(root[len("s3://") :].rstrip("/") + "/"):
                 return "s3://" + path
         raise InputError(403, "uri_not_allowed", f"{uri}: outside the allowed roots")
     if "://" in uri and not uri.startswith("file://"):
         raise InputError(422, "bad_uri", f"{uri}: only local paths, file:// and s3:// are supported")
-    path = os.path.realpath(uri[len("file://"):] if uri.startswith("file://") else uri)
+    path = os.path.realpath(uri[len("file://") :] if uri.startswith("file://") else uri)
     for root in roots:
         if "://" in root:
             continue
@@ -65,11 +65,19 @@ def describe_methods(gpu_available: bool) -> list[dict]:
     """The registry as the page and clients see it: traits and each option's default."""
     out = []
     for name, m in sorted(METHODS.items()):
-        options = {k: p.default for k, p in _signature_options(name).items()
-                   if p.default is not inspect.Parameter.empty}
-        out.append({"name": name, "mask": m.mask, "ref_pt": m.ref_pt, "gpu": m.gpu,
-                    "available": (not m.mask) and (gpu_available or not m.gpu),
-                    "options": {k: v for k, v in options.items() if isinstance(v, (int, float, str, bool, type(None)))}})
+        options = {
+            k: p.default for k, p in _signature_options(name).items() if p.default is not inspect.Parameter.empty
+        }
+        out.append(
+            {
+                "name": name,
+                "mask": m.mask,
+                "ref_pt": m.ref_pt,
+                "gpu": m.gpu,
+                "available": (not m.mask) and (gpu_available or not m.gpu),
+                "options": {k: v for k, v in options.items() if isinstance(v, (int, float, str, bool, type(None)))},
+            }
+        )
     return out
 
 
@@ -77,6 +85,8 @@ def describe_methods(gpu_available: bool) -> list[dict]:
 # each registry method has one, so a new option is refused until it is given a range here).
 # `server` options name server-side paths: a client never sets them (checkpoints go by name).
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
+
+
 def _mask_rules(value) -> None:
     """A `mask_rules` spec must parse (g2w.segment.mask_rules), with at most a few rules."""
     from g2w.segment.mask_rules import parse_rules
@@ -87,10 +97,21 @@ def _mask_rules(value) -> None:
 
 
 OPTION_RULES = {
-    "radius": (1, 32), "dilate_px": (0, 64), "chunk_frames": (1, 1000), "crf": (0, 51), "steps": (1, 200),
-    "seed": (0, 2**31 - 1), "preset": X264_PRESETS, "mask": ("segmenter",),
-    "reference": ("none", "self"), "reference_image": "server", "checkpoint": "registry", "base_dir": "server", "mllm_dir": "server",
-    "alpha_ceiling": (0.0, 1.0), "mask_rules": _mask_rules,
+    "radius": (1, 32),
+    "dilate_px": (0, 64),
+    "chunk_frames": (1, 1000),
+    "crf": (0, 51),
+    "steps": (1, 200),
+    "seed": (0, 2**31 - 1),
+    "preset": X264_PRESETS,
+    "mask": ("segmenter",),
+    "reference": ("none", "self"),
+    "reference_image": "server",
+    "checkpoint": "registry",
+    "base_dir": "server",
+    "mllm_dir": "server",
+    "alpha_ceiling": (0.0, 1.0),
+    "mask_rules": _mask_rules,
 }
 
 

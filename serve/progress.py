@@ -29,8 +29,12 @@ class JobCanceled(Exception):
 class ProgressHook:
     """Throttles progress reports and turns a 'canceled' answer into `JobCanceled`."""
 
-    def __init__(self, report: Callable[[int], bool], interval_s: float = REPORT_INTERVAL_S,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        report: Callable[[int], bool],
+        interval_s: float = REPORT_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.report, self.interval_s, self.clock = report, interval_s, clock
         self.frames = 0
         self.stop_heard = False  # a heartbeat's report was answered "stop"

@@ -5,14 +5,12 @@ kind (create, status, cancel, result, and the source for removals) come from `jo
 call per kind, so the kinds cannot drift apart.
 """
 
-
 import os
+import secrets
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse, Response
-
-import secrets
 
 from serve import http
 from serve.auth import SESSION_COOKIE, current_api, over_tls, require_caller, signed_in
@@ -68,8 +66,15 @@ def session(request: Request, owner: str = Depends(require_caller), api=Depends(
     session_id = secrets.token_urlsafe(32)
     api.store.create_session(session_id, owner, api.s.session_ttl_s)
     resp = Response(status_code=204)
-    resp.set_cookie(SESSION_COOKIE, session_id, max_age=int(api.s.session_ttl_s), httponly=True,
-                    secure=over_tls(request), samesite="strict", path="/")
+    resp.set_cookie(
+        SESSION_COOKIE,
+        session_id,
+        max_age=int(api.s.session_ttl_s),
+        httponly=True,
+        secure=over_tls(request),
+        samesite="strict",
+        path="/",
+    )
     return resp
 
 
@@ -85,8 +90,12 @@ def logout(request: Request, api=Depends(current_api)):
 
 @account.get("/v1/methods")
 async def methods(api=Depends(current_api)):
-    return {"methods": describe_methods(api.s.gpu_replicas > 0), "detector": bool(api.s.detector),
-            "judges": ["reference", *sorted(api.s.judges)], "checkpoints": sorted(api.s.checkpoints)}
+    return {
+        "methods": describe_methods(api.s.gpu_replicas > 0),
+        "detector": bool(api.s.detector),
+        "judges": ["reference", *sorted(api.s.judges)],
+        "checkpoints": sorted(api.s.checkpoints),
+    }
 
 
 @account.post("/v1/remove-frame")
@@ -102,8 +111,9 @@ async def create_batch(request: Request, owner: str = Depends(require_caller), a
 
 
 @account.get("/v1/batches")
-def list_batches(owner: str = Depends(require_caller), api=Depends(current_api), limit: int = PAGE_LIMIT,
-                 cursor: str | None = CURSOR):
+def list_batches(
+    owner: str = Depends(require_caller), api=Depends(current_api), limit: int = PAGE_LIMIT, cursor: str | None = CURSOR
+):
     """The caller's batches, newest first; `next_cursor` (null on the last page) fetches the next page."""
     return api.list_batches(owner, limit, cursor)
 
@@ -123,8 +133,12 @@ def job_router(kind: str, create, files: tuple[str, ...], source: bool = False) 
         return await create(api, request, owner)
 
     @router.get("", name=f"list_{kind}s")
-    def list_jobs(owner: str = Depends(require_caller), api=Depends(current_api), limit: int = PAGE_LIMIT,
-                  cursor: str | None = CURSOR):
+    def list_jobs(
+        owner: str = Depends(require_caller),
+        api=Depends(current_api),
+        limit: int = PAGE_LIMIT,
+        cursor: str | None = CURSOR,
+    ):
         """The caller's jobs of this kind, newest first; `next_cursor` (null on the last page) fetches the next page."""
         return api.list_jobs(kind, owner, limit, cursor)
 
@@ -144,6 +158,7 @@ def job_router(kind: str, create, files: tuple[str, ...], source: bool = False) 
         return api.result(api.job(job_id, kind, owner), name, files)
 
     if source:
+
         @router.get("/{job_id}/source", name=f"{kind}_source")
         def job_source(job_id: str, owner: str = Depends(require_caller), api=Depends(current_api)):
             """The uploaded clip (for the page's side-by-side view); URI inputs are not served back."""
@@ -153,8 +168,11 @@ def job_router(kind: str, create, files: tuple[str, ...], source: bool = False) 
 
 
 ROUTERS = [
-    public, account,
-    job_router("removal", lambda api, request, owner: api.submit_video(request, "removal", owner), RESULT_FILES, source=True),
+    public,
+    account,
+    job_router(
+        "removal", lambda api, request, owner: api.submit_video(request, "removal", owner), RESULT_FILES, source=True
+    ),
     job_router("detection", lambda api, request, owner: api.submit_video(request, "detection", owner), DETECTION_FILES),
     job_router("evaluation", lambda api, request, owner: api.submit_evaluation(request, owner), EVALUATION_FILES),
 ]

@@ -163,6 +163,7 @@ def parse_settings(args: dict, env=os.environ) -> ServiceSettings:
     if token:
         return ServiceSettings(**{**values, "token_sha256": token_digest(token)})
     if not settings.insecure_no_auth:
-        raise SettingsError("no token: set G2W_SERVE_TOKEN or G2W_SERVE_TOKEN_FILE, "
-                            "or pass insecure-no-auth=true for local use only")
+        raise SettingsError(
+            "no token: set G2W_SERVE_TOKEN or G2W_SERVE_TOKEN_FILE, or pass insecure-no-auth=true for local use only"
+        )
     return settings

@@ -46,11 +46,19 @@ CREATE TABLE IF NOT EXISTS batches (
 CREATE TABLE IF NOT EXISTS sessions (sha256 TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL);
 """
 # Columns added after the first release: (table, column, declaration); added to an older file on open.
-_ADDED = (("jobs", "owner", "TEXT NOT NULL DEFAULT 'default'"), ("batches", "owner", "TEXT NOT NULL DEFAULT 'default'"),
-          ("jobs", "fingerprint", "TEXT"), ("batches", "fingerprint", "TEXT"),
-          ("jobs", "started", "REAL"), ("jobs", "finished", "REAL"), ("jobs", "lease_until", "REAL"))
-_INDEXES = ("CREATE INDEX IF NOT EXISTS jobs_owner ON jobs(owner, kind, created)",
-            "CREATE INDEX IF NOT EXISTS batches_owner ON batches(owner, created)")
+_ADDED = (
+    ("jobs", "owner", "TEXT NOT NULL DEFAULT 'default'"),
+    ("batches", "owner", "TEXT NOT NULL DEFAULT 'default'"),
+    ("jobs", "fingerprint", "TEXT"),
+    ("batches", "fingerprint", "TEXT"),
+    ("jobs", "started", "REAL"),
+    ("jobs", "finished", "REAL"),
+    ("jobs", "lease_until", "REAL"),
+)
+_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS jobs_owner ON jobs(owner, kind, created)",
+    "CREATE INDEX IF NOT EXISTS batches_owner ON batches(owner, created)",
+)
 _JSON_FIELDS = ("params", "errors", "result")
 ACTIVE = ("queued", "running", "cancelling")  # jobs that hold a place in the queue
 BUSY = ("running", "cancelling")  # jobs a worker is still on
@@ -115,8 +123,9 @@ class JobStore:
             job[name] = json.loads(job[name])
         return job
 
-    def admit(self, spec: dict, owner: str, limits: Limits, idempotency_key: str | None = None,
-              fingerprint: str | None = None) -> tuple[dict, bool]:
+    def admit(
+        self, spec: dict, owner: str, limits: Limits, idempotency_key: str | None = None, fingerprint: str | None = None
+    ) -> tuple[dict, bool]:
         """Queue one job, in one transaction with its checks; returns (job, created).
 
         `spec` has kind, method, params, input, workdir and optionally id, batch_id, frames_total.
@@ -130,8 +139,16 @@ class JobStore:
             job_id = self._insert(db, spec, owner, idempotency_key, fingerprint)
             return self._row(db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()), True
 
-    def admit_batch(self, batch_id: str, items: list[dict], specs: list[dict], owner: str, limits: Limits,
-                    idempotency_key: str | None = None, fingerprint: str | None = None) -> tuple[str, bool]:
+    def admit_batch(
+        self,
+        batch_id: str,
+        items: list[dict],
+        specs: list[dict],
+        owner: str,
+        limits: Limits,
+        idempotency_key: str | None = None,
+        fingerprint: str | None = None,
+    ) -> tuple[str, bool]:
         """Record a batch and queue its jobs (`specs`, each with its id and `batch_id`), all or
         nothing in one transaction; returns (batch id, created) like `admit`."""
         with self._transaction() as db:
@@ -140,9 +157,11 @@ class JobStore:
             self._check_room(db, owner, len(specs), limits)
             for spec in specs:
                 self._insert(db, {**spec, "batch_id": batch_id}, owner)
-            db.execute("INSERT INTO batches (id, idempotency_key, items, created, owner, fingerprint)"
-                       " VALUES (?, ?, ?, ?, ?, ?)",
-                       (batch_id, idempotency_key, json.dumps(items), time.time(), owner, fingerprint))
+            db.execute(
+                "INSERT INTO batches (id, idempotency_key, items, created, owner, fingerprint)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (batch_id, idempotency_key, json.dumps(items), time.time(), owner, fingerprint),
+            )
             return batch_id, True
 
     def replay(self, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:
@@ -160,8 +179,9 @@ class JobStore:
     @staticmethod
     def _replay(db, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:
         assert table in ("jobs", "batches")
-        row = db.execute(f"SELECT id, fingerprint FROM {table} WHERE idempotency_key = ?",
-                         (idempotency_key,)).fetchone()
+        row = db.execute(
+            f"SELECT id, fingerprint FROM {table} WHERE idempotency_key = ?", (idempotency_key,)
+        ).fetchone()
         if row is not None and row["fingerprint"] != fingerprint:
             raise Refused("idempotency_key_reused", "this Idempotency-Key was used for a different request")
         return None if row is None else row["id"]
@@ -170,73 +190,120 @@ class JobStore:
     def _check_room(db, owner: str, adding: int, limits: Limits) -> None:
         marks = ",".join("?" * len(ACTIVE))
         total, mine = db.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(owner = ?), 0) FROM jobs WHERE state IN ({marks})",
-            (owner, *ACTIVE)).fetchone()
+            f"SELECT COUNT(*), COALESCE(SUM(owner = ?), 0) FROM jobs WHERE state IN ({marks})", (owner, *ACTIVE)
+        ).fetchone()
         if total + adding > limits.max_active:
             raise Refused("queue_full", f"{limits.max_active} jobs are queued or running; retry later")
         if mine + adding > limits.max_active_per_owner:
-            raise Refused("owner_queue_full",
-                          f"this owner has {mine} jobs queued or running, the limit is {limits.max_active_per_owner}")
+            raise Refused(
+                "owner_queue_full",
+                f"this owner has {mine} jobs queued or running, the limit is {limits.max_active_per_owner}",
+            )
 
     @staticmethod
-    def _insert(db, spec: dict, owner: str, idempotency_key: str | None = None,
-                fingerprint: str | None = None) -> str:
+    def _insert(db, spec: dict, owner: str, idempotency_key: str | None = None, fingerprint: str | None = None) -> str:
         now, job_id = time.time(), spec.get("id") or new_id("job")
         db.execute(
             "INSERT INTO jobs (id, kind, state, method, params, input, workdir, idempotency_key, batch_id,"
             " frames_total, created, updated, owner, fingerprint)"
             " VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (job_id, spec["kind"], spec.get("method"), json.dumps(spec["params"]), spec.get("input"), spec["workdir"],
-             idempotency_key, spec.get("batch_id"), int(spec.get("frames_total", 0)), now, now, owner, fingerprint))
+            (
+                job_id,
+                spec["kind"],
+                spec.get("method"),
+                json.dumps(spec["params"]),
+                spec.get("input"),
+                spec["workdir"],
+                idempotency_key,
+                spec.get("batch_id"),
+                int(spec.get("frames_total", 0)),
+                now,
+                now,
+                owner,
+                fingerprint,
+            ),
+        )
         return job_id
 
     def get(self, job_id: str) -> dict | None:
         with self._lock:
             return self._row(self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone())
 
-    def claim_next(self, kinds: tuple[str, ...], max_running_per_owner: int | None = None,
-                   lease_s: float = LEASE_S) -> dict | None:
+    def claim_next(
+        self, kinds: tuple[str, ...], max_running_per_owner: int | None = None, lease_s: float = LEASE_S
+    ) -> dict | None:
         """Move the oldest queued job of `kinds` to running, with a lease of `lease_s`, and return it
         (None if none is queued). With `max_running_per_owner`, an owner with that many jobs running
         is passed over, so one owner's backlog cannot hold every slot."""
         marks = ",".join("?" * len(kinds))
         fair, args = "", tuple(kinds)
         if max_running_per_owner is not None:
-            fair = (" AND (SELECT COUNT(*) FROM jobs r WHERE r.owner = j.owner"
-                    " AND r.state IN ('running', 'cancelling')) < ?")
+            fair = (
+                " AND (SELECT COUNT(*) FROM jobs r WHERE r.owner = j.owner"
+                " AND r.state IN ('running', 'cancelling')) < ?"
+            )
             args += (int(max_running_per_owner),)
         with self._transaction() as db:
-            row = db.execute(f"SELECT id FROM jobs j WHERE state = 'queued' AND kind IN ({marks}){fair}"
-                             " ORDER BY created LIMIT 1", args).fetchone()
+            row = db.execute(
+                f"SELECT id FROM jobs j WHERE state = 'queued' AND kind IN ({marks}){fair} ORDER BY created LIMIT 1",
+                args,
+            ).fetchone()
             if row is None:
                 return None
             now = time.time()
-            db.execute("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = ?, lease_until = ?,"
-                       " updated = ? WHERE id = ?", (now, now + lease_s, now, row["id"]))
+            db.execute(
+                "UPDATE jobs SET state = 'running', attempts = attempts + 1, started = ?, lease_until = ?,"
+                " updated = ? WHERE id = ?",
+                (now, now + lease_s, now, row["id"]),
+            )
             return self._row(db.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
-    def finish(self, job_id: str, state: str, reason: str = "", message: str = "", result: dict | None = None,
-               errors: list | None = None, frames_done: int | None = None, attempt: int | None = None) -> bool:
+    def finish(
+        self,
+        job_id: str,
+        state: str,
+        reason: str = "",
+        message: str = "",
+        result: dict | None = None,
+        errors: list | None = None,
+        frames_done: int | None = None,
+        attempt: int | None = None,
+    ) -> bool:
         """Record a running job's outcome; False if the job was canceled meanwhile, or (with
         `attempt`) is no longer on that attempt (nothing changes)."""
         assert state in FINAL, state
         now = time.time()
         with self._lock:
-            return bool(self._db.execute(
-                "UPDATE jobs SET state = ?, reason = ?, message = ?, result = ?, errors = ?,"
-                " frames_done = COALESCE(?, frames_done), finished = ?, updated = ?"
-                " WHERE id = ? AND state = 'running' AND attempts = COALESCE(?, attempts)",
-                (state, reason, message, json.dumps(result or {}), json.dumps(errors or []), frames_done,
-                 now, now, job_id, attempt)).rowcount)
+            return bool(
+                self._db.execute(
+                    "UPDATE jobs SET state = ?, reason = ?, message = ?, result = ?, errors = ?,"
+                    " frames_done = COALESCE(?, frames_done), finished = ?, updated = ?"
+                    " WHERE id = ? AND state = 'running' AND attempts = COALESCE(?, attempts)",
+                    (
+                        state,
+                        reason,
+                        message,
+                        json.dumps(result or {}),
+                        json.dumps(errors or []),
+                        frames_done,
+                        now,
+                        now,
+                        job_id,
+                        attempt,
+                    ),
+                ).rowcount
+            )
 
     def progress(self, job_id: str, frames_done: int, attempt: int | None = None, lease_s: float = LEASE_S) -> bool:
         """Record a running job's frames done and renew its lease; True when its worker must stop:
         the job is no longer running (canceled), or (with `attempt`) runs another attempt now."""
         now = time.time()
         with self._lock:
-            self._db.execute("UPDATE jobs SET frames_done = MAX(frames_done, ?), lease_until = ?, updated = ?"
-                             " WHERE id = ? AND state IN ('running', 'cancelling') AND attempts = COALESCE(?, attempts)",
-                             (int(frames_done), now + lease_s, now, job_id, attempt))
+            self._db.execute(
+                "UPDATE jobs SET frames_done = MAX(frames_done, ?), lease_until = ?, updated = ?"
+                " WHERE id = ? AND state IN ('running', 'cancelling') AND attempts = COALESCE(?, attempts)",
+                (int(frames_done), now + lease_s, now, job_id, attempt),
+            )
             row = self._db.execute("SELECT state, attempts FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return row is None or row["state"] != "running" or (attempt is not None and row["attempts"] != attempt)
 
@@ -244,22 +311,34 @@ class JobStore:
         """A cancelling job whose worker has stopped (its outputs discarded) becomes canceled, with
         where its method stopped (None: the worker finished the clip before it heard the cancel)."""
         now = time.time()
-        message = ("'canceled while it ran; its outputs were discarded'" if frames_done is None else
-                   "'the method stopped after ' || ? || ' of ' || frames_total || ' frames'")
+        message = (
+            "'canceled while it ran; its outputs were discarded'"
+            if frames_done is None
+            else "'the method stopped after ' || ? || ' of ' || frames_total || ' frames'"
+        )
         args = () if frames_done is None else (int(frames_done),)
         with self._lock:
-            self._db.execute(f"UPDATE jobs SET state = 'canceled', message = {message}, finished = ?, updated = ?"
-                             " WHERE id = ? AND state = 'cancelling'", (*args, now, now, job_id))
+            self._db.execute(
+                f"UPDATE jobs SET state = 'canceled', message = {message}, finished = ?, updated = ?"
+                " WHERE id = ? AND state = 'cancelling'",
+                (*args, now, now, job_id),
+            )
 
     def cancel(self, job_id: str) -> dict | None:
         """Cancel a job: a queued one is canceled at once, a running one is `cancelling` until its
         worker stops; a finished job is returned unchanged."""
         now = time.time()
         with self._lock:
-            self._db.execute("UPDATE jobs SET state = 'canceled', reason = 'canceled_by_user', finished = ?, updated = ?"
-                             " WHERE id = ? AND state = 'queued'", (now, now, job_id))
-            self._db.execute("UPDATE jobs SET state = 'cancelling', reason = 'canceled_by_user', updated = ?"
-                             " WHERE id = ? AND state = 'running'", (now, job_id))
+            self._db.execute(
+                "UPDATE jobs SET state = 'canceled', reason = 'canceled_by_user', finished = ?, updated = ?"
+                " WHERE id = ? AND state = 'queued'",
+                (now, now, job_id),
+            )
+            self._db.execute(
+                "UPDATE jobs SET state = 'cancelling', reason = 'canceled_by_user', updated = ?"
+                " WHERE id = ? AND state = 'running'",
+                (now, job_id),
+            )
         return self.get(job_id)
 
     def delete(self, job_id: str) -> bool:
@@ -267,22 +346,29 @@ class JobStore:
         is not finished or not there."""
         marks = ",".join("?" * len(FINAL))
         with self._lock:
-            return bool(self._db.execute(f"DELETE FROM jobs WHERE id = ? AND state IN ({marks})",
-                                         (job_id, *FINAL)).rowcount)
+            return bool(
+                self._db.execute(f"DELETE FROM jobs WHERE id = ? AND state IN ({marks})", (job_id, *FINAL)).rowcount
+            )
 
     def expired(self, cutoff: float, limit: int = 100) -> list[dict]:
         """Finished jobs that finished before `cutoff`, oldest first (at most `limit`)."""
         marks = ",".join("?" * len(FINAL))
         with self._lock:
-            rows = self._db.execute(f"SELECT * FROM jobs WHERE state IN ({marks}) AND COALESCE(finished, updated) < ?"
-                                    " ORDER BY COALESCE(finished, updated) LIMIT ?", (*FINAL, cutoff, int(limit)))
+            rows = self._db.execute(
+                f"SELECT * FROM jobs WHERE state IN ({marks}) AND COALESCE(finished, updated) < ?"
+                " ORDER BY COALESCE(finished, updated) LIMIT ?",
+                (*FINAL, cutoff, int(limit)),
+            )
             return [self._row(r) for r in rows.fetchall()]
 
     def drop_empty_batches(self, cutoff: float) -> int:
         """Delete batches made before `cutoff` none of whose jobs is left."""
         with self._lock:
-            return self._db.execute("DELETE FROM batches WHERE created < ? AND NOT EXISTS"
-                                    " (SELECT 1 FROM jobs WHERE jobs.batch_id = batches.id)", (cutoff,)).rowcount
+            return self._db.execute(
+                "DELETE FROM batches WHERE created < ? AND NOT EXISTS"
+                " (SELECT 1 FROM jobs WHERE jobs.batch_id = batches.id)",
+                (cutoff,),
+            ).rowcount
 
     def list_jobs(self, owner: str, kind: str, limit: int, after: tuple[float, str] | None = None) -> list[dict]:
         """The owner's jobs of `kind`, newest first: at most `limit`, those older than `after`
@@ -292,8 +378,9 @@ class JobStore:
             where += " AND (created < ? OR (created = ? AND id < ?))"
             args += [after[0], after[0], after[1]]
         with self._lock:
-            rows = self._db.execute(f"SELECT * FROM jobs WHERE {where} ORDER BY created DESC, id DESC LIMIT ?",
-                                    (*args, int(limit))).fetchall()
+            rows = self._db.execute(
+                f"SELECT * FROM jobs WHERE {where} ORDER BY created DESC, id DESC LIMIT ?", (*args, int(limit))
+            ).fetchall()
         return [self._row(r) for r in rows]
 
     def list_batches(self, owner: str, limit: int, after: tuple[float, str] | None = None) -> list[tuple[float, str]]:
@@ -303,8 +390,10 @@ class JobStore:
             where += " AND (created < ? OR (created = ? AND id < ?))"
             args += [after[0], after[0], after[1]]
         with self._lock:
-            rows = self._db.execute(f"SELECT created, id FROM batches WHERE {where} ORDER BY created DESC, id DESC"
-                                    " LIMIT ?", (*args, int(limit))).fetchall()
+            rows = self._db.execute(
+                f"SELECT created, id FROM batches WHERE {where} ORDER BY created DESC, id DESC LIMIT ?",
+                (*args, int(limit)),
+            ).fetchall()
         return [(r["created"], r["id"]) for r in rows]
 
     def recover(self, now: float | None = None) -> dict:
@@ -317,17 +406,26 @@ class JobStore:
             failed = db.execute(
                 "UPDATE jobs SET state = 'failed', reason = 'interrupted', finished = ?,"
                 " message = 'the worker was lost while this job ran, ' || attempts || ' times', updated = ?"
-                f" WHERE state = 'running' AND attempts >= ? AND {lost}", (now, now, MAX_ATTEMPTS, now)).rowcount
+                f" WHERE state = 'running' AND attempts >= ? AND {lost}",
+                (now, now, MAX_ATTEMPTS, now),
+            ).rowcount
             requeued = db.execute(
-                f"UPDATE jobs SET state = 'queued', updated = ? WHERE state = 'running' AND {lost}", (now, now)).rowcount
-            db.execute("UPDATE jobs SET state = 'canceled', message = 'the worker was lost while it was canceled',"
-                             f" finished = ?, updated = ? WHERE state = 'cancelling' AND {lost}", (now, now, now))
+                f"UPDATE jobs SET state = 'queued', updated = ? WHERE state = 'running' AND {lost}", (now, now)
+            ).rowcount
+            db.execute(
+                "UPDATE jobs SET state = 'canceled', message = 'the worker was lost while it was canceled',"
+                f" finished = ?, updated = ? WHERE state = 'cancelling' AND {lost}",
+                (now, now, now),
+            )
         return {"requeued": requeued, "failed": failed}
 
     def _batch(self, batch_id: str) -> dict | None:
         row = self._db.execute("SELECT * FROM batches WHERE id = ?", (batch_id,)).fetchone()
-        return None if row is None else {"id": row["id"], "items": json.loads(row["items"]), "created": row["created"],
-                                         "owner": row["owner"]}
+        return (
+            None
+            if row is None
+            else {"id": row["id"], "items": json.loads(row["items"]), "created": row["created"], "owner": row["owner"]}
+        )
 
     def batch(self, batch_id: str) -> dict | None:
         """The batch record with each item's job state and a count per state."""
@@ -349,18 +447,24 @@ class JobStore:
         now = time.time()
         with self._lock:
             self._db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
-            self._db.execute("INSERT INTO sessions (sha256, owner, expires) VALUES (?, ?, ?)",
-                             (hashlib.sha256(session_id.encode()).hexdigest(), owner, now + ttl_s))
+            self._db.execute(
+                "INSERT INTO sessions (sha256, owner, expires) VALUES (?, ?, ?)",
+                (hashlib.sha256(session_id.encode()).hexdigest(), owner, now + ttl_s),
+            )
 
     def session_owner(self, session_id: str) -> str | None:
         with self._lock:
-            row = self._db.execute("SELECT owner FROM sessions WHERE sha256 = ? AND expires >= ?",
-                                   (hashlib.sha256(session_id.encode()).hexdigest(), time.time())).fetchone()
+            row = self._db.execute(
+                "SELECT owner FROM sessions WHERE sha256 = ? AND expires >= ?",
+                (hashlib.sha256(session_id.encode()).hexdigest(), time.time()),
+            ).fetchone()
         return row["owner"] if row else None
 
     def end_session(self, session_id: str) -> None:
         with self._lock:
-            self._db.execute("DELETE FROM sessions WHERE sha256 = ?", (hashlib.sha256(session_id.encode()).hexdigest(),))
+            self._db.execute(
+                "DELETE FROM sessions WHERE sha256 = ?", (hashlib.sha256(session_id.encode()).hexdigest(),)
+            )
 
     def close(self) -> None:
         with self._lock:

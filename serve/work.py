@@ -20,8 +20,8 @@ import threading
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from g2w.io import storage
 from g2w.cases.case import Case
+from g2w.io import storage
 from g2w.jobs.remove import remove_one
 from g2w.remove import takes_progress
 from g2w.video import FrameReader, VideoError, VideoWriter

@@ -42,7 +42,9 @@ class _Reporter:
         """The job's hook; with `progress_fixed` (a second pass over a finished removal's clip) it
         reports that count unchanged and only listens for a cancel."""
         fixed = job.get("progress_fixed")
-        return ProgressHook(lambda frames: self._send(job["id"], job.get("attempts"), frames if fixed is None else fixed))
+        return ProgressHook(
+            lambda frames: self._send(job["id"], job.get("attempts"), frames if fixed is None else fixed)
+        )
 
     def run(self, job: dict, work):
         """`work(hook)` with the job's hook, heartbeating while it runs (in the caller's thread)."""

@@ -23,8 +23,12 @@ def _free_port() -> int:
 
 def pytest_configure(config):
     os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{_free_port()}"
-    os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
-                      AWS_EC2_METADATA_DISABLED="true")
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_EC2_METADATA_DISABLED="true",
+    )
 
 
 @pytest.fixture(scope="session")

@@ -38,10 +38,28 @@ def test_bad_arguments_are_refused():
 
 
 def test_a_bad_mask_rule_list_is_refused_before_any_work(tmp_path):
-    bad = g2w("remove", "--method", "propagate", "--cases", str(tmp_path), "--output", str(tmp_path / "o"),
-              "--mask-rules", "centre_mark,crosshair")
+    bad = g2w(
+        "remove",
+        "--method",
+        "propagate",
+        "--cases",
+        str(tmp_path),
+        "--output",
+        str(tmp_path / "o"),
+        "--mask-rules",
+        "centre_mark,crosshair",
+    )
     assert bad.returncode == 2 and "unknown mask rule 'crosshair'" in bad.stderr
-    wrong = g2w("remove", "--method", "identity", "--cases", str(tmp_path), "--output", str(tmp_path / "o"),
-                "--mask-rules", "none")
+    wrong = g2w(
+        "remove",
+        "--method",
+        "identity",
+        "--cases",
+        str(tmp_path),
+        "--output",
+        str(tmp_path / "o"),
+        "--mask-rules",
+        "none",
+    )
     assert wrong.returncode == 2 and "--mask-rules applies to" in wrong.stderr
     assert not (tmp_path / "o").exists()

@@ -25,27 +25,95 @@ REQUIRED = object()
 # The flags (and defaults) of these commands before they were generated; a changed name or default
 # breaks users' commands. New flags may be added.
 FLAGS = {
-    ("hud-segmenter", "train"): (SegmenterTrainOptions, {
-        "--anchored-negatives": 0.0, "--batch-size": 16, "--crop": 160, "--data": REQUIRED, "--element-weight": 0.0,
-        "--eval-every": 250, "--init": None, "--lr": None, "--lr-schedule": "cosine", "--output": REQUIRED,
-        "--seed": 0, "--static-world-weight": 0.0, "--steps": 2000, "--val": REQUIRED}),
-    ("hud-segmenter", "train-refiner"): (RefinerTrainOptions, {
-        "--batch-size": 16, "--checkpoint": None, "--data": REQUIRED, "--dilations": [1, 2, 1], "--eval-every": 500,
-        "--iou-weight": 0.0, "--output": REQUIRED, "--real-share": 0.0, "--seed": 0, "--steps": 1500,
-        "--val": REQUIRED, "--width": 8, "--window-max": False}),
-    ("gamecleaner", "precache"): (PrecacheOptions, {
-        "--base": None, "--checkpoint": None, "--mllm": None, "--output": REQUIRED, "--pairs": REQUIRED,
-        "--preset": "tiny", "--seed": 0}),
-    ("gamecleaner", "train"): (GameCleanerTrainOptions, {
-        "--base": None, "--cache": REQUIRED, "--checkpoint": None, "--checkpoint-every": 100, "--global-batch": 32,
-        "--lr": 1e-4, "--lr-schedule": "constant", "--max-failures": 2, "--num-workers": 1, "--output": REQUIRED,
-        "--parallel": "ddp", "--preset": "tiny", "--seed": 0, "--skip-errors": False, "--steps": 3000,
-        "--use-gpu": False, "--validation-pairs": 1, "--warmup-steps": 0}),
+    ("hud-segmenter", "train"): (
+        SegmenterTrainOptions,
+        {
+            "--anchored-negatives": 0.0,
+            "--batch-size": 16,
+            "--crop": 160,
+            "--data": REQUIRED,
+            "--element-weight": 0.0,
+            "--eval-every": 250,
+            "--init": None,
+            "--lr": None,
+            "--lr-schedule": "cosine",
+            "--output": REQUIRED,
+            "--seed": 0,
+            "--static-world-weight": 0.0,
+            "--steps": 2000,
+            "--val": REQUIRED,
+        },
+    ),
+    ("hud-segmenter", "train-refiner"): (
+        RefinerTrainOptions,
+        {
+            "--batch-size": 16,
+            "--checkpoint": None,
+            "--data": REQUIRED,
+            "--dilations": [1, 2, 1],
+            "--eval-every": 500,
+            "--iou-weight": 0.0,
+            "--output": REQUIRED,
+            "--real-share": 0.0,
+            "--seed": 0,
+            "--steps": 1500,
+            "--val": REQUIRED,
+            "--width": 8,
+            "--window-max": False,
+        },
+    ),
+    ("gamecleaner", "precache"): (
+        PrecacheOptions,
+        {
+            "--base": None,
+            "--checkpoint": None,
+            "--mllm": None,
+            "--output": REQUIRED,
+            "--pairs": REQUIRED,
+            "--preset": "tiny",
+            "--seed": 0,
+        },
+    ),
+    ("gamecleaner", "train"): (
+        GameCleanerTrainOptions,
+        {
+            "--base": None,
+            "--cache": REQUIRED,
+            "--checkpoint": None,
+            "--checkpoint-every": 100,
+            "--global-batch": 32,
+            "--lr": 1e-4,
+            "--lr-schedule": "constant",
+            "--max-failures": 2,
+            "--num-workers": 1,
+            "--output": REQUIRED,
+            "--parallel": "ddp",
+            "--preset": "tiny",
+            "--seed": 0,
+            "--skip-errors": False,
+            "--steps": 3000,
+            "--use-gpu": False,
+            "--validation-pairs": 1,
+            "--warmup-steps": 0,
+        },
+    ),
     ("detect",): (DetectOptions, {"videos": REQUIRED, "--checkpoint": None, "--output": REQUIRED}),
-    ("remove",): (RemoveOptions, {
-        "--base-dir": None, "--cases": REQUIRED, "--checkpoint": None, "--mask": None, "--mask-rules": None,
-        "--method": "unblend+propagate", "--mllm-dir": None, "--output": REQUIRED, "--reference": None, "--reference-image": None,
-        "--steps": None}),
+    ("remove",): (
+        RemoveOptions,
+        {
+            "--base-dir": None,
+            "--cases": REQUIRED,
+            "--checkpoint": None,
+            "--mask": None,
+            "--mask-rules": None,
+            "--method": "unblend+propagate",
+            "--mllm-dir": None,
+            "--output": REQUIRED,
+            "--reference": None,
+            "--reference-image": None,
+            "--steps": None,
+        },
+    ),
 }
 
 
@@ -70,12 +138,43 @@ def test_flags_keep_their_names_and_defaults(path):
 
 
 def test_parsed_flags_build_the_options_the_job_takes():
-    args = build_parser().parse_args(["gamecleaner", "train", "--cache", "c", "--output", "r", "--base", "wan",
-                                      "--use-gpu", "--parallel", "fsdp", "--steps", "7"])
+    args = build_parser().parse_args(
+        [
+            "gamecleaner",
+            "train",
+            "--cache",
+            "c",
+            "--output",
+            "r",
+            "--base",
+            "wan",
+            "--use-gpu",
+            "--parallel",
+            "fsdp",
+            "--steps",
+            "7",
+        ]
+    )
     assert from_args(GameCleanerTrainOptions, args) == GameCleanerTrainOptions(
-        "c", "r", base_dir="wan", use_gpu=True, parallel="fsdp", steps=7)
-    args = build_parser().parse_args(["hud-segmenter", "train-refiner", "--data", "a", "b", "--val", "v",
-                                      "--output", "r", "--dilations", "1", "3", "--window-max"])
+        "c", "r", base_dir="wan", use_gpu=True, parallel="fsdp", steps=7
+    )
+    args = build_parser().parse_args(
+        [
+            "hud-segmenter",
+            "train-refiner",
+            "--data",
+            "a",
+            "b",
+            "--val",
+            "v",
+            "--output",
+            "r",
+            "--dilations",
+            "1",
+            "3",
+            "--window-max",
+        ]
+    )
     options = from_args(RefinerTrainOptions, args)
     assert options.data == ["a", "b"] and options.refiner() == {"width": 8, "window_max": True, "dilations": [1, 3]}
 
@@ -112,13 +211,37 @@ def test_remove_options_refuse_what_the_method_cannot_use():
 @pytest.mark.parametrize("job", ["remove", "detect"])
 def test_ray_jobs_take_the_commands_flags(job, tmp_path):
     """`python -m ray_jobs.<job>` is the `g2w <job>` command: same flags, same refusals."""
-    args = {"remove": ["--method", "identity", "--cases", str(tmp_path), "--output", str(tmp_path / "o"),
-                       "--mask-rules", "centre_mark"],
-            "detect": [str(tmp_path / "none-*.mp4"), "--output", str(tmp_path / "o")]}[job]
-    runs = [subprocess.run([sys.executable, "-m", m, *([job] if m == "g2w.cli" else []), *args], capture_output=True,
-                           text=True, timeout=120) for m in ("g2w.cli", f"ray_jobs.{job}")]
+    args = {
+        "remove": [
+            "--method",
+            "identity",
+            "--cases",
+            str(tmp_path),
+            "--output",
+            str(tmp_path / "o"),
+            "--mask-rules",
+            "centre_mark",
+        ],
+        "detect": [str(tmp_path / "none-*.mp4"), "--output", str(tmp_path / "o")],
+    }[job]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", m, *([job] if m == "g2w.cli" else []), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        for m in ("g2w.cli", f"ray_jobs.{job}")
+    ]
     assert runs[0].returncode == runs[1].returncode == 2
     assert runs[0].stderr == runs[1].stderr and runs[0].stderr.startswith(f"g2w {job}: ")
-    help_texts = [subprocess.run([sys.executable, "-m", m, *([job] if m == "g2w.cli" else []), "--help"],
-                                 capture_output=True, text=True, timeout=120).stdout for m in ("g2w.cli", f"ray_jobs.{job}")]
+    help_texts = [
+        subprocess.run(
+            [sys.executable, "-m", m, *([job] if m == "g2w.cli" else []), "--help"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+        for m in ("g2w.cli", f"ray_jobs.{job}")
+    ]
     assert help_texts[0] == help_texts[1]

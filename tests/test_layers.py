@@ -102,18 +102,24 @@ def test_imports_point_down():
 
 
 def test_every_unit_has_a_layer():
-    units = {p.stem if p.is_file() else p.name for p in (ROOT / "g2w").iterdir()
-             if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())}
+    units = {
+        p.stem if p.is_file() else p.name
+        for p in (ROOT / "g2w").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())
+    }
     assert units <= set(_layer_of()), sorted(units - set(_layer_of()))
 
 
-@pytest.mark.parametrize("unit, line", [
-    ("video/probe.py", "from g2w.remove.baselines import telea\n"),    # upward
-    ("remove/baselines.py", "from g2w.evaluate import metrics\n"),     # sibling
-    ("train/loop.py", "    from g2w.runtime import train\n"),          # lazy, upward
-    ("curate/quality.py", "import ray\n"),                              # ray outside runtime
-    ("hud/render.py", "from serve import api\n"),                       # an app
-])
+@pytest.mark.parametrize(
+    "unit, line",
+    [
+        ("video/probe.py", "from g2w.remove.baselines import telea\n"),  # upward
+        ("remove/baselines.py", "from g2w.evaluate import metrics\n"),  # sibling
+        ("train/loop.py", "    from g2w.runtime import train\n"),  # lazy, upward
+        ("curate/quality.py", "import ray\n"),  # ray outside runtime
+        ("hud/render.py", "from serve import api\n"),  # an app
+    ],
+)
 def test_an_injected_import_fails(tmp_path, unit, line):
     copy = tmp_path / "g2w"
     for path in (ROOT / "g2w").rglob("*.py"):
@@ -129,6 +135,5 @@ def test_an_injected_import_fails(tmp_path, unit, line):
 
 def test_the_architecture_page_names_every_unit():
     page = (ROOT / "docs" / "architecture.md").read_text()
-    missing = [u for units in LAYERS for u in units
-               if f"`{u}/`" not in page and f"`{u}.py`" not in page]
+    missing = [u for units in LAYERS for u in units if f"`{u}/`" not in page and f"`{u}.py`" not in page]
     assert missing == []

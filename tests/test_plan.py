@@ -31,7 +31,9 @@ def test_twice_the_nodes_halves_the_parallel_stages_and_selection_is_the_floor()
     one, two = plan(u, 100_000, 5.0, CPU, 10, HEAD, 600.0), plan(u, 100_000, 5.0, CPU, 20, HEAD, 600.0)
     for stage in ("probe", "analyse_embed", "standardize"):
         assert two["stage_hours"][stage] == pytest.approx(one["stage_hours"][stage] / 2, rel=0.02)
-    assert one["stage_hours"]["select"] == two["stage_hours"]["select"] == pytest.approx((5 + 600 * 0.4) / 3600, rel=0.02)
+    assert (
+        one["stage_hours"]["select"] == two["stage_hours"]["select"] == pytest.approx((5 + 600 * 0.4) / 3600, rel=0.02)
+    )
     assert one["windows"] == 400_000 and one["video_hours"] == pytest.approx(400_000 * 5 / 3600, abs=0.1)
     hours = sum(one["stage_hours"].values())
     assert one["cost_usd"] == pytest.approx(hours * (0.5 + 10 * 2.0), rel=0.02)

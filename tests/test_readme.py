@@ -35,7 +35,7 @@ def _g2w_commands() -> list[list[str]]:
             line = line.split("#", 1)[0].strip()
             words = shlex.split(line) if line else []
             if "ray_jobs." in line:  # `ray job submit ... -- python -m ray_jobs.JOB ARGS`: the g2w command JOB runs
-                words = words[words.index("-m") + 1:]
+                words = words[words.index("-m") + 1 :]
                 module = (ROOT / "ray_jobs" / (words[0].split(".", 1)[1] + ".py")).read_text()
                 commands.append([re.search(r'main\(\["([\w-]+)"', module).group(1), *words[1:]])
             elif words and words[0].endswith("g2w"):

@@ -38,8 +38,11 @@ def load_prompt() -> str:
 
 
 def render_prompt(template: str, duration_s: float, times: list[float]) -> str:
-    return (template.replace("{duration_s}", f"{duration_s:g}").replace("{frame_count}", str(len(times)))
-            .replace("{frame_times}", ", ".join(f"{t:.1f}" for t in times)))
+    return (
+        template.replace("{duration_s}", f"{duration_s:g}")
+        .replace("{frame_count}", str(len(times)))
+        .replace("{frame_times}", ", ".join(f"{t:.1f}" for t in times))
+    )
 
 
 def sample_frames(video: str, duration_s: float, count: int = FRAMES) -> tuple[list[float], list[bytes]]:
@@ -58,11 +61,21 @@ def sample_frames(video: str, duration_s: float, count: int = FRAMES) -> tuple[l
     return out_t, out
 
 
-def caption_segment(client: CaptionClient, video: str, duration_s: float, out_path: str,
-                    schema_retries: int = 2, template: str | None = None) -> dict:
+def caption_segment(
+    client: CaptionClient,
+    video: str,
+    duration_s: float,
+    out_path: str,
+    schema_retries: int = 2,
+    template: str | None = None,
+) -> dict:
     template = template or load_prompt()
-    settings = {**client.settings(), "prompt_sha256": hashlib.sha256(template.encode()).hexdigest(),
-                "schema_retries": schema_retries, "frames": FRAMES}
+    settings = {
+        **client.settings(),
+        "prompt_sha256": hashlib.sha256(template.encode()).hexdigest(),
+        "schema_retries": schema_retries,
+        "frames": FRAMES,
+    }
     if storage.exists(out_path):
         cached = json.loads(storage.read_bytes(out_path))
         if cached.get("settings") == settings:
@@ -84,10 +97,16 @@ def caption_segment(client: CaptionClient, video: str, duration_s: float, out_pa
                 break
     except JudgeUnavailable as exc:
         return {"status": "error", "reason": "endpoint_unavailable", "message": str(exc)}
-    record = {"status": "ok" if check.ok else "invalid", "reason": "" if check.ok else "schema_invalid",
-              "message": "" if check.ok else f"no valid reply in {len(attempts)} attempts: {check.errors[:3]}",
-              "caption": check.caption, "duration_s": duration_s, "frame_times_s": times, "attempts": attempts,
-              "settings": settings}
+    record = {
+        "status": "ok" if check.ok else "invalid",
+        "reason": "" if check.ok else "schema_invalid",
+        "message": "" if check.ok else f"no valid reply in {len(attempts)} attempts: {check.errors[:3]}",
+        "caption": check.caption,
+        "duration_s": duration_s,
+        "frame_times_s": times,
+        "attempts": attempts,
+        "settings": settings,
+    }
     storage.write_bytes(out_path, json.dumps(record, indent=1).encode())
     return {**record, "cached": False}
 
@@ -109,8 +128,13 @@ class CaptionSegments(Step):
     def __call__(self, batch: Batch) -> Batch:
         out = {"segment_id": [], "caption_path": [], "caption_status": [], "caption_reason": [], "caption_message": []}
         for i in range(len(batch["segment_id"])):
-            r = caption_segment(self.client, str(batch["video"][i]), float(batch["duration_s"][i]),
-                                str(batch["caption_path"][i]), self.schema_retries)
+            r = caption_segment(
+                self.client,
+                str(batch["video"][i]),
+                float(batch["duration_s"][i]),
+                str(batch["caption_path"][i]),
+                self.schema_retries,
+            )
             out["segment_id"].append(str(batch["segment_id"][i]))
             out["caption_path"].append(str(batch["caption_path"][i]) if r["status"] != "error" else "")
             out["caption_status"].append(r["status"])

@@ -27,13 +27,24 @@ class CaptionClient(OpenAIJudge):
     def payload(self, request: CaptionRequest, attempt: int, mode: str) -> dict:
         content = [{"type": "text", "text": request.text}]
         for png in request.images:
-            content.append({"type": "image_url",
-                            "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}})
-        body = {"model": self.model, "messages": [{"role": "user", "content": content}],
-                "temperature": self.temperature, "seed": self.seed + attempt, "max_tokens": self.max_tokens}
+            content.append(
+                {
+                    "type": "image_url",
+                    "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")},
+                }
+            )
+        body = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": content}],
+            "temperature": self.temperature,
+            "seed": self.seed + attempt,
+            "max_tokens": self.max_tokens,
+        }
         if mode == "json_schema":
-            body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "four_level_caption", "strict": True, "schema": response_schema()}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "four_level_caption", "strict": True, "schema": response_schema()},
+            }
         elif mode == "json_object":
             body["response_format"] = {"type": "json_object"}
         return body

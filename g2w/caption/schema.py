@@ -8,8 +8,16 @@ import json
 import re
 from dataclasses import dataclass, field
 
-GLOBAL_FIELDS = ("environment", "architecture", "weather", "lighting", "time_of_day", "season", "perspective",
-                 "composition")
+GLOBAL_FIELDS = (
+    "environment",
+    "architecture",
+    "weather",
+    "lighting",
+    "time_of_day",
+    "season",
+    "perspective",
+    "composition",
+)
 PERSPECTIVES = ("first_person", "third_person", "other")
 AGENTS = ("player", "npc")
 LEVELS = ("local_static", "dynamic_events", "agent_actions")
@@ -23,15 +31,25 @@ def _span(extra: dict) -> dict:
 
 def response_schema() -> dict:
     return {
-        "type": "object", "additionalProperties": False, "required": ["global_static", *LEVELS],
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["global_static", *LEVELS],
         "properties": {
-            "global_static": {"type": "object", "additionalProperties": False, "required": list(GLOBAL_FIELDS),
-                              "properties": {**{f: {"type": "string"} for f in GLOBAL_FIELDS},
-                                             "perspective": {"type": "string", "enum": list(PERSPECTIVES)}}},
+            "global_static": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": list(GLOBAL_FIELDS),
+                "properties": {
+                    **{f: {"type": "string"} for f in GLOBAL_FIELDS},
+                    "perspective": {"type": "string", "enum": list(PERSPECTIVES)},
+                },
+            },
             "local_static": {"type": "array", "items": _span({})},
             "dynamic_events": {"type": "array", "items": _span({})},
-            "agent_actions": {"type": "array", "items": _span({"agent": {"type": "string", "enum": list(AGENTS)},
-                                                               "action": {"type": "string"}})},
+            "agent_actions": {
+                "type": "array",
+                "items": _span({"agent": {"type": "string", "enum": list(AGENTS)}, "action": {"type": "string"}}),
+            },
         },
     }
 

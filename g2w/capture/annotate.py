@@ -31,11 +31,15 @@ def _groups(raw: np.ndarray, width: int, height: int) -> list[tuple[list[int], i
     out = []
     for k in range(1, count):
         x, y, w, h = (int(v) for v in stats[k, :4])
-        ys, xs = np.nonzero((labels[y:y + h, x:x + w] == k) & raw[y:y + h, x:x + w])
+        ys, xs = np.nonzero((labels[y : y + h, x : x + w] == k) & raw[y : y + h, x : x + w])
         if len(xs) < MIN_PIXELS:
             continue
-        box = [max(0, x + int(xs.min()) - DILATION_PX), max(0, y + int(ys.min()) - DILATION_PX),
-               min(width, x + int(xs.max()) + 1 + DILATION_PX), min(height, y + int(ys.max()) + 1 + DILATION_PX)]
+        box = [
+            max(0, x + int(xs.min()) - DILATION_PX),
+            max(0, y + int(ys.min()) - DILATION_PX),
+            min(width, x + int(xs.max()) + 1 + DILATION_PX),
+            min(height, y + int(ys.max()) + 1 + DILATION_PX),
+        ]
         out.append((box, len(xs)))
     return out
 
@@ -56,7 +60,7 @@ def annotate_mask(raw: np.ndarray, layout: tuple[Region, ...], fps: float) -> di
     """The annotation.json content for a (T, H, W) bool difference."""
     frames_n, height, width = raw.shape
     instances: dict[str, dict] = {}
-    tracks: dict[str, list[int]] = {}          # other_hud id -> its box in the previous frame
+    tracks: dict[str, list[int]] = {}  # other_hud id -> its box in the previous frame
     frames = []
     for index in range(frames_n):
         boxes: dict[str, list[int]] = {}
@@ -66,20 +70,37 @@ def annotate_mask(raw: np.ndarray, layout: tuple[Region, ...], fps: float) -> di
             if region is not None:
                 iid = region.name
                 if iid not in instances:
-                    instances[iid] = {"id": iid, "label": region.label, "role": region.name, "kind": region.kind,
-                                      "parent": None}
+                    instances[iid] = {
+                        "id": iid,
+                        "label": region.label,
+                        "role": region.name,
+                        "kind": region.kind,
+                        "parent": None,
+                    }
             else:
                 iid = max(tracks, key=lambda t: _iou(tracks[t], box), default=None)
                 if iid is None or _iou(tracks[iid], box) < TRACK_IOU or iid in boxes:
                     iid = f"other-{sum(1 for i in instances if i.startswith('other-')) + 1}"
-                    instances[iid] = {"id": iid, "label": "other_hud", "role": "unknown", "kind": "transient",
-                                      "parent": None}
+                    instances[iid] = {
+                        "id": iid,
+                        "label": "other_hud",
+                        "role": "unknown",
+                        "kind": "transient",
+                        "parent": None,
+                    }
             boxes[iid] = _union(boxes[iid], box) if iid in boxes else box
         tracks = {i: b for i, b in boxes.items() if i.startswith("other-")}
-        frames.append({"frame": index, "objects": [{"id": i, "box": b, "visible_fraction": 1.0}
-                                                   for i, b in boxes.items()]})
+        frames.append(
+            {"frame": index, "objects": [{"id": i, "box": b, "visible_fraction": 1.0} for i, b in boxes.items()]}
+        )
     return {
-        "version": ANNOTATION_VERSION, "width": width, "height": height, "fps": float(fps),
-        "frame_count": frames_n, "coordinates": "half-open xyxy", "alpha_threshold": 1,
-        "instances": list(instances.values()), "frames": frames,
+        "version": ANNOTATION_VERSION,
+        "width": width,
+        "height": height,
+        "fps": float(fps),
+        "frame_count": frames_n,
+        "coordinates": "half-open xyxy",
+        "alpha_threshold": 1,
+        "instances": list(instances.values()),
+        "frames": frames,
     }

@@ -61,8 +61,9 @@ class ClipSpec:
         return cls(**json.loads(text))
 
 
-def plan_clips(game: Game, count: int, seed: int, duration_s: float = 5.0, margin_s: float = 1.0,
-               **spec) -> list[ClipSpec]:
+def plan_clips(
+    game: Game, count: int, seed: int, duration_s: float = 5.0, margin_s: float = 1.0, **spec
+) -> list[ClipSpec]:
     """`count` distinct, non-overlapping clip windows over the game's demos, chosen by `seed`."""
     windows = []
     for demo in game.demos():
@@ -72,8 +73,7 @@ def plan_clips(game: Game, count: int, seed: int, duration_s: float = 5.0, margi
             start += duration_s + margin_s
     rng = np.random.default_rng(seed)
     picks = rng.permutation(len(windows))[:count]
-    return sorted((ClipSpec(game.name, windows[i][0], windows[i][1], **spec) for i in picks),
-                  key=lambda c: c.clip_id)
+    return sorted((ClipSpec(game.name, windows[i][0], windows[i][1], **spec) for i in picks), key=lambda c: c.clip_id)
 
 
 def encode_frames(frames: np.ndarray, path: str, fps: int) -> None:
@@ -87,8 +87,9 @@ def _decode(path: str) -> np.ndarray:
     return np.stack([f.rgb for f in iter_frames(path)])
 
 
-def _write_case(spec: ClipSpec, game: Game, hud: np.ndarray, clean: np.ndarray, check, case_dir: str,
-                clean_path: str, stats: dict) -> None:
+def _write_case(
+    spec: ClipSpec, game: Game, hud: np.ndarray, clean: np.ndarray, check, case_dir: str, clean_path: str, stats: dict
+) -> None:
     tmp = case_dir + ".partial"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
@@ -101,14 +102,24 @@ def _write_case(spec: ClipSpec, game: Game, hud: np.ndarray, clean: np.ndarray, 
     with open(os.path.join(tmp, "annotation.json"), "w") as f:
         json.dump(annotation, f)
     stats["mad_outside_mask_mp4"] = round(
-        mad_outside(_decode(os.path.join(tmp, "hud.mp4")), _decode(os.path.join(tmp, "clean.mp4")), check.mask), 4)
+        mad_outside(_decode(os.path.join(tmp, "hud.mp4")), _decode(os.path.join(tmp, "clean.mp4")), check.mask), 4
+    )
     stats["instances"] = len(annotation["instances"])
     meta = {
-        "clip_id": spec.clip_id, "game": game.name, "engine_version": game.version(), "demo": spec.demo_id,
-        "start_s": spec.start_s, "frames": spec.frames, "width": spec.width, "height": spec.height,
-        "fps": spec.fps, "hud_toggle": game.hud_toggle, "settings": {"hud": game.settings(True),
-                                                                   "clean": game.settings(False)},
-        "warmup_frames_dropped": WARMUP_FRAMES, "crf": CRF, "pairing": stats,
+        "clip_id": spec.clip_id,
+        "game": game.name,
+        "engine_version": game.version(),
+        "demo": spec.demo_id,
+        "start_s": spec.start_s,
+        "frames": spec.frames,
+        "width": spec.width,
+        "height": spec.height,
+        "fps": spec.fps,
+        "hud_toggle": game.hud_toggle,
+        "settings": {"hud": game.settings(True), "clean": game.settings(False)},
+        "warmup_frames_dropped": WARMUP_FRAMES,
+        "crf": CRF,
+        "pairing": stats,
     }
     with open(os.path.join(tmp, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
@@ -123,10 +134,25 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
     """Capture one clip; returns its manifest row and never raises for a failing game or demo."""
     case_dir = os.path.join(out_dir, "cases", spec.clip_id)
     clean_path = os.path.join(out_dir, "clean", f"{spec.clip_id}.mp4")
-    row = {"clip_id": spec.clip_id, "game": spec.game, "demo": spec.demo_id, "start_s": spec.start_s,
-           "status": "ok", "reason": "", "message": "", "frames": 0, "seconds": 0.0, "capture_fps": 0.0,
-           "hud_coverage": 0.0, "mad_lossless": 0.0, "mad_mp4": 0.0, "case_dir": case_dir, "clean_path": clean_path,
-           "skipped": False, "paired": True}
+    row = {
+        "clip_id": spec.clip_id,
+        "game": spec.game,
+        "demo": spec.demo_id,
+        "start_s": spec.start_s,
+        "status": "ok",
+        "reason": "",
+        "message": "",
+        "frames": 0,
+        "seconds": 0.0,
+        "capture_fps": 0.0,
+        "hud_coverage": 0.0,
+        "mad_lossless": 0.0,
+        "mad_mp4": 0.0,
+        "case_dir": case_dir,
+        "clean_path": clean_path,
+        "skipped": False,
+        "paired": True,
+    }
     meta_path = os.path.join(case_dir, "meta.json")
     try:
         game = get_game(spec.game)
@@ -137,24 +163,42 @@ def capture_clip(spec: ClipSpec, out_dir: str, timeout_s: float = 300.0) -> dict
     if os.path.exists(meta_path) and os.path.exists(clean_path):
         with open(meta_path) as f:
             pairing = json.load(f)["pairing"]
-        return {**row, "skipped": True, "frames": spec.frames, "hud_coverage": pairing["hud_coverage"],
-                "mad_lossless": pairing["mad_outside_mask_lossless"], "mad_mp4": pairing["mad_outside_mask_mp4"]}
+        return {
+            **row,
+            "skipped": True,
+            "frames": spec.frames,
+            "hud_coverage": pairing["hud_coverage"],
+            "mad_lossless": pairing["mad_outside_mask_lossless"],
+            "mad_mp4": pairing["mad_outside_mask_mp4"],
+        }
     with _attempt(spec, row) as scratch:
         demo = _demo(game, spec)
         runs, capture_s = {}, 0.0
         with virtual_display(spec.width, spec.height) as display:
             for hud in (True, False):
                 t = time.perf_counter()
-                raw = game.capture_run(demo, spec.start_s, spec.frames + WARMUP_FRAMES, hud, spec.width, spec.height,
-                                       spec.fps, os.path.join(scratch, "hud" if hud else "clean"), timeout_s,
-                                       display)
+                raw = game.capture_run(
+                    demo,
+                    spec.start_s,
+                    spec.frames + WARMUP_FRAMES,
+                    hud,
+                    spec.width,
+                    spec.height,
+                    spec.fps,
+                    os.path.join(scratch, "hud" if hud else "clean"),
+                    timeout_s,
+                    display,
+                )
                 capture_s += time.perf_counter() - t
                 runs[hud] = read_raw(raw, spec.width, spec.height)[WARMUP_FRAMES:]
         row["capture_fps"] = round(2 * spec.frames / capture_s, 2)
         check = check_pair(runs[True], runs[False], game.layout)
         stats = dict(check.stats, capture_fps=row["capture_fps"])
-        row.update(frames=int(runs[False].shape[0]), hud_coverage=stats.get("hud_coverage", 0.0),
-                   mad_lossless=stats.get("mad_outside_mask_lossless", 0.0))
+        row.update(
+            frames=int(runs[False].shape[0]),
+            hud_coverage=stats.get("hud_coverage", 0.0),
+            mad_lossless=stats.get("mad_outside_mask_lossless", 0.0),
+        )
         if check.status != "ok":
             row.update(status="rejected", reason=check.reason, message=json.dumps(stats))
         else:
@@ -193,8 +237,18 @@ def _capture_clean(spec: ClipSpec, game: Game, row: dict, timeout_s: float) -> d
     with _attempt(spec, row) as scratch:
         demo = _demo(game, spec)
         with virtual_display(spec.width, spec.height) as display:
-            raw = game.capture_run(demo, spec.start_s, spec.frames, False, spec.width, spec.height, spec.fps,
-                                   os.path.join(scratch, "clean"), timeout_s, display)
+            raw = game.capture_run(
+                demo,
+                spec.start_s,
+                spec.frames,
+                False,
+                spec.width,
+                spec.height,
+                spec.fps,
+                os.path.join(scratch, "clean"),
+                timeout_s,
+                display,
+            )
         frames = read_raw(raw, spec.width, spec.height)
         row.update(frames=int(frames.shape[0]), capture_fps=round(spec.frames / (time.perf_counter() - start), 2))
         encode_frames(frames, os.path.join(scratch, "clean.mp4"), spec.fps)

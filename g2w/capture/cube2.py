@@ -36,10 +36,10 @@ from g2w.capture.process import CaptureError, run_for_frames
 ENGINE = "/usr/lib/cube2/cube2_client"
 SHIM_SOURCE = os.path.join(os.path.dirname(__file__), "fixedclock.c")
 DATA_DIR = "/usr/share/games/cube2"
-MATCH_S = 20.0          # each map's match is planned as 20 s, so up to three 5 s windows per map
+MATCH_S = 20.0  # each map's match is planned as 20 s, so up to three 5 s windows per map
 BOTS, BOT_SKILL = 3, 70
-PLAYER_BYTES = 0x5a8   # sizeof(fpsent) in cube2 0.0.20201227 (its copy constructor copies 0xb5 quadwords)
-_BOTH_RUNS = {"damagescreen": 0, "usedamagecompass": 0}   # drawn whatever hidehud says
+PLAYER_BYTES = 0x5A8  # sizeof(fpsent) in cube2 0.0.20201227 (its copy constructor copies 0xb5 quadwords)
+_BOTH_RUNS = {"damagescreen": 0, "usedamagecompass": 0}  # drawn whatever hidehud says
 
 
 class Cube2(Game):
@@ -59,8 +59,11 @@ class Cube2(Game):
 
     def maps(self) -> list[str]:
         """Maps with bot waypoints (bots cannot move on the others)."""
-        return sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(DATA_DIR, "packages/base/*.wpt"))
-                      if os.path.exists(p[:-4] + ".ogz"))
+        return sorted(
+            os.path.basename(p)[:-4]
+            for p in glob.glob(os.path.join(DATA_DIR, "packages/base/*.wpt"))
+            if os.path.exists(p[:-4] + ".ogz")
+        )
 
     def available(self) -> str | None:
         if not os.access(ENGINE, os.X_OK):
@@ -69,11 +72,15 @@ class Cube2(Game):
             return f"no maps with waypoints in {DATA_DIR}: run scripts/capture-deps.sh cube2"
         return self.missing_tool(("Xvfb", "ffmpeg", "cc"))
 
-    @functools.cache
+    @functools.cache  # noqa: B019  (one instance per game for the whole process)
     def version(self) -> str:
         try:
-            out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}; ", "cube2", "cube2-data"],
-                                 capture_output=True, text=True, timeout=20).stdout
+            out = subprocess.run(
+                ["dpkg-query", "-W", "-f", "${Package} ${Version}; ", "cube2", "cube2-data"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+            ).stdout
         except (OSError, subprocess.TimeoutExpired):
             out = ""
         return out.strip("; ") or "cube2 ?"
@@ -82,32 +89,66 @@ class Cube2(Game):
         return [Demo(f"cube2-{m}", m, MATCH_S) for m in self.maps()]
 
     def settings(self, hud: bool) -> dict:
-        return {"mode": 0, "bots": BOTS, "bot_skill": BOT_SKILL, "spectate": "nextfollow", "hidehud": 0 if hud else 1,
-                **_BOTH_RUNS, "clock": "fixedclock.c: 1/fps of game time per frame, time() and player addresses fixed"}
+        return {
+            "mode": 0,
+            "bots": BOTS,
+            "bot_skill": BOT_SKILL,
+            "spectate": "nextfollow",
+            "hidehud": 0 if hud else 1,
+            **_BOTH_RUNS,
+            "clock": "fixedclock.c: 1/fps of game time per frame, time() and player addresses fixed",
+        }
 
     def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display) -> str:
         home = os.path.join(workdir, "home")
         os.makedirs(home, exist_ok=True)
         clock = os.path.join(workdir, "fixedclock.so")
-        build = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", clock, SHIM_SOURCE, "-ldl", "-pthread"],
-                               capture_output=True, text=True, timeout=120)
+        build = subprocess.run(
+            ["cc", "-shared", "-fPIC", "-O2", "-o", clock, SHIM_SOURCE, "-ldl", "-pthread"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if build.returncode:
             raise CaptureError("engine_failed", f"building the clock shim failed: {build.stderr[-400:]}")
         raw, done = os.path.join(workdir, "frames.rgb"), os.path.join(workdir, "frames.done")
-        shutil.rmtree(os.path.join(home, "screenshot"), ignore_errors=True)   # a trigger from an earlier run
+        shutil.rmtree(os.path.join(home, "screenshot"), ignore_errors=True)  # a trigger from an earlier run
         for stale in (raw, done):
             if os.path.exists(stale):
                 os.remove(stale)
         bots = "; ".join([f"addbot {BOT_SKILL}"] * BOTS)
         # Game-time timers: bots join, we spectate one of them, and `start_s` s later the trigger appears.
         pinned = "; ".join(f"{k} {v}" for k, v in _BOTH_RUNS.items())
-        script = (f"mode 0; maxfps 0; {pinned}; map {demo.source}; sleep 200 [{bots}]; sleep 400 [spectator 1]; "
-                  f"sleep 1000 [nextfollow; hidehud {0 if hud else 1}]; "
-                  f"sleep {round(1000 * (1 + start_s))} [screenshot trigger.png]")
+        script = (
+            f"mode 0; maxfps 0; {pinned}; map {demo.source}; sleep 200 [{bots}]; sleep 400 [spectator 1]; "
+            f"sleep 1000 [nextfollow; hidehud {0 if hud else 1}]; "
+            f"sleep {round(1000 * (1 + start_s))} [screenshot trigger.png]"
+        )
         cmd = [ENGINE, f"-q{home}", f"-w{width}", f"-h{height}", "-t0", f"-x{script}"]
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "DISPLAY": display,
-               "LD_PRELOAD": clock, "G2W_FPS": str(fps), "G2W_FRAMES": str(frames), "G2W_W": str(width),
-               "G2W_H": str(height), "G2W_OUT": raw, "G2W_DONE": done, "G2W_PIN_SIZE": str(PLAYER_BYTES),
-               "G2W_TRIGGER": os.path.join(home, "screenshot", "trigger.png")}
-        return run_for_frames("cube2", cmd, env=env, cwd=DATA_DIR, workdir=workdir, raw=raw, done=done, frames=frames,
-                              width=width, height=height, timeout_s=timeout_s)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": home,
+            "DISPLAY": display,
+            "LD_PRELOAD": clock,
+            "G2W_FPS": str(fps),
+            "G2W_FRAMES": str(frames),
+            "G2W_W": str(width),
+            "G2W_H": str(height),
+            "G2W_OUT": raw,
+            "G2W_DONE": done,
+            "G2W_PIN_SIZE": str(PLAYER_BYTES),
+            "G2W_TRIGGER": os.path.join(home, "screenshot", "trigger.png"),
+        }
+        return run_for_frames(
+            "cube2",
+            cmd,
+            env=env,
+            cwd=DATA_DIR,
+            workdir=workdir,
+            raw=raw,
+            done=done,
+            frames=frames,
+            width=width,
+            height=height,
+            timeout_s=timeout_s,
+        )

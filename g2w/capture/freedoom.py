@@ -27,8 +27,13 @@ ENGINE = "/usr/games/dsda-doom"
 IWAD_DIR = "/usr/share/games/doom"
 
 _COMMON = {
-    "screenblocks": 11, "hudadd_demoprogressbar": 0, "render_wipescreen": 0, "cap_wipescreen": 0,
-    "dsda_show_demo_attempts": 0, "cap_remove_tempfiles": 0, "uncapped_framerate": 1,
+    "screenblocks": 11,
+    "hudadd_demoprogressbar": 0,
+    "render_wipescreen": 0,
+    "cap_wipescreen": 0,
+    "dsda_show_demo_attempts": 0,
+    "cap_remove_tempfiles": 0,
+    "uncapped_framerate": 1,
 }
 _HUD = {"hud_displayed": 1, "show_messages": 1, "hudadd_crosshair": 1}
 _CLEAN = {"hud_displayed": 0, "show_messages": 0, "hudadd_crosshair": 0}
@@ -71,11 +76,16 @@ class Freedoom(Game):
             return f"no {self.name} IWAD in {IWAD_DIR}: run scripts/capture-deps.sh {self.name}"
         return self.missing_tool()
 
-    @functools.cache
+    @functools.cache  # noqa: B019  (one instance per game for the whole process)
     def version(self) -> str:
         try:
-            out = subprocess.run([ENGINE, "-v"], capture_output=True, text=True, timeout=20,
-                                 env={**os.environ, "XDG_RUNTIME_DIR": "/tmp"}).stdout
+            out = subprocess.run(
+                [ENGINE, "-v"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                env={**os.environ, "XDG_RUNTIME_DIR": "/tmp"},
+            ).stdout
         except (OSError, subprocess.TimeoutExpired):
             out = ""
         engine = next((line.strip() for line in out.splitlines() if line.startswith("dsda-doom")), "dsda-doom ?")
@@ -94,8 +104,9 @@ class Freedoom(Game):
     def settings(self, hud: bool) -> dict:
         return {**_COMMON, **(_HUD if hud else _CLEAN)}
 
-    def engine_command(self, demo, start_s: float, hud: bool, width: int, height: int, fps: int, workdir: str,
-                       display: str, sink: str) -> tuple[list[str], dict]:
+    def engine_command(
+        self, demo, start_s: float, hud: bool, width: int, height: int, fps: int, workdir: str, display: str, sink: str
+    ) -> tuple[list[str], dict]:
         """The dsda-doom command and environment replaying `demo` from `start_s` into the shell pipe `sink`.
 
         `sink` reads the frames as raw RGB on stdin (`%w`, `%h`, `%r` are the engine's size and rate).
@@ -105,21 +116,47 @@ class Freedoom(Game):
         lmp = os.path.join(workdir, "demo.lmp")
         with open(lmp, "wb") as f:
             f.write(wad.read_lump(iwad, lump))
-        config = {**self.settings(hud), "screen_resolution": f"{width}x{height}", "use_fullscreen": 0,
-                  "exclusive_fullscreen": 0, "cap_fps": fps, "cap_videocommand": sink,
-                  "cap_soundcommand": "cat > /dev/null", "cap_muxcommand": "true"}
+        config = {
+            **self.settings(hud),
+            "screen_resolution": f"{width}x{height}",
+            "use_fullscreen": 0,
+            "exclusive_fullscreen": 0,
+            "cap_fps": fps,
+            "cap_videocommand": sink,
+            "cap_soundcommand": "cat > /dev/null",
+            "cap_muxcommand": "true",
+        }
         cfg = os.path.join(workdir, "dsda-doom.cfg")
         with open(cfg, "w") as f:
             f.write("\n".join(_config_line(k, v) for k, v in config.items()) + "\n")
-        cmd = [ENGINE, "-iwad", iwad, "-config", cfg, "-nosound", "-noautoload", "-geometry", f"{width}x{height}w",
-               "-vidmode", "sw", "-timedemo", lmp, "-viddump", os.path.join(workdir, "unused.mkv")]
+        cmd = [
+            ENGINE,
+            "-iwad",
+            iwad,
+            "-config",
+            cfg,
+            "-nosound",
+            "-noautoload",
+            "-geometry",
+            f"{width}x{height}w",
+            "-vidmode",
+            "sw",
+            "-timedemo",
+            lmp,
+            "-viddump",
+            os.path.join(workdir, "unused.mkv"),
+        ]
         start_tic = round(start_s * wad.TICRATE)
         if start_tic > 0:
             cmd += ["-skiptic", str(start_tic)]
         home = os.path.join(workdir, "home")
         os.makedirs(home, mode=0o700, exist_ok=True)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "XDG_RUNTIME_DIR": home,
-               "DISPLAY": display}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": home,
+            "XDG_RUNTIME_DIR": home,
+            "DISPLAY": display,
+        }
         return cmd, env
 
     def capture_run(self, demo, start_s, frames, hud, width, height, fps, workdir, timeout_s, display) -> str:
@@ -127,8 +164,21 @@ class Freedoom(Game):
         for stale in (raw, done):
             if os.path.exists(stale):
                 os.remove(stale)
-        sink = (f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
-                f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}")
+        sink = (
+            f"ffmpeg -nostats -loglevel error -f rawvideo -pix_fmt rgb24 -s %wx%h -r %r -i - "
+            f"-frames:v {frames} -f rawvideo -y {raw} && touch {done}"
+        )
         cmd, env = self.engine_command(demo, start_s, hud, width, height, fps, workdir, display, sink)
-        return run_for_frames("dsda-doom", cmd, env=env, cwd=workdir, workdir=workdir, raw=raw, done=done,
-                              frames=frames, width=width, height=height, timeout_s=timeout_s)
+        return run_for_frames(
+            "dsda-doom",
+            cmd,
+            env=env,
+            cwd=workdir,
+            workdir=workdir,
+            raw=raw,
+            done=done,
+            frames=frames,
+            width=width,
+            height=height,
+            timeout_s=timeout_s,
+        )

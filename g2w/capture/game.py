@@ -22,7 +22,7 @@ class Demo:
     """One replayable recording: `demo_id` is stable and file-name safe."""
 
     demo_id: str
-    source: str           # where the recording comes from (file, or container + lump)
+    source: str  # where the recording comes from (file, or container + lump)
     duration_s: float
 
 
@@ -31,8 +31,8 @@ class Region:
     """A part of the game's HUD layout, as fractions of the frame: x1, y1, x2, y2 in [0, 1]."""
 
     name: str
-    label: str            # one of the 21 taxonomy labels
-    kind: str             # persistent or transient
+    label: str  # one of the 21 taxonomy labels
+    kind: str  # persistent or transient
     box: tuple[float, float, float, float]
 
     def contains(self, x: float, y: float, width: int, height: int) -> bool:
@@ -42,10 +42,10 @@ class Region:
 
 class Game(ABC):
     name: str = ""
-    packages: tuple[str, ...] = ()     # Debian packages scripts/capture-deps.sh installs
-    hud_toggle: str = ""               # how the HUD is switched, for docs/capture.md and meta.json
-    paired: bool = True                # deterministic replay with a HUD switch -> exact pairs
-    layout: tuple[Region, ...] = ()    # where the HUD can be; differences elsewhere mean desync
+    packages: tuple[str, ...] = ()  # Debian packages scripts/capture-deps.sh installs
+    hud_toggle: str = ""  # how the HUD is switched, for docs/capture.md and meta.json
+    paired: bool = True  # deterministic replay with a HUD switch -> exact pairs
+    layout: tuple[Region, ...] = ()  # where the HUD can be; differences elsewhere mean desync
 
     @abstractmethod
     def available(self) -> str | None:
@@ -60,8 +60,19 @@ class Game(ABC):
         """Every recording this game can replay, in a stable order."""
 
     @abstractmethod
-    def capture_run(self, demo: Demo, start_s: float, frames: int, hud: bool, width: int, height: int,
-                    fps: int, workdir: str, timeout_s: float, display: str) -> str:
+    def capture_run(
+        self,
+        demo: Demo,
+        start_s: float,
+        frames: int,
+        hud: bool,
+        width: int,
+        height: int,
+        fps: int,
+        workdir: str,
+        timeout_s: float,
+        display: str,
+    ) -> str:
         """Replay `demo` from `start_s` on X `display`; returns the raw RGB file of exactly `frames` frames.
 
         Raises `CaptureError` with a reason when the engine fails, hangs or stops short.

@@ -28,10 +28,10 @@ MAX_COVERAGE = 0.4
 
 @dataclass
 class PairCheck:
-    status: str                      # ok or rejected
+    status: str  # ok or rejected
     reason: str
-    mask: np.ndarray | None          # (T, H, W) uint8 0/255, dilated
-    raw: np.ndarray | None           # (T, H, W) bool, the undilated difference
+    mask: np.ndarray | None  # (T, H, W) uint8 0/255, dilated
+    raw: np.ndarray | None  # (T, H, W) bool, the undilated difference
     stats: dict = field(default_factory=dict)
 
 
@@ -40,7 +40,7 @@ def layout_mask(layout: tuple[Region, ...], width: int, height: int) -> np.ndarr
     inside = np.zeros((height, width), bool)
     for r in layout:
         x1, y1, x2, y2 = r.box
-        inside[round(y1 * height):round(y2 * height), round(x1 * width):round(x2 * width)] = True
+        inside[round(y1 * height) : round(y2 * height), round(x1 * width) : round(x2 * width)] = True
     return inside
 
 
@@ -70,8 +70,13 @@ def difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def check_pair(hud: np.ndarray, clean: np.ndarray, layout: tuple[Region, ...]) -> PairCheck:
     """Compare two lossless (T, H, W, 3) runs of the same replay."""
     if hud.shape != clean.shape:
-        return PairCheck("rejected", "frame_count_mismatch", None, None,
-                         {"hud_frames": int(hud.shape[0]), "clean_frames": int(clean.shape[0])})
+        return PairCheck(
+            "rejected",
+            "frame_count_mismatch",
+            None,
+            None,
+            {"hud_frames": int(hud.shape[0]), "clean_frames": int(clean.shape[0])},
+        )
     frames, height, width = hud.shape[:3]
     raw = np.stack([difference(h, c) for h, c in zip(hud, clean)])
     outside = ~layout_mask(layout, width, height)

@@ -44,18 +44,33 @@ def kill_group(proc: subprocess.Popen, grace_s: float = 2.0) -> None:
 @dataclass
 class RunResult:
     returncode: int | None
-    finished_by: str          # "exit" (the engine ended), "done" (our stop condition) or "timeout"
+    finished_by: str  # "exit" (the engine ended), "done" (our stop condition) or "timeout"
     seconds: float
     log_tail: str
 
 
-def run_until(cmd: Sequence[str], *, env: dict, cwd: str, timeout_s: float, log_path: str,
-              done: Callable[[], bool] = lambda: False, poll_s: float = 0.2) -> RunResult:
+def run_until(
+    cmd: Sequence[str],
+    *,
+    env: dict,
+    cwd: str,
+    timeout_s: float,
+    log_path: str,
+    done: Callable[[], bool] = lambda: False,
+    poll_s: float = 0.2,
+) -> RunResult:
     """Run `cmd` until it exits, `done()` turns true, or `timeout_s` passes; the group is always killed."""
     start = time.monotonic()
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(list(cmd), env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            list(cmd),
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         finished_by = "timeout"
         try:
             while time.monotonic() - start < timeout_s:
@@ -73,21 +88,41 @@ def run_until(cmd: Sequence[str], *, env: dict, cwd: str, timeout_s: float, log_
     return RunResult(proc.returncode, finished_by, round(time.monotonic() - start, 3), tail)
 
 
-def run_for_frames(engine: str, cmd: Sequence[str], *, env: dict, cwd: str, workdir: str, raw: str, done: str,
-                   frames: int, width: int, height: int, timeout_s: float) -> str:
+def run_for_frames(
+    engine: str,
+    cmd: Sequence[str],
+    *,
+    env: dict,
+    cwd: str,
+    workdir: str,
+    raw: str,
+    done: str,
+    frames: int,
+    width: int,
+    height: int,
+    timeout_s: float,
+) -> str:
     """Run an engine until its frame sink makes the file `done`; returns `raw` holding exactly `frames` frames.
 
     Raises `CaptureError`: `engine_timeout`, `demo_too_short` (the engine ended early by itself)
     or `engine_failed`, with the end of the engine's log.
     """
-    result = run_until(cmd, env=env, cwd=cwd, timeout_s=timeout_s, log_path=os.path.join(workdir, "engine.log"),
-                       done=lambda: os.path.exists(done))
+    result = run_until(
+        cmd,
+        env=env,
+        cwd=cwd,
+        timeout_s=timeout_s,
+        log_path=os.path.join(workdir, "engine.log"),
+        done=lambda: os.path.exists(done),
+    )
     if result.finished_by == "timeout":
         raise CaptureError("engine_timeout", f"{engine} did not deliver {frames} frames in {timeout_s:.0f} s")
     got = os.path.getsize(raw) // (width * height * 3) if os.path.exists(raw) else 0
     if got != frames:
-        raise CaptureError("demo_too_short" if result.returncode == 0 else "engine_failed",
-                           f"{got}/{frames} frames (engine rc={result.returncode}): {result.log_tail[-400:]}")
+        raise CaptureError(
+            "demo_too_short" if result.returncode == 0 else "engine_failed",
+            f"{got}/{frames} frames (engine rc={result.returncode}): {result.log_tail[-400:]}",
+        )
     return raw
 
 
@@ -97,10 +132,23 @@ def virtual_display(width: int, height: int, timeout_s: float = 20.0):
     read_fd, write_fd = os.pipe()
     try:
         proc = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp",
-             "-noreset"],
-            pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
+            [
+                "Xvfb",
+                "-displayfd",
+                str(write_fd),
+                "-screen",
+                "0",
+                f"{width}x{height}x24",
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ],
+            pass_fds=(write_fd,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     except FileNotFoundError as exc:
         os.close(read_fd)
         os.close(write_fd)

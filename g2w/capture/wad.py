@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import struct
 
-TICRATE = 35          # Doom game tics per second
+TICRATE = 35  # Doom game tics per second
 _HEADER = struct.Struct("<4sii")
 _ENTRY = struct.Struct("<ii8s")
 

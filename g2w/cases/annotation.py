@@ -15,8 +15,17 @@ from dataclasses import dataclass
 
 from g2w.taxonomy import LABELS
 
-TOP_LEVEL_KEYS = {"version", "width", "height", "fps", "frame_count", "coordinates", "alpha_threshold",
-                  "instances", "frames"}
+TOP_LEVEL_KEYS = {
+    "version",
+    "width",
+    "height",
+    "fps",
+    "frame_count",
+    "coordinates",
+    "alpha_threshold",
+    "instances",
+    "frames",
+}
 KINDS = {"persistent", "transient", "child"}
 
 
@@ -70,8 +79,10 @@ def _int(value) -> bool:
 def _box(raw, width: int, height: int, where: str) -> tuple[int, int, int, int]:
     _need(isinstance(raw, list) and len(raw) == 4 and all(_int(v) for v in raw), f"{where}: box must be 4 integers")
     x1, y1, x2, y2 = raw
-    _need(0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height,
-          f"{where}: box {raw} is not a non-empty half-open box inside {width}x{height}")
+    _need(
+        0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height,
+        f"{where}: box {raw} is not a non-empty half-open box inside {width}x{height}",
+    )
     return x1, y1, x2, y2
 
 
@@ -89,7 +100,10 @@ def parse_annotation(data: dict) -> Annotation:
     instances: dict[str, Instance] = {}
     for k, inst in enumerate(data["instances"]):
         where = f"instances[{k}]"
-        _need(isinstance(inst, dict) and {"id", "label", "role", "kind"} <= set(inst), f"{where}: needs id, label, role, kind")
+        _need(
+            isinstance(inst, dict) and {"id", "label", "role", "kind"} <= set(inst),
+            f"{where}: needs id, label, role, kind",
+        )
         _need(isinstance(inst["id"], str) and inst["id"], f"{where}: id must be a non-empty string")
         _need(inst["id"] not in instances, f"{where}: duplicate instance id {inst['id']!r}")
         _need(inst["label"] in LABELS, f"{where}: label {inst['label']!r} is not one of the 21 taxonomy labels")
@@ -102,8 +116,10 @@ def parse_annotation(data: dict) -> Annotation:
     frames: dict[int, tuple[FrameObject, ...]] = {}
     for k, rec in enumerate(data["frames"]):
         where = f"frames[{k}]"
-        _need(isinstance(rec, dict) and _int(rec.get("frame")) and isinstance(rec.get("objects"), list),
-              f"{where}: needs an integer frame and an objects list")
+        _need(
+            isinstance(rec, dict) and _int(rec.get("frame")) and isinstance(rec.get("objects"), list),
+            f"{where}: needs an integer frame and an objects list",
+        )
         index = rec["frame"]
         _need(0 <= index < frame_count, f"{where}: frame {index} outside 0..{frame_count - 1}")
         _need(index not in frames, f"{where}: frame {index} listed twice")

@@ -91,12 +91,11 @@ def crop_layout(box: Box) -> str:
 
 
 def crop(rgb: np.ndarray, box: Box) -> np.ndarray:
-    return rgb[box[1]:box[3], box[0]:box[2]]
+    return rgb[box[1] : box[3], box[0] : box[2]]
 
 
 def box_area(box: Box) -> int:
     return max(0, box[2] - box[0]) * max(0, box[3] - box[1])
-
 
 
 def oriented_canvas(canvas: tuple[int, int], width: int, height: int) -> tuple[int, int]:

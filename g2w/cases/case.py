@@ -85,15 +85,20 @@ def _from_synthesis(folder: str) -> list[Case]:
             continue
         sid = _check_id(row.get("sample_id"), "manifest.parquet")
         sample = storage.join(folder, "samples", sid)
-        cases.append(Case(
-            case_id=sid, split="synthetic",
-            source=storage.join(sample, "hud.mp4"),
-            annotation=storage.join(sample, "annotation.json"),
-            reference=storage.join(sample, "clean.mp4"),
-            mask=storage.join(sample, "mask.mkv"),
-            width=int(row.get("width") or 0), height=int(row.get("height") or 0),
-            fps=float(row.get("fps") or 0.0), frame_count=int(row.get("frame_count") or 0),
-        ))
+        cases.append(
+            Case(
+                case_id=sid,
+                split="synthetic",
+                source=storage.join(sample, "hud.mp4"),
+                annotation=storage.join(sample, "annotation.json"),
+                reference=storage.join(sample, "clean.mp4"),
+                mask=storage.join(sample, "mask.mkv"),
+                width=int(row.get("width") or 0),
+                height=int(row.get("height") or 0),
+                fps=float(row.get("fps") or 0.0),
+                frame_count=int(row.get("frame_count") or 0),
+            )
+        )
     return cases
 
 
@@ -121,13 +126,20 @@ def _from_jsonl(path: str) -> list[Case]:
             raise CasesError(f"{where}: split {split!r} not in {SPLITS}")
         if split == "wild" and item.get("reference"):
             raise CasesError(f"{where}: wild cases have no clean reference")
-        cases.append(Case(
-            case_id=_check_id(item.get("case_id"), where), split=split,
-            source=resolve(item["video"]), annotation=resolve(item["annotation"]),
-            reference=resolve(item.get("reference")), mask=resolve(item.get("mask")),
-            width=int(item.get("width", 0)), height=int(item.get("height", 0)),
-            fps=float(item.get("fps", 0.0)), frame_count=int(item.get("frame_count", 0)),
-        ))
+        cases.append(
+            Case(
+                case_id=_check_id(item.get("case_id"), where),
+                split=split,
+                source=resolve(item["video"]),
+                annotation=resolve(item["annotation"]),
+                reference=resolve(item.get("reference")),
+                mask=resolve(item.get("mask")),
+                width=int(item.get("width", 0)),
+                height=int(item.get("height", 0)),
+                fps=float(item.get("fps", 0.0)),
+                frame_count=int(item.get("frame_count", 0)),
+            )
+        )
     return cases
 
 
@@ -173,5 +185,13 @@ def local_case(case: Case, *paths: str | None) -> Iterator[tuple[Case, list[str 
         def here(p):
             return local.get(p, p) if p else p
 
-        yield (replace(case, source=here(case.source), annotation=here(case.annotation),
-                       reference=here(case.reference), mask=here(case.mask)), [here(p) for p in paths])
+        yield (
+            replace(
+                case,
+                source=here(case.source),
+                annotation=here(case.annotation),
+                reference=here(case.reference),
+                mask=here(case.mask),
+            ),
+            [here(p) for p in paths],
+        )

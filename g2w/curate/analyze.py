@@ -35,6 +35,7 @@ from g2w.video.errors import VideoError
 
 _EPS = 1e-3
 
+
 def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
     """(w, h) with the given short side (never above the source's), aspect kept, both even."""
     scale = min(1.0, short_side / min(width, height))
@@ -45,8 +46,9 @@ def center_crop(frame, size: int, rotation: int) -> np.ndarray:
     """The frame scaled so its short side is `size`, centre-cropped square, display-rotated."""
     w, h = frame.width, frame.height
     scale = size / min(w, h)
-    rgb = frame.to_ndarray(format="rgb24", width=max(size, round(w * scale)), height=max(size, round(h * scale)),
-                           interpolation="AREA")
+    rgb = frame.to_ndarray(
+        format="rgb24", width=max(size, round(w * scale)), height=max(size, round(h * scale)), interpolation="AREA"
+    )
     rgb = upright(rgb, rotation)
     y0, x0 = (rgb.shape[0] - size) // 2, (rgb.shape[1] - size) // 2
     return np.ascontiguousarray(rgb[y0 : y0 + size, x0 : x0 + size])
@@ -63,9 +65,12 @@ def cut_and_shake(times: np.ndarray, scores: np.ndarray, shifts: np.ndarray, sta
     frames = (times + _EPS >= start_s) & (times + _EPS < end_s)
     inside = np.flatnonzero(frames & (times > start_s + _EPS))
     cuts = inside[scores[inside] >= 1.0]
-    return {"cut_count": len(cuts), "cut_times": [round(float(times[i]), 3) for i in cuts],
-            "cut_score": float(scores[inside].max()) if len(inside) else 0.0,
-            "shake": shake_score(shifts[frames])}
+    return {
+        "cut_count": len(cuts),
+        "cut_times": [round(float(times[i]), 3) for i in cuts],
+        "cut_score": float(scores[inside].max()) if len(inside) else 0.0,
+        "shake": shake_score(shifts[frames]),
+    }
 
 
 @dataclass
@@ -184,6 +189,7 @@ class AnalyzeWindows(Step):
         measures = state.quality.measures(self.quality)
         state.ui.end_window(state.bars or (0, 0, 0, 0))
         return {
-            **base_row(src, state.window), **measures,
+            **base_row(src, state.window),
+            **measures,
             "crop": state.crop if state.crop is not None else np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8),
         }

@@ -64,8 +64,9 @@ def _stored_digest(path: str) -> str | None:
     return value.decode() if value else None
 
 
-def write_sharded(table: pa.Table, folder: str, prefix: str = "part-",
-                  sort_keys: tuple[str, ...] = ("source", "window_index")) -> dict:
+def write_sharded(
+    table: pa.Table, folder: str, prefix: str = "part-", sort_keys: tuple[str, ...] = ("source", "window_index")
+) -> dict:
     """Write `table` (with a `source_id` column) into `folder` as per-bucket shards, publishing
     only those that changed. Other `.parquet` files in the folder (stale buckets, small work
     parts) are removed after the new shards are in place. Returns {"written", "unchanged",

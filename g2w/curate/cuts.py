@@ -86,9 +86,8 @@ numbers per frame) and decided at its end. Windows that straddle a cut are rejec
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
-
 from collections import deque
+from dataclasses import dataclass
 
 import av
 import cv2
@@ -133,7 +132,9 @@ class CutThresholds:
     promote_score: float = 0.9  # a score this close to 1 is a cut when ...
     promote_unexplained: float = 0.6  # ... at least this share of blocks is unexplained (inf: never)
     standout_score: float = 0.85  # a score this close to 1 is a cut too when ...
-    standout_unexplained: float = 0.25  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
+    standout_unexplained: float = (
+        0.25  # ... its unexplained share exceeds both neighbouring steps' by this much (inf: never)
+    )
     veto_coherent: float = 0.25  # a step whose blocks' detail is this coherently explained at the moving
     # camera's offset is no cut (inf: never); only counted where the camera moved (VETO_MOTION_PX)
     veto_return: float = 0.6  # a step whose view before comes back within RETURN_FRAMES (the smallest difference
@@ -176,8 +177,9 @@ def luma_thumb(frame: av.VideoFrame) -> Thumb:
     small = cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0)
     mean, std = cv2.meanStdDev(small)
     contrast = float(std[0, 0])
-    blocks = cv2.resize(_strided(frame.planes[0], 2 * BLOCKS_THUMB[0], 2 * BLOCKS_THUMB[1]), BLOCKS_THUMB,
-                        interpolation=cv2.INTER_AREA)
+    blocks = cv2.resize(
+        _strided(frame.planes[0], 2 * BLOCKS_THUMB[0], 2 * BLOCKS_THUMB[1]), BLOCKS_THUMB, interpolation=cv2.INTER_AREA
+    )
     return Thumb((small - float(mean[0, 0])) / max(contrast, 1e-3), contrast, histogram, blocks)
 
 
@@ -189,8 +191,9 @@ def motion_compensated_difference(prev: np.ndarray, cur: np.ndarray) -> tuple[fl
     (dx, dy), response = cv2.phaseCorrelate(prev, cur)
     if response < _MIN_SHIFT_RESPONSE or abs(dx) > _MAX_SHIFT[0] or abs(dy) > _MAX_SHIFT[1]:
         return raw, None
-    moved = cv2.warpAffine(prev, np.float32([[1, 0, dx], [0, 1, dy]]), (prev.shape[1], prev.shape[0]),
-                           borderMode=cv2.BORDER_REPLICATE)
+    moved = cv2.warpAffine(
+        prev, np.float32([[1, 0, dx], [0, 1, dy]]), (prev.shape[1], prev.shape[0]), borderMode=cv2.BORDER_REPLICATE
+    )
     mx, my = max(1, int(np.ceil(abs(dx)))), max(1, int(np.ceil(abs(dy))))
     inner = cv2.absdiff(cur, moved)[my:-my, mx:-mx]  # the strip the shift uncovered is unknown
     return min(raw, cv2.mean(inner)[0]), (dx / THUMB[0], dy / THUMB[0])
@@ -212,7 +215,7 @@ def block_matches(prev: np.ndarray, cur: np.ndarray, offsets: bool = False) -> n
     matches = []
     for y0 in range(0, bh * BLOCK_GRID[1], bh):
         for x0 in range(0, bw * BLOCK_GRID[0], bw):
-            block = c[y0:y0 + bh, x0:x0 + bw]
+            block = c[y0 : y0 + bh, x0 : x0 + bw]
             if cv2.meanStdDev(block)[1][0, 0] < BLOCK_MIN_STD:
                 continue
             best, where = -1.0, (0, 0)
@@ -255,7 +258,7 @@ def detail_matches(prev: np.ndarray, cur: np.ndarray) -> np.ndarray:
     rows = []
     for y0 in range(0, bh * BLOCK_GRID[1], bh):
         for x0 in range(0, bw * BLOCK_GRID[0], bw):
-            block = c[y0:y0 + bh, x0:x0 + bw]
+            block = c[y0 : y0 + bh, x0 : x0 + bw]
             if cv2.meanStdDev(block)[1][0, 0] < DETAIL_MIN_STD:
                 continue
             best, where = -1.0, (0, 0)
@@ -271,7 +274,7 @@ def detail_matches(prev: np.ndarray, cur: np.ndarray) -> np.ndarray:
             ya, yb = max(0, y0 - reach), min(height, y0 + bh + reach)
             own = np.nan_to_num(cv2.matchTemplate(c[ya:yb, xa:xb], block, cv2.TM_CCOEFF_NORMED), nan=-1.0)
             cx, cy = x0 - xa, y0 - ya  # the block itself, in `own`
-            own[max(0, cy - DISTINCT_PX):cy + DISTINCT_PX + 1, max(0, cx - DISTINCT_PX):cx + DISTINCT_PX + 1] = -1.0
+            own[max(0, cy - DISTINCT_PX) : cy + DISTINCT_PX + 1, max(0, cx - DISTINCT_PX) : cx + DISTINCT_PX + 1] = -1.0
             rows.append((best, *where, float(own.max())))
     return np.array(rows, np.float64).reshape(-1, 4)
 
@@ -384,8 +387,16 @@ class FrameSignals:
         for j in range(lo, hi):
             if j in self.bridges:
                 bridge[j - lo], bridge_histogram[j - lo] = self.bridges[j]
-        return float(cut_scores(np.array(self.difference[lo:hi]), np.array(self.histogram[lo:hi]),
-                                np.array(self.flat[lo:hi], bool), t, bridge, bridge_histogram)[i - lo])
+        return float(
+            cut_scores(
+                np.array(self.difference[lo:hi]),
+                np.array(self.histogram[lo:hi]),
+                np.array(self.flat[lo:hi], bool),
+                t,
+                bridge,
+                bridge_histogram,
+            )[i - lo]
+        )
 
     def _return_candidate(self, i: int) -> bool:
         """Whether step i's return is measured: the veto is on (or `measure_from`), the step is
@@ -394,7 +405,7 @@ class FrameSignals:
         t = self._thresholds
         if i < 2 or i in self.bridges or self.flat[i] or (self._measure_from is None and t.veto_return <= 0):
             return False
-        motion = np.nan_to_num(np.asarray(self.shift[2 * (i - 1): 2 * i], float), nan=0.0) * BLOCKS_THUMB[0]
+        motion = np.nan_to_num(np.asarray(self.shift[2 * (i - 1) : 2 * i], float), nan=0.0) * BLOCKS_THUMB[0]
         if np.abs(motion).max() >= VETO_MOTION_PX:
             return False
         low = min(t.promote_score, t.standout_score if np.isfinite(t.standout_unexplained) else np.inf, 1.0)
@@ -420,8 +431,11 @@ class FrameSignals:
     def _seen_before(i: int, held: dict) -> float:
         """The smallest difference of frame i to frames i-1-RETURN_FRAMES..i-2: the step out of a
         flash returns to a view seen just before the flash began."""
-        before = [motion_compensated_difference(held[j], held[i])[0] for j in range(i - 1 - RETURN_FRAMES, i - 1)
-                  if held.get(j) is not None]
+        before = [
+            motion_compensated_difference(held[j], held[i])[0]
+            for j in range(i - 1 - RETURN_FRAMES, i - 1)
+            if held.get(j) is not None
+        ]
         return min(before, default=np.inf)
 
     def _follow_returns(self, j: int, pixels: np.ndarray) -> None:
@@ -441,8 +455,11 @@ class FrameSignals:
         held = dict(self._pixels)
         for i in range(max(self._judged, 2), len(back)):
             if self._return_candidate(i) and held.get(i - 1) is not None:
-                after = [motion_compensated_difference(held[i - 1], held[j])[0] for j in range(i + 1, len(back))
-                         if held.get(j) is not None]
+                after = [
+                    motion_compensated_difference(held[i - 1], held[j])[0]
+                    for j in range(i + 1, len(back))
+                    if held.get(j) is not None
+                ]
                 best = min(after + [self._seen_before(i, held)])
                 back[i] = best / max(self.difference[i], 0.01) if np.isfinite(best) else np.nan
         return back
@@ -475,14 +492,19 @@ class FrameSignals:
         share = standout = float("nan")
         if promote:
             share = unexplained_share(held[i - 1], held[i])
-            sides = [unexplained_share(held[j - 1], held[j]) for j in (i - 1, i + 1)
-                     if held.get(j - 1) is not None and held.get(j) is not None and not self.flat[j]
-                     and j not in self.bridges]
+            sides = [
+                unexplained_share(held[j - 1], held[j])
+                for j in (i - 1, i + 1)
+                if held.get(j - 1) is not None
+                and held.get(j) is not None
+                and not self.flat[j]
+                and j not in self.bridges
+            ]
             sides = [x for x in sides if np.isfinite(x)]
             standout = share - max(sides) if sides else float("nan")
         if not coherence:
             return share, float("nan"), standout
-        before = self.shift[2 * (i - 1): 2 * i] if i >= 2 else (np.nan, np.nan)
+        before = self.shift[2 * (i - 1) : 2 * i] if i >= 2 else (np.nan, np.nan)
         motion = np.nan_to_num(np.asarray(before, float), nan=0.0) * BLOCKS_THUMB[0]  # fractions of the width
         if np.abs(motion).max() < VETO_MOTION_PX:  # a still camera: no match can tell a flash (skip the search)
             return share, 0.0, standout
@@ -507,12 +529,18 @@ class FrameSignals:
         between flat and solid without any dip; its two ends are both near flat, so their
         normalized pictures are mostly quantization and would differ like two unrelated views."""
         solid = thumb.contrast >= FLAT_CONTRAST
-        if (solid and prev is not None and prev.contrast < FLAT_CONTRAST and self._solid is not None
-                and t - self._solid[0] <= MAX_BRIDGE_S + 1e-6
-                and self._dip <= BRIDGE_DIP * min(self._solid[1].contrast, thumb.contrast)):
+        if (
+            solid
+            and prev is not None
+            and prev.contrast < FLAT_CONTRAST
+            and self._solid is not None
+            and t - self._solid[0] <= MAX_BRIDGE_S + 1e-6
+            and self._dip <= BRIDGE_DIP * min(self._solid[1].contrast, thumb.contrast)
+        ):
             self.bridges[len(self.times) - 1] = (
                 motion_compensated_difference(self._solid[1].pixels, thumb.pixels)[0],
-                histogram_change(self._solid[1].histogram, thumb.histogram))
+                histogram_change(self._solid[1].histogram, thumb.histogram),
+            )
         if solid:
             self._solid, self._dip = (t, thumb), np.inf
         else:
@@ -526,8 +554,15 @@ class FrameSignals:
         return difference, histogram
 
     def cut_scores(self, thresholds: CutThresholds = CutThresholds()) -> np.ndarray:
-        return cut_scores(np.array(self.difference), np.array(self.histogram), np.array(self.flat, bool), thresholds,
-                          *self.bridge_arrays(), *self.local_cue_arrays(), self.return_array())
+        return cut_scores(
+            np.array(self.difference),
+            np.array(self.histogram),
+            np.array(self.flat, bool),
+            thresholds,
+            *self.bridge_arrays(),
+            *self.local_cue_arrays(),
+            self.return_array(),
+        )
 
 
 def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
@@ -537,8 +572,12 @@ def _side_sums(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> t
     counts = np.concatenate([[0], np.cumsum(valid)])
     idx = np.arange(len(values))
     lo, hi = np.maximum(idx - k, 0), np.minimum(idx + k + 1, len(values))
-    return (padded[idx] - padded[lo], counts[idx] - counts[lo], padded[hi] - padded[idx + 1],
-            counts[hi] - counts[idx + 1])
+    return (
+        padded[idx] - padded[lo],
+        counts[idx] - counts[lo],
+        padded[hi] - padded[idx + 1],
+        counts[hi] - counts[idx + 1],
+    )
 
 
 def neighbour_mean(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> np.ndarray:
@@ -554,22 +593,37 @@ def side_means(values: np.ndarray, k: int, valid: np.ndarray | None = None) -> t
     return before / np.maximum(n_before, 1), after / np.maximum(n_after, 1)
 
 
-def bridged(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray, bridge: np.ndarray | None = None,
-            bridge_histogram: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bridged(
+    difference: np.ndarray,
+    histogram: np.ndarray,
+    flat: np.ndarray,
+    bridge: np.ndarray | None = None,
+    bridge_histogram: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The per-step cues with each bridged flat run's comparison standing in for the step out
     of it (that step then counts as solid)."""
     if bridge is None or not len(bridge):
         return difference, histogram, flat
     across = np.isfinite(bridge)
-    return (np.where(across, bridge, difference), np.where(across, bridge_histogram, histogram),
-            np.asarray(flat, bool) & ~across)
+    return (
+        np.where(across, bridge, difference),
+        np.where(across, bridge_histogram, histogram),
+        np.asarray(flat, bool) & ~across,
+    )
 
 
-def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
-               t: CutThresholds = CutThresholds(), bridge: np.ndarray | None = None,
-               bridge_histogram: np.ndarray | None = None, unexplained: np.ndarray | None = None,
-               coherent: np.ndarray | None = None, standout: np.ndarray | None = None,
-               back: np.ndarray | None = None) -> np.ndarray:
+def cut_scores(
+    difference: np.ndarray,
+    histogram: np.ndarray,
+    flat: np.ndarray,
+    t: CutThresholds = CutThresholds(),
+    bridge: np.ndarray | None = None,
+    bridge_histogram: np.ndarray | None = None,
+    unexplained: np.ndarray | None = None,
+    coherent: np.ndarray | None = None,
+    standout: np.ndarray | None = None,
+    back: np.ndarray | None = None,
+) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
     short flat run is judged by the comparison across the run; with `unexplained` (the local cue,
@@ -590,11 +644,17 @@ def cut_scores(difference: np.ndarray, histogram: np.ndarray, flat: np.ndarray,
     sided = difference / np.maximum(np.maximum(*side_means(difference, t.neighbours, solid)), 0.01)
     score = np.maximum(score, np.minimum(difference / t.decorrelated, sided / t.ratio_decorrelated))
     if unexplained is not None and len(unexplained):
-        score = with_local_cue(score, np.asarray(unexplained, float), t,
-                               None if coherent is None else np.asarray(coherent, float),
-                               None if standout is None else np.asarray(standout, float))
+        score = with_local_cue(
+            score,
+            np.asarray(unexplained, float),
+            t,
+            None if coherent is None else np.asarray(coherent, float),
+            None if standout is None else np.asarray(standout, float),
+        )
     if back is not None and len(back) and t.veto_return > 0:
-        score = np.where(np.nan_to_num(np.asarray(back, float), nan=np.inf) <= t.veto_return, np.minimum(score, 0.99), score)
+        score = np.where(
+            np.nan_to_num(np.asarray(back, float), nan=np.inf) <= t.veto_return, np.minimum(score, 0.99), score
+        )
     if t.veto_run > 0:
         score = np.where(inside_run(difference, solid, t.veto_run), np.minimum(score, 0.99), score)
     score[flat] = 0.0
@@ -616,8 +676,13 @@ def inside_run(difference: np.ndarray, solid: np.ndarray, level: float) -> np.nd
     return run
 
 
-def with_local_cue(score: np.ndarray, unexplained: np.ndarray, t: CutThresholds,
-                   coherent: np.ndarray | None = None, standout: np.ndarray | None = None) -> np.ndarray:
+def with_local_cue(
+    score: np.ndarray,
+    unexplained: np.ndarray,
+    t: CutThresholds,
+    coherent: np.ndarray | None = None,
+    standout: np.ndarray | None = None,
+) -> np.ndarray:
     """The cut score where the local cue was measured: raised to 1 when the score is within
     `promote_score` and at least `promote_unexplained` of the blocks are unexplained (the max of
     the score and min(score / promote_score, share / promote_unexplained)); held under 1 (0.99)

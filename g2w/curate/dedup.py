@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 
-def temporal_dedup(source_ids: np.ndarray, window_index: np.ndarray, embeddings: np.ndarray,
-                   sampled: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def temporal_dedup(
+    source_ids: np.ndarray, window_index: np.ndarray, embeddings: np.ndarray, sampled: np.ndarray, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(dup_of, similarity): dup_of[i] is the row that removed row i, or -1; similarity is the
     cosine of that pair (NaN when not removed)."""
     n = len(source_ids)

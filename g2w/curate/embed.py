@@ -29,8 +29,9 @@ class EmbedCentralFrames(Step):
 
     def resources(self) -> Resources:
         gpu = self.spec is not None and self.spec.device == "cuda"
-        return Resources(num_cpus=1, num_gpus=1.0 if gpu else 0.0, batch_size=self.batch_size,
-                         max_workers=self.max_workers or None)
+        return Resources(
+            num_cpus=1, num_gpus=1.0 if gpu else 0.0, batch_size=self.batch_size, max_workers=self.max_workers or None
+        )
 
     def setup(self) -> None:
         self.embedder = ClipEmbedder(self.spec) if self.spec is not None else AppearanceEmbedder()

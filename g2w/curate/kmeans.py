@@ -51,8 +51,15 @@ def spherical_kmeans(
 def _faiss_kmeans(x: np.ndarray, train: np.ndarray, k: int, iters: int, seed: int):
     import faiss
 
-    km = faiss.Kmeans(train.shape[1], k, niter=iters, spherical=True, seed=seed,
-                      min_points_per_centroid=1, max_points_per_centroid=1 << 30)  # we sampled already
+    km = faiss.Kmeans(
+        train.shape[1],
+        k,
+        niter=iters,
+        spherical=True,
+        seed=seed,
+        min_points_per_centroid=1,
+        max_points_per_centroid=1 << 30,
+    )  # we sampled already
     km.train(train)
     labels = np.empty(len(x), np.int64)
     for start in range(0, len(x), _ASSIGN_CHUNK):  # exact per row, so chunking changes nothing
@@ -91,7 +98,9 @@ def _assign(rows, centroids):
     best = torch.empty(len(rows), dtype=rows.dtype, device=rows.device)
     centroids_t = centroids.T.contiguous()
     for start in range(0, len(rows), _CHUNK):
-        best[start : start + _CHUNK], labels[start : start + _CHUNK] = (rows[start : start + _CHUNK] @ centroids_t).max(dim=1)
+        best[start : start + _CHUNK], labels[start : start + _CHUNK] = (rows[start : start + _CHUNK] @ centroids_t).max(
+            dim=1
+        )
     return labels, best
 
 

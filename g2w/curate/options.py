@@ -23,7 +23,7 @@ _HELP = {
     "device": "auto | cpu | cuda, for CLIP and k-means (cuda on an autoscaling cluster asks for GPU nodes)",
     "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (G2W_MAX_GPUS, set by the cluster configs)",
     "ui_detector": "UI-contamination screen: auto (segmenter when the shipped checkpoint loads, else static-edges) | "
-                   "segmenter (the shipped HUD segmenter) | static-edges (heuristic)",
+    "segmenter (the shipped HUD segmenter) | static-edges (heuristic)",
     "preset": "libx264 preset for the standardized clips",
     "segment_windows": "windows per analysis task: longer sources are split into window-aligned segments",
 }
@@ -33,14 +33,19 @@ _ALIASES = {"ui_detector": ["--ui-screen"]}
 
 
 def add_curate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="+", metavar="INPUT",
-                        help="files, directories, globs, or .txt/.parquet lists of paths (local or s3://)")
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="files, directories, globs, or .txt/.parquet lists of paths (local or s3://)",
+    )
     parser.add_argument("--output", required=True, help="output folder (rerun with the same one to resume)")
     add_flags(parser, CurateConfig, helps=_HELP, aliases=_ALIASES, skip=("quality",))
     quality = parser.add_argument_group("quality thresholds")
     add_flags(quality, QualityThresholds, helps=_HELP)
-    quality.add_argument("--gameverse", action="store_true",
-                         help=f"also apply GameVerse's hard constraints {GAMEVERSE}")
+    quality.add_argument(
+        "--gameverse", action="store_true", help=f"also apply GameVerse's hard constraints {GAMEVERSE}"
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> CurateConfig:

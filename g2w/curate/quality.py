@@ -54,7 +54,9 @@ class QualityAccumulator:
         if self._prev is not None:
             diff = cv2.absdiff(gray, self._prev)
             self.diffs.append(float(cv2.mean(diff)[0]))
-            self.changed.append(cv2.countNonZero(cv2.threshold(diff, CHANGE_LEVEL, 255, cv2.THRESH_BINARY)[1]) / diff.size)
+            self.changed.append(
+                cv2.countNonZero(cv2.threshold(diff, CHANGE_LEVEL, 255, cv2.THRESH_BINARY)[1]) / diff.size
+            )
         self._prev = gray
 
     def measures(self, thresholds: QualityThresholds) -> dict:
@@ -68,7 +70,9 @@ class QualityAccumulator:
             "bright_fraction": float(bright.mean()),
             "sharpness": float(np.median(self.sharpness)) if self.sharpness else 0.0,
             "motion": float(np.mean(self.diffs)) if self.diffs else 0.0,
-            "frozen_fraction": float((np.array(self.changed) < thresholds.frozen_change).mean()) if self.changed else 1.0,
+            "frozen_fraction": float((np.array(self.changed) < thresholds.frozen_change).mean())
+            if self.changed
+            else 1.0,
             "border_fraction": float(np.median(self.borders)) if self.borders else 0.0,
             "samples": len(self.lumas),
         }

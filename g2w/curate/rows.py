@@ -13,30 +13,42 @@ from g2w.curate.windows import Window, clip_id
 
 CROP_SIZE = 224  # CLIP ViT-B/16 input side
 
-MEASURES = ("luma_mean", "dark_fraction", "bright_fraction", "sharpness", "motion", "frozen_fraction",
-            "shake", "border_fraction", "ui_coverage", "cut_score")
+MEASURES = (
+    "luma_mean",
+    "dark_fraction",
+    "bright_fraction",
+    "sharpness",
+    "motion",
+    "frozen_fraction",
+    "shake",
+    "border_fraction",
+    "ui_coverage",
+    "cut_score",
+)
 
 # Columns of the analysed window rows, as written to the work shards and the manifest.
-WINDOW_SCHEMA = pa.schema([
-    ("clip_id", pa.string()),
-    ("source_id", pa.string()),
-    ("source", pa.string()),
-    ("window_index", pa.int32()),
-    ("start_s", pa.float64()),
-    ("end_s", pa.float64()),
-    ("status", pa.string()),
-    ("reason", pa.string()),
-    ("error", pa.string()),
-    ("width", pa.int32()),
-    ("height", pa.int32()),
-    ("fps", pa.float64()),
-    ("rotation", pa.int32()),
-    *[(m, pa.float64()) for m in MEASURES],
-    ("samples", pa.int32()),
-    ("cut_count", pa.int32()),
-    ("cut_times", pa.list_(pa.float64())),
-    ("embedding", pa.list_(pa.float16())),
-])
+WINDOW_SCHEMA = pa.schema(
+    [
+        ("clip_id", pa.string()),
+        ("source_id", pa.string()),
+        ("source", pa.string()),
+        ("window_index", pa.int32()),
+        ("start_s", pa.float64()),
+        ("end_s", pa.float64()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("error", pa.string()),
+        ("width", pa.int32()),
+        ("height", pa.int32()),
+        ("fps", pa.float64()),
+        ("rotation", pa.int32()),
+        *[(m, pa.float64()) for m in MEASURES],
+        ("samples", pa.int32()),
+        ("cut_count", pa.int32()),
+        ("cut_times", pa.list_(pa.float64())),
+        ("embedding", pa.list_(pa.float16())),
+    ]
+)
 
 # Added by selection and standardization, for the manifest.
 SELECTION_FIELDS = [
@@ -54,10 +66,21 @@ def base_row(src: dict, window: Window) -> dict:
     """Identity and source columns of a window row, with every measure at a neutral default."""
     return {
         "clip_id": clip_id(str(src["source_id"]), window.index),
-        "source_id": str(src["source_id"]), "source": str(src["path"]), "window_index": window.index,
-        "start_s": window.start_s, "end_s": window.end_s, "status": "ok", "reason": "", "error": "",
-        "width": int(src["width"]), "height": int(src["height"]), "fps": float(src["fps"]),
-        "rotation": int(src["rotation"]), **{m: 0.0 for m in MEASURES}, "samples": 0, "cut_count": 0,
+        "source_id": str(src["source_id"]),
+        "source": str(src["path"]),
+        "window_index": window.index,
+        "start_s": window.start_s,
+        "end_s": window.end_s,
+        "status": "ok",
+        "reason": "",
+        "error": "",
+        "width": int(src["width"]),
+        "height": int(src["height"]),
+        "fps": float(src["fps"]),
+        "rotation": int(src["rotation"]),
+        **{m: 0.0 for m in MEASURES},
+        "samples": 0,
+        "cut_count": 0,
         "cut_times": [],
     }
 
@@ -82,8 +105,11 @@ def to_columns(rows: list[dict]) -> dict[str, np.ndarray]:
     for name in names:
         values = [r.get(name) for r in rows]
         if name == "crop":
-            out[name] = np.stack([v if v is not None else np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8) for v in values]) \
-                if values else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+            out[name] = (
+                np.stack([v if v is not None else np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8) for v in values])
+                if values
+                else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+            )
         elif name == "cut_times":
             arr = np.empty(len(values), dtype=object)
             arr[:] = [list(v) for v in values]

@@ -41,8 +41,9 @@ class StandardizeSegments(Step):
             path = storage.join(self.out_dir, f"{row['segment_id']}.mp4")
             status, error = "ok", ""
             if not storage.exists(path):  # published only when complete: an existing clip is whole
-                encoder = StandardizeClips(self.out_dir, self.width, self.height, self.fps,
-                                           float(row["duration_s"]), self.crf, self.preset)
+                encoder = StandardizeClips(
+                    self.out_dir, self.width, self.height, self.fps, float(row["duration_s"]), self.crf, self.preset
+                )
                 try:
                     with storage.staged_file(path) as local:
                         encoder.write_clip({**row, "clip_id": row["segment_id"]}, local)

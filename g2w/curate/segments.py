@@ -36,31 +36,33 @@ SELECTION_ONLY = {"not_sampled", "near_duplicate"}  # verdicts about the corpus,
 HUD_CHECK = "ui_overlay"
 CUT_CHECK = "scene_cut"
 
-SEGMENT_SCHEMA = pa.schema([
-    ("segment_id", pa.string()),
-    ("granularity", pa.string()),  # always "segment": the window manifest's rows say "window"
-    ("source_id", pa.string()),
-    ("source", pa.string()),
-    ("start_s", pa.float64()),
-    ("end_s", pa.float64()),
-    ("duration_s", pa.float64()),
-    ("status", pa.string()),  # kept | rejected | error
-    ("reason", pa.string()),
-    ("error", pa.string()),
-    ("width", pa.int32()),
-    ("height", pa.int32()),
-    ("fps", pa.float64()),
-    ("rotation", pa.int32()),
-    ("window_ids", pa.list_(pa.string())),  # the windows it overlaps, in order
-    ("window_reasons", pa.list_(pa.string())),  # each one's verdict ("" for kept)
-    ("checks_failed", pa.list_(pa.string())),  # union of its windows' failed checks
-    ("ui_coverage_max", pa.float64()),
-    ("hud_status", pa.string()),  # clean | none (HUD kept, not removed yet) | removed
-    ("start_boundary", pa.string()),  # source_start | cut | transition | rejected_window | split
-    ("end_boundary", pa.string()),  # source_end | cut | transition | rejected_window | split
-    ("transition_distance", pa.float64()),  # largest boundary distance inside (how uniform the scene is)
-    ("clip_path", pa.string()),
-])
+SEGMENT_SCHEMA = pa.schema(
+    [
+        ("segment_id", pa.string()),
+        ("granularity", pa.string()),  # always "segment": the window manifest's rows say "window"
+        ("source_id", pa.string()),
+        ("source", pa.string()),
+        ("start_s", pa.float64()),
+        ("end_s", pa.float64()),
+        ("duration_s", pa.float64()),
+        ("status", pa.string()),  # kept | rejected | error
+        ("reason", pa.string()),
+        ("error", pa.string()),
+        ("width", pa.int32()),
+        ("height", pa.int32()),
+        ("fps", pa.float64()),
+        ("rotation", pa.int32()),
+        ("window_ids", pa.list_(pa.string())),  # the windows it overlaps, in order
+        ("window_reasons", pa.list_(pa.string())),  # each one's verdict ("" for kept)
+        ("checks_failed", pa.list_(pa.string())),  # union of its windows' failed checks
+        ("ui_coverage_max", pa.float64()),
+        ("hud_status", pa.string()),  # clean | none (HUD kept, not removed yet) | removed
+        ("start_boundary", pa.string()),  # source_start | cut | transition | rejected_window | split
+        ("end_boundary", pa.string()),  # source_end | cut | transition | rejected_window | split
+        ("transition_distance", pa.float64()),  # largest boundary distance inside (how uniform the scene is)
+        ("clip_path", pa.string()),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -134,8 +136,17 @@ class _Window:
     hud: bool
 
 
-def _window_state(status: str, reason: str, checks: list, cut_times: list, start: float, end: float,
-                  clip: str, ui: float, keep_hud: bool) -> _Window:
+def _window_state(
+    status: str,
+    reason: str,
+    checks: list,
+    cut_times: list,
+    start: float,
+    end: float,
+    clip: str,
+    ui: float,
+    keep_hud: bool,
+) -> _Window:
     checks = list(checks or [])
     hud = HUD_CHECK in checks
     blocking = set(checks) - {CUT_CHECK} - ({HUD_CHECK} if keep_hud else set())
@@ -143,8 +154,9 @@ def _window_state(status: str, reason: str, checks: list, cut_times: list, start
     has_cut = CUT_CHECK in checks
     usable = status != "error" and ok_verdict and not blocking and not has_cut
     cut_only = status != "error" and has_cut and not blocking and bool(cut_times)
-    return _Window(clip, start, end, usable, cut_only, list(cut_times or []), "" if status == "kept" else reason,
-                   checks, ui, hud)
+    return _Window(
+        clip, start, end, usable, cut_only, list(cut_times or []), "" if status == "kept" else reason, checks, ui, hud
+    )
 
 
 def _pieces(start: float, end: float, cfg: SegmentConfig) -> tuple[list[tuple[float, float]], tuple | None]:
@@ -170,8 +182,12 @@ def _runs(windows: list[_Window], transitions: np.ndarray) -> list[tuple[int, in
             i += 1
             continue
         j = i
-        while j + 1 < n and windows[j + 1].usable and not transitions[j + 1] \
-                and abs(windows[j + 1].start_s - windows[j].end_s) < 1e-6:
+        while (
+            j + 1 < n
+            and windows[j + 1].usable
+            and not transitions[j + 1]
+            and abs(windows[j + 1].start_s - windows[j].end_s) < 1e-6
+        ):
             j += 1
         start, end = windows[i].start_s, windows[j].end_s
         before = windows[i - 1] if i > 0 else None
@@ -197,20 +213,38 @@ def _runs(windows: list[_Window], transitions: np.ndarray) -> list[tuple[int, in
     return runs
 
 
-def _source_rows(cols: dict, rows: np.ndarray, embeddings: np.ndarray, cfg: SegmentConfig, threshold: float) -> list[dict]:
+def _source_rows(
+    cols: dict, rows: np.ndarray, embeddings: np.ndarray, cfg: SegmentConfig, threshold: float
+) -> list[dict]:
     """Segment rows of one source (`rows`: its window rows, sorted by start)."""
     windows = [
-        _window_state(cols["status"][r], cols["reason"][r], cols["checks_failed"][r], cols["cut_times"][r],
-                      float(cols["start_s"][r]), float(cols["end_s"][r]), cols["clip_id"][r],
-                      float(cols["ui_coverage"][r] or 0.0), cfg.keep_hud)
+        _window_state(
+            cols["status"][r],
+            cols["reason"][r],
+            cols["checks_failed"][r],
+            cols["cut_times"][r],
+            float(cols["start_s"][r]),
+            float(cols["end_s"][r]),
+            cols["clip_id"][r],
+            float(cols["ui_coverage"][r] or 0.0),
+            cfg.keep_hud,
+        )
         for r in rows
     ]
     distances = transition_distances(embeddings, cfg.transition_span)
     transitions = transition_boundaries(distances, threshold)
     first = rows[0]
-    base = {"granularity": "segment", "source_id": str(cols["source_id"][first]), "source": str(cols["source"][first]),
-            "error": "", "width": int(cols["width"][first]), "height": int(cols["height"][first]),
-            "fps": float(cols["fps"][first]), "rotation": int(cols["rotation"][first]), "clip_path": None}
+    base = {
+        "granularity": "segment",
+        "source_id": str(cols["source_id"][first]),
+        "source": str(cols["source"][first]),
+        "error": "",
+        "width": int(cols["width"][first]),
+        "height": int(cols["height"][first]),
+        "fps": float(cols["fps"][first]),
+        "rotation": int(cols["rotation"][first]),
+        "clip_path": None,
+    }
     out = []
     for i, j, start, end, start_kind, end_kind in _runs(windows, transitions):
         pieces, remainder = _pieces(start, end, cfg)
@@ -219,44 +253,93 @@ def _source_rows(cols: dict, rows: np.ndarray, embeddings: np.ndarray, cfg: Segm
             spans.append((*remainder, "rejected", "too_short"))
         spans.sort()
         for k, (a, b, status, reason) in enumerate(spans):
-            inside = [w for w in windows[max(0, i - 1): j + 2] if w.start_s < b - 1e-6 and w.end_s > a + 1e-6]
+            inside = [w for w in windows[max(0, i - 1) : j + 2] if w.start_s < b - 1e-6 and w.end_s > a + 1e-6]
             hud = any(w.hud for w in inside)
             checks = sorted({c for w in inside for c in w.checks})
             peak = max((distances[windows.index(w)] for w in inside[1:]), default=0.0)
-            out.append({
-                **base, "segment_id": segment_id(base["source_id"], a), "start_s": round(a, 6), "end_s": round(b, 6),
-                "duration_s": round(b - a, 6), "status": status, "reason": reason,
-                "window_ids": [w.clip_id for w in inside], "window_reasons": [w.reason for w in inside],
-                "checks_failed": checks, "ui_coverage_max": max((w.ui_coverage for w in inside), default=0.0),
-                "hud_status": "none" if hud else "clean",
-                "start_boundary": start_kind if k == 0 else "split",
-                "end_boundary": end_kind if k == len(spans) - 1 else "split",
-                "transition_distance": float(peak),
-            })
+            out.append(
+                {
+                    **base,
+                    "segment_id": segment_id(base["source_id"], a),
+                    "start_s": round(a, 6),
+                    "end_s": round(b, 6),
+                    "duration_s": round(b - a, 6),
+                    "status": status,
+                    "reason": reason,
+                    "window_ids": [w.clip_id for w in inside],
+                    "window_reasons": [w.reason for w in inside],
+                    "checks_failed": checks,
+                    "ui_coverage_max": max((w.ui_coverage for w in inside), default=0.0),
+                    "hud_status": "none" if hud else "clean",
+                    "start_boundary": start_kind if k == 0 else "split",
+                    "end_boundary": end_kind if k == len(spans) - 1 else "split",
+                    "transition_distance": float(peak),
+                }
+            )
     return out
 
 
 def source_summary_row(source_id: str, source: str, duration_s: float, reason: str, message: str) -> dict:
     """A rejected row for a source that yields no segment at all (e.g. shorter than `min_s`),
     so the segment manifest alone accounts for every input."""
-    return {"segment_id": segment_id(source_id, -0.001), "granularity": "segment", "source_id": source_id,
-            "source": source, "start_s": 0.0, "end_s": float(duration_s), "duration_s": float(duration_s),
-            "status": "rejected" if reason != "unreadable" else "error", "reason": reason, "error": message,
-            "width": 0, "height": 0, "fps": 0.0, "rotation": 0, "window_ids": [], "window_reasons": [],
-            "checks_failed": [], "ui_coverage_max": 0.0, "hud_status": "clean", "start_boundary": "source_start",
-            "end_boundary": "source_end", "transition_distance": 0.0, "clip_path": None}
+    return {
+        "segment_id": segment_id(source_id, -0.001),
+        "granularity": "segment",
+        "source_id": source_id,
+        "source": source,
+        "start_s": 0.0,
+        "end_s": float(duration_s),
+        "duration_s": float(duration_s),
+        "status": "rejected" if reason != "unreadable" else "error",
+        "reason": reason,
+        "error": message,
+        "width": 0,
+        "height": 0,
+        "fps": 0.0,
+        "rotation": 0,
+        "window_ids": [],
+        "window_reasons": [],
+        "checks_failed": [],
+        "ui_coverage_max": 0.0,
+        "hud_status": "clean",
+        "start_boundary": "source_start",
+        "end_boundary": "source_end",
+        "transition_distance": 0.0,
+        "clip_path": None,
+    }
 
 
-READ_COLUMNS = ("clip_id", "source_id", "source", "window_index", "start_s", "end_s", "status", "reason",
-                "checks_failed", "cut_times", "ui_coverage", "width", "height", "fps", "rotation")
+READ_COLUMNS = (
+    "clip_id",
+    "source_id",
+    "source",
+    "window_index",
+    "start_s",
+    "end_s",
+    "status",
+    "reason",
+    "checks_failed",
+    "cut_times",
+    "ui_coverage",
+    "width",
+    "height",
+    "fps",
+    "rotation",
+)
 
 
 def plan_segments(windows: pa.Table, embeddings: np.ndarray, cfg: SegmentConfig, embedder: str) -> pa.Table:
     """The segment table (SEGMENT_SCHEMA) of a window manifest (rows with window_index >= 0,
     their decisions filled in) and its (n, d) embeddings, row for row."""
-    threshold = cfg.transition_distance if cfg.transition_distance is not None else DEFAULT_TRANSITION_DISTANCE[embedder]
-    cols = {c: windows.column(c).to_numpy(zero_copy_only=False) if c not in ("checks_failed", "cut_times")
-            else windows.column(c).to_pylist() for c in READ_COLUMNS}
+    threshold = (
+        cfg.transition_distance if cfg.transition_distance is not None else DEFAULT_TRANSITION_DISTANCE[embedder]
+    )
+    cols = {
+        c: windows.column(c).to_numpy(zero_copy_only=False)
+        if c not in ("checks_failed", "cut_times")
+        else windows.column(c).to_pylist()
+        for c in READ_COLUMNS
+    }
     index = np.asarray(cols["window_index"])
     keep = np.flatnonzero(index >= 0)
     source_ids = np.asarray(cols["source_id"]).astype(str)

@@ -46,7 +46,9 @@ def check_matrix(cols: Mapping[str, np.ndarray], cfg: CurateConfig) -> tuple[lis
     return names, failed.reshape(n, len(names))
 
 
-def select(cols: Mapping[str, np.ndarray], embeddings: np.ndarray, cfg: CurateConfig, kmeans: Kmeans | None = None) -> dict:
+def select(
+    cols: Mapping[str, np.ndarray], embeddings: np.ndarray, cfg: CurateConfig, kmeans: Kmeans | None = None
+) -> dict:
     """Verdicts for analysed windows: `cols` are equal-length arrays (SELECT_COLUMNS), `embeddings`
     their (n, d) unit vectors. Returns numpy arrays `status`, `reason`, `failed` (n, checks) with
     `check_names`, `cluster`, `sampled`, `dup_of` (row index or -1), `dup_similarity`, and `k`."""
@@ -55,14 +57,26 @@ def select(cols: Mapping[str, np.ndarray], embeddings: np.ndarray, cfg: CurateCo
     failing = failed.any(axis=1)
     clusters = np.asarray((kmeans or local_kmeans(cfg))(embeddings)) if n else np.zeros(0, np.int64)
     sampled = round_robin_sample(clusters, ~failing, cfg.max_candidates, cfg.seed)
-    dup_of, similarity = temporal_dedup(np.asarray(cols["source_id"]), np.asarray(cols["window_index"]),
-                                        embeddings, sampled, cfg.active_dedup_threshold)
-    reason = np.where(failing, np.array(names, object)[failed.argmax(axis=1)],
-                      np.where(~sampled, "not_sampled", np.where(dup_of >= 0, "near_duplicate", ""))).astype(object)
+    dup_of, similarity = temporal_dedup(
+        np.asarray(cols["source_id"]), np.asarray(cols["window_index"]), embeddings, sampled, cfg.active_dedup_threshold
+    )
+    reason = np.where(
+        failing,
+        np.array(names, object)[failed.argmax(axis=1)],
+        np.where(~sampled, "not_sampled", np.where(dup_of >= 0, "near_duplicate", "")),
+    ).astype(object)
     status = np.where(reason == "", "kept", "rejected").astype(object)
-    return {"status": status, "reason": reason, "failed": failed, "check_names": names,
-            "cluster": clusters.astype(np.int32), "sampled": sampled, "dup_of": dup_of,
-            "dup_similarity": similarity, "k": num_clusters(n, cfg.k_max)}
+    return {
+        "status": status,
+        "reason": reason,
+        "failed": failed,
+        "check_names": names,
+        "cluster": clusters.astype(np.int32),
+        "sampled": sampled,
+        "dup_of": dup_of,
+        "dup_similarity": similarity,
+        "k": num_clusters(n, cfg.k_max),
+    }
 
 
 def embedding_matrix(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +95,9 @@ def embedding_matrix(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
 
 def _checks_column(names: list[str], failed: np.ndarray) -> pa.ListArray:
     offsets = np.r_[0, np.cumsum(failed.sum(axis=1))].astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(np.array(names, object)[np.nonzero(failed)[1]], pa.string()))
+    return pa.ListArray.from_arrays(
+        pa.array(offsets), pa.array(np.array(names, object)[np.nonzero(failed)[1]], pa.string())
+    )
 
 
 def select_table(windows: pa.Table, cfg: CurateConfig, kmeans: Kmeans | None = None) -> tuple[pa.Table, int]:

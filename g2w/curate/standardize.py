@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from g2w.io import storage
 from g2w.curate.analyze import upright
+from g2w.io import storage
 from g2w.step import Batch, Resources, Step
 from g2w.video.decode import iter_video_frames
 from g2w.video.encode import VideoWriter
@@ -120,11 +120,16 @@ class StandardizeClips(Step):
         place = fit(int(row["width"]), int(row["height"]), rotation, self.width, self.height, sar)
         scaled = (place.height, place.width) if rotation % 180 else (place.width, place.height)
         canvas = np.zeros((self.height, self.width, 3), np.uint8)
-        stream = ((t, f) for _, t, f in iter_video_frames(str(row["source"]), max(0.0, start - 1.0), wanted[-1] + 1.0,
-                                                           threads=self._threads()))
+        stream = (
+            (t, f)
+            for _, t, f in iter_video_frames(
+                str(row["source"]), max(0.0, start - 1.0), wanted[-1] + 1.0, threads=self._threads()
+            )
+        )
         hd = self.height >= 720  # HD output: BT.709, converted and tagged
-        with VideoWriter(path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset, bt709=hd,
-                         threads=self._threads()) as writer:
+        with VideoWriter(
+            path, self.width, self.height, self.fps, crf=self.crf, preset=self.preset, bt709=hd, threads=self._threads()
+        ) as writer:
             for frame in on_screen(stream, wanted, 1.0 / max(float(row["fps"]), 1.0)):
                 picture = frame.to_ndarray(format="rgb24", width=scaled[0], height=scaled[1], interpolation="AREA")
                 canvas[place.y : place.y + place.height, place.x : place.x + place.width] = upright(picture, rotation)

@@ -21,8 +21,8 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 
 from g2w.curate.config import CurateConfig  # noqa: E402
-from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
 from g2w.io import storage  # noqa: E402
+from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
 from g2w.video.decode import FrameReader, iter_video_frames  # noqa: E402
 from g2w.video.errors import VideoError  # noqa: E402
 
@@ -42,10 +42,16 @@ def _plot_counts(path: str, counts: dict, title: str) -> None:
 
 def _plot_measures(path: str, measured: pa.Table, cfg: CurateConfig) -> None:
     q = cfg.quality
-    panels = [("luma_mean", (q.dark_luma, q.bright_luma)), ("sharpness", (q.min_sharpness,)),
-              ("frozen_fraction", (q.max_frozen_fraction,)), ("shake", (q.max_shake,)),
-              ("border_fraction", (q.max_border_fraction,)), ("ui_coverage", (q.max_ui_coverage,)),
-              ("motion", ()), ("cut_score", (1.0,))]
+    panels = [
+        ("luma_mean", (q.dark_luma, q.bright_luma)),
+        ("sharpness", (q.min_sharpness,)),
+        ("frozen_fraction", (q.max_frozen_fraction,)),
+        ("shake", (q.max_shake,)),
+        ("border_fraction", (q.max_border_fraction,)),
+        ("ui_coverage", (q.max_ui_coverage,)),
+        ("motion", ()),
+        ("cut_score", (1.0,)),
+    ]
     fig, axes = plt.subplots(2, 4, figsize=(13, 5))
     for ax, (name, lines) in zip(axes.ravel(), panels):
         values = measured.column(name).to_numpy(zero_copy_only=False).astype(float)
@@ -87,7 +93,11 @@ def _sheet(out: str, name: str, picks: list[tuple[str, float, str]], columns: in
 
 
 def _counts(values: pa.ChunkedArray) -> dict:
-    return {v["values"]: v["counts"] for v in pc.value_counts(values.combine_chunks()).to_pylist() if v["values"] is not None}
+    return {
+        v["values"]: v["counts"]
+        for v in pc.value_counts(values.combine_chunks()).to_pylist()
+        if v["values"] is not None
+    }
 
 
 def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig, clip_root: str | None = None) -> str:
@@ -104,26 +114,51 @@ def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig,
     if model["warning"]:
         colour = "#b00" if model["randomly_initialized"] else "#a60"
         sections.append(("Embedder", f"<p style='color:{colour};font-weight:bold'>{html.escape(model['warning'])}</p>"))
-    sections.append(("Summary", key_values({
-        "windows": summary["counts"]["windows"], "kept": summary["counts"]["kept"],
-        "rejected": summary["counts"]["rejected"], "errors": summary["counts"]["error"], f"{model['clusters']} (K)": summary["k"],
-        "embedder": (f"CLIP {model['model']} / {model['pretrained'] or 'random init'} on {model['device']}"
-                     if model["embedder"] == "clip" else model["model"]),
-        "dedup threshold (cosine)": model["dedup_threshold"],
-        "UI screen": summary["ui_screen"]["used"] + (f" ({summary['ui_screen']['fallback_reason']})"
-                                                     if summary["ui_screen"]["fallback_reason"] else ""),
-        "timings (s)": summary["timings_s"], "throughput": summary["throughput"],
-    })))
+    sections.append(
+        (
+            "Summary",
+            key_values(
+                {
+                    "windows": summary["counts"]["windows"],
+                    "kept": summary["counts"]["kept"],
+                    "rejected": summary["counts"]["rejected"],
+                    "errors": summary["counts"]["error"],
+                    f"{model['clusters']} (K)": summary["k"],
+                    "embedder": (
+                        f"CLIP {model['model']} / {model['pretrained'] or 'random init'} on {model['device']}"
+                        if model["embedder"] == "clip"
+                        else model["model"]
+                    ),
+                    "dedup threshold (cosine)": model["dedup_threshold"],
+                    "UI screen": summary["ui_screen"]["used"]
+                    + (
+                        f" ({summary['ui_screen']['fallback_reason']})"
+                        if summary["ui_screen"]["fallback_reason"]
+                        else ""
+                    ),
+                    "timings (s)": summary["timings_s"],
+                    "throughput": summary["throughput"],
+                }
+            ),
+        )
+    )
 
     clusters = _counts(windows.column("cluster"))
     if clusters:
-        _plot_counts(os.path.join(figures, "clusters.png"), {str(k): v for k, v in clusters.items()}, f"windows per {model['clusters'][:-1]}")
+        _plot_counts(
+            os.path.join(figures, "clusters.png"),
+            {str(k): v for k, v in clusters.items()},
+            f"windows per {model['clusters'][:-1]}",
+        )
     reasons = _counts(windows.filter(pc.not_equal(status, "kept")).column("reason"))
     if reasons:
         _plot_counts(os.path.join(figures, "reasons.png"), dict(reasons), "rejections and errors by reason")
     _plot_measures(os.path.join(figures, "measures.png"), windows.filter(pc.not_equal(status, "error")), cfg)
-    images = "".join(f"<img src='report/{n}'>" for n in ("clusters.png", "reasons.png", "measures.png")
-                     if os.path.exists(os.path.join(figures, n)))
+    images = "".join(
+        f"<img src='report/{n}'>"
+        for n in ("clusters.png", "reasons.png", "measures.png")
+        if os.path.exists(os.path.join(figures, n))
+    )
     sections.append(("Plots", images))
 
     by_cluster = defaultdict(list)  # kept rows are at most the candidate cap
@@ -134,26 +169,56 @@ def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig,
         for r in by_cluster[cluster][:_PER_CLUSTER]:
             picks.append((storage.join(clip_root, r["clip_path"]), 2.5, f"c{cluster} {r['clip_id'][-12:]}"))
     kept_sheet = _sheet(figures, "kept_by_cluster.png", picks, _PER_CLUSTER)
-    sections.append((f"Kept clips by {model['clusters'][:-1]} (centre frames)",
-                     f"<img src='report/{kept_sheet}' style='max-width:100%'>" if kept_sheet else "<p>none kept</p>"))
+    sections.append(
+        (
+            f"Kept clips by {model['clusters'][:-1]} (centre frames)",
+            f"<img src='report/{kept_sheet}' style='max-width:100%'>" if kept_sheet else "<p>none kept</p>",
+        )
+    )
 
     examples = []
     rejected = windows.filter(pc.equal(status, "rejected"))
     for reason in sorted(reasons):
         chosen = rejected.filter(pc.equal(rejected.column("reason"), reason)).slice(0, _PER_REASON).to_pylist()
-        examples += [(r["source"], (r["start_s"] + r["end_s"]) / 2,
-                      f"{reason} {os.path.splitext(os.path.basename(r['source']))[0][-6:]}@{r['start_s']:.0f}s")
-                     for r in chosen]
+        examples += [
+            (
+                r["source"],
+                (r["start_s"] + r["end_s"]) / 2,
+                f"{reason} {os.path.splitext(os.path.basename(r['source']))[0][-6:]}@{r['start_s']:.0f}s",
+            )
+            for r in chosen
+        ]
     rejected_sheet = _sheet(figures, "rejected_examples.png", examples, _PER_REASON)
     if rejected_sheet:
-        sections.append(("Rejected examples (source frames at the window centre)",
-                         f"<img src='report/{rejected_sheet}' style='max-width:100%'>"))
+        sections.append(
+            (
+                "Rejected examples (source frames at the window centre)",
+                f"<img src='report/{rejected_sheet}' style='max-width:100%'>",
+            )
+        )
 
-    columns = ["clip_id", "status", "reason", "luma_mean", "sharpness", "motion", "frozen_fraction", "shake",
-               "border_fraction", "ui_coverage", "cut_count", "cluster", "dup_of"]
-    shown = [{c: (round(r[c], 3) if isinstance(r[c], float) else r[c]) for c in columns}
-             for r in windows.slice(0, 500).select(columns).to_pylist()]
-    sections.append((f"Windows (first {len(shown)} of {windows.num_rows}; all in manifest.parquet)", table(shown, columns)))
+    columns = [
+        "clip_id",
+        "status",
+        "reason",
+        "luma_mean",
+        "sharpness",
+        "motion",
+        "frozen_fraction",
+        "shake",
+        "border_fraction",
+        "ui_coverage",
+        "cut_count",
+        "cluster",
+        "dup_of",
+    ]
+    shown = [
+        {c: (round(r[c], 3) if isinstance(r[c], float) else r[c]) for c in columns}
+        for r in windows.slice(0, 500).select(columns).to_pylist()
+    ]
+    sections.append(
+        (f"Windows (first {len(shown)} of {windows.num_rows}; all in manifest.parquet)", table(shown, columns))
+    )
     path = os.path.join(out, "report.html")
     write_html(path, "g2w curation report", sections)
     return path

@@ -18,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w.io import storage
-from g2w.curate.rows import WINDOW_SCHEMA
 from g2w.curate.bucketed_table import write_sharded
+from g2w.curate.rows import WINDOW_SCHEMA
+from g2w.io import storage
 from g2w.step import Batch, Resources, Step
 
 
@@ -28,8 +28,9 @@ def embedding_column(matrix: np.ndarray, present: np.ndarray) -> pa.ListArray:
     """(n, d) float16 rows -> a list<float16> column, null where `present` is False."""
     matrix = np.asarray(matrix, np.float16).reshape(len(present), -1)
     offsets = pa.array(np.arange(len(matrix) + 1, dtype=np.int32) * matrix.shape[1])
-    return pa.ListArray.from_arrays(offsets, pa.array(matrix.reshape(-1), pa.float16()),
-                                    mask=pa.array(~np.asarray(present, bool)))
+    return pa.ListArray.from_arrays(
+        offsets, pa.array(matrix.reshape(-1), pa.float16()), mask=pa.array(~np.asarray(present, bool))
+    )
 
 
 def batch_to_table(batch: Batch) -> pa.Table:

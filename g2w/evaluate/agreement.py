@@ -65,9 +65,9 @@ def _average_ranks(v: np.ndarray) -> tuple[np.ndarray, float]:
         j = i
         while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
         t = j - i + 1
-        ties += t ** 3 - t
+        ties += t**3 - t
         i = j + 1
     return ranks, ties
 
@@ -80,7 +80,7 @@ def kendall_w(x: np.ndarray) -> float:
     ranked = [_average_ranks(x[:, j]) for j in range(m)]
     totals = np.sum([r for r, _ in ranked], axis=0)
     s = ((totals - totals.mean()) ** 2).sum()
-    denom = m ** 2 * (n ** 3 - n) - m * sum(t for _, t in ranked)
+    denom = m**2 * (n**3 - n) - m * sum(t for _, t in ranked)
     return float(12 * s / denom) if denom > 0 else math.nan
 
 
@@ -91,8 +91,10 @@ def run_scores(records: list[dict]) -> dict[str, dict[str, float]]:
         if rec["status"] != "ok":
             continue
         s = video_scores(rec)
-        scores = {"BG": 100 * float(np.mean(s["bg"])) if s["bg"] else math.nan,
-                  "Uncertain": s["uncertain"] if s["uncertain"] is not None else math.nan}
+        scores = {
+            "BG": 100 * float(np.mean(s["bg"])) if s["bg"] else math.nan,
+            "Uncertain": s["uncertain"] if s["uncertain"] is not None else math.nan,
+        }
         for name, col in (("UI", 0), ("Clean", 1), ("AAR", 2)):
             scores[name] = 100 * float(np.mean([f[col] for f in s["frames"]])) if s["frames"] else math.nan
         out[rec["case_id"]] = scores
@@ -113,7 +115,8 @@ def agreement(runs: list[list[dict]]) -> dict:
         complete = x[~np.isnan(x).any(axis=1)] if len(x) else x
         single, average = icc_absolute(complete) if len(complete) else (math.nan, math.nan)
         result["metrics"][metric] = {
-            "ICC(A,1)": _clean(single), f"ICC(A,{len(runs)})": _clean(average),
+            "ICC(A,1)": _clean(single),
+            f"ICC(A,{len(runs)})": _clean(average),
             "Krippendorff alpha": _clean(krippendorff_interval(x)) if len(x) else None,
             "Kendall W": _clean(kendall_w(complete)) if len(complete) else None,
             "complete_videos": int(len(complete)),
@@ -128,8 +131,12 @@ def agreement_from_paths(paths: list[str]) -> dict:
 def agreement_table(result: dict) -> str:
     k = result["raters"]
     cols = ["ICC(A,1)", f"ICC(A,{k})", "Krippendorff alpha", "Kendall W"]
-    lines = [f"Reliability over {result['videos']} videos and {k} runs", "",
-             "| Metric | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    lines = [
+        f"Reliability over {result['videos']} videos and {k} runs",
+        "",
+        "| Metric | " + " | ".join(cols) + " |",
+        "|---|" + "---|" * len(cols),
+    ]
     for metric, vals in result["metrics"].items():
         name = "Unc. ↓" if metric == "Uncertain" else metric
         lines.append(f"| {name} | " + " | ".join("–" if vals[c] is None else f"{vals[c]:.3f}" for c in cols) + " |")

@@ -64,8 +64,9 @@ def edited_indices(times: list[float], edited_fps: float, edited_frames: int) ->
     return [min(edited_frames - 1, round_half_up(t * edited_fps)) for t in times]
 
 
-def align(source_frames: int, source_fps: float, edited_frames: int, edited_fps: float,
-          eval_fps: float = EVAL_FPS) -> list[AlignedSample]:
+def align(
+    source_frames: int, source_fps: float, edited_frames: int, edited_fps: float, eval_fps: float = EVAL_FPS
+) -> list[AlignedSample]:
     """The aligned samples of a (source, edit) pair; assumes both passed validation."""
     times = eval_times(source_frames, source_fps, eval_fps)
     src = source_indices(times, source_fps)
@@ -73,8 +74,9 @@ def align(source_frames: int, source_fps: float, edited_frames: int, edited_fps:
     return [AlignedSample(k, sample_id(k), t, s, e) for k, (t, s, e) in enumerate(zip(times, src, edt))]
 
 
-def edit_too_short(source_frames: int, source_fps: float, edited_frames: int, edited_fps: float,
-                   eval_fps: float = EVAL_FPS) -> tuple[bool, float, float]:
+def edit_too_short(
+    source_frames: int, source_fps: float, edited_frames: int, edited_fps: float, eval_fps: float = EVAL_FPS
+) -> tuple[bool, float, float]:
     """(fails, edited duration, final timestamp): an edit fails when it ends more than
     END_TOLERANCE_S before the last evaluation timestamp."""
     times = eval_times(source_frames, source_fps, eval_fps)

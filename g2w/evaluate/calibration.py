@@ -69,8 +69,16 @@ FRAME_EDITS = {
 }
 BACKGROUNDS = (*GAMES, "noise")
 EDIT_CRF = 18  # removers write their output at high quality
-WIDGETS = ("map_radar", "player_status", "crosshair", "weapon_ammo", "match_status", "watermark",
-           "big_panel", "tiny_icon")
+WIDGETS = (
+    "map_radar",
+    "player_status",
+    "crosshair",
+    "weapon_ammo",
+    "match_status",
+    "watermark",
+    "big_panel",
+    "tiny_icon",
+)
 
 
 @dataclass(frozen=True)
@@ -87,7 +95,9 @@ def _background(name: str, seed: int, size: tuple[int, int], t: float) -> np.nda
     rng = np.random.default_rng(seed)
     if name == "noise":
         field = tileable_noise(rng, h, w, cells=int(rng.integers(3, 9)), octaves=4)
-        tex = colorize(field, tuple(int(v) for v in rng.integers(0, 120, 3)), tuple(int(v) for v in rng.integers(120, 256, 3)))
+        tex = colorize(
+            field, tuple(int(v) for v in rng.integers(0, 120, 3)), tuple(int(v) for v in rng.integers(120, 256, 3))
+        )
         shift = int(t * 0.05 * w)  # the texture pans 5 % of the width per second
         return np.ascontiguousarray(np.roll(tex, shift, axis=1))
     return GAMES[name](rng, w, h).render(t, t)
@@ -101,8 +111,16 @@ def _own_widget(name: str, w: int, h: int) -> tuple[np.ndarray, int, int]:
         patch = np.zeros((ph, pw, 4), np.uint8)
         cv2.rectangle(patch, (0, 0), (pw - 1, ph - 1), (30, 40, 70, 255), -1)
         cv2.rectangle(patch, (0, 0), (pw - 1, ph - 1), (230, 190, 60, 255), max(2, u // 120))
-        cv2.putText(patch, "INVENTORY", (pw // 12, ph // 2), cv2.FONT_HERSHEY_SIMPLEX, u / 500, (240, 240, 240, 255),
-                    max(1, u // 250), cv2.LINE_AA)
+        cv2.putText(
+            patch,
+            "INVENTORY",
+            (pw // 12, ph // 2),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            u / 500,
+            (240, 240, 240, 255),
+            max(1, u // 250),
+            cv2.LINE_AA,
+        )
         return patch, (w - pw) // 2, h - ph - int(0.04 * h)
     s = max(6, u // 30)
     patch = np.zeros((s, s, 4), np.uint8)
@@ -130,7 +148,7 @@ def _widget_layer(name: str, seed: int, size: tuple[int, int]) -> np.ndarray:
             raise ValueError(f"sample HUD never drew {name}")
     ph, pw = patch.shape[:2]
     x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + pw), min(h, y + ph)
-    layer[y0:y1, x0:x1] = patch[y0 - y:y1 - y, x0 - x:x1 - x]
+    layer[y0:y1, x0:x1] = patch[y0 - y : y1 - y, x0 - x : x1 - x]
     return layer
 
 
@@ -150,9 +168,9 @@ def _element_edits(r: np.ndarray, o: np.ndarray, layer: np.ndarray, box) -> dict
     x1, y1, x2, y2 = box
     half = o.copy()
     if x2 - x1 >= y2 - y1:
-        half[:, (x1 + x2) // 2:] = r[:, (x1 + x2) // 2:]
+        half[:, (x1 + x2) // 2 :] = r[:, (x1 + x2) // 2 :]
     else:
-        half[(y1 + y2) // 2:] = r[(y1 + y2) // 2:]
+        half[(y1 + y2) // 2 :] = r[(y1 + y2) // 2 :]
     sel = hole[..., None] > 0
     soft = np.where(sel, cv2.GaussianBlur(r, (0, 0), 1.5), r)
     noise = np.random.default_rng(0).integers(0, 256, r.shape, dtype=np.uint8)
@@ -172,7 +190,7 @@ def _frame_edits(r: np.ndarray, r_later: np.ndarray, canvas_width: int) -> dict[
     h, w = r.shape[:2]
     inverted = r.copy()
     side = int(np.sqrt(0.15 * w * h))
-    inverted[:side, w - side:] = 255 - inverted[:side, w - side:]  # top-right corner
+    inverted[:side, w - side :] = 255 - inverted[:side, w - side :]  # top-right corner
     sigma = max(0.3, 0.8 * w / canvas_width)  # 0.8 px once scaled to the canvas
     return {
         "reencoded": r,
@@ -207,8 +225,10 @@ def run_config(cfg: Config, canvas: tuple[int, int], th: Thresholds, folder: str
     h, w = r.shape[:2]
     layer = layer[:h, :w]
     box = _box(layer[..., 3] >= 8)
-    edits = {**{("element", k): v for k, v in _element_edits(r, o, layer, box).items()},
-             **{("frame", k): v for k, v in _frame_edits(r, r_later, canvas[0]).items()}}
+    edits = {
+        **{("element", k): v for k, v in _element_edits(r, o, layer, box).items()},
+        **{("frame", k): v for k, v in _frame_edits(r, r_later, canvas[0]).items()},
+    }
     keys = list(edits)
     decoded = _through_codec([edits[k] for k in keys], EDIT_CRF, folder)
     rc, oc = to_canvas(r, canvas), to_canvas(o, canvas)
@@ -225,8 +245,16 @@ def run_config(cfg: Config, canvas: tuple[int, int], th: Thresholds, folder: str
             stats = frame_stats(oc, ec, rc, [cbox], th)
             verdict = frame_verdict(stats, th)["preservation"]
             ok = verdict in FRAME_EDITS[name]
-        rows.append({**asdict(cfg), "kind": kind, "edit": name, "verdict": verdict, "ok": ok,
-                     **{k: v if isinstance(v, str) else round(float(v), 4) for k, v in stats.items()}})
+        rows.append(
+            {
+                **asdict(cfg),
+                "kind": kind,
+                "edit": name,
+                "verdict": verdict,
+                "ok": ok,
+                **{k: v if isinstance(v, str) else round(float(v), 4) for k, v in stats.items()},
+            }
+        )
     return rows
 
 
@@ -271,8 +299,16 @@ def summarize(rows: list[dict]) -> list[dict]:
         verdicts = defaultdict(int)
         for i in items:
             verdicts[i["verdict"]] += 1
-        out.append({"kind": kind, "edit": edit, "n": len(items), "accuracy": round(sum(i["ok"] for i in items) / len(items), 3),
-                    "verdicts": dict(verdicts), "min/median/max": spread})
+        out.append(
+            {
+                "kind": kind,
+                "edit": edit,
+                "n": len(items),
+                "accuracy": round(sum(i["ok"] for i in items) / len(items), 3),
+                "verdicts": dict(verdicts),
+                "min/median/max": spread,
+            }
+        )
     return out
 
 
@@ -286,7 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = calibrate(cfgs)
     summary = summarize(rows)
     for s in summary:
-        print(f"{s['kind']:7s} {s['edit']:13s} n={s['n']:3d} acc={s['accuracy']:.3f} {s['verdicts']} {s['min/median/max']}")
+        print(
+            f"{s['kind']:7s} {s['edit']:13s} n={s['n']:3d} acc={s['accuracy']:.3f} {s['verdicts']} {s['min/median/max']}"
+        )
     overall = sum(r["ok"] for r in rows) / len(rows)
     print(f"configs={len(cfgs)} judgements={len(rows)} accuracy={overall:.3f}")
     if args.output:

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
-from g2w.io import storage
 from g2w.cases.canvas import Box, crop, crop_layout, frame_layout, relative_box
 from g2w.evaluate.plan import Plan, PlannedElement, PlannedSample
 from g2w.fonts import font
+from g2w.io import storage
 
 HEADER_H = 22
 SEPARATOR = 6
@@ -93,8 +93,9 @@ def _outline(rgb: np.ndarray, boxes: list[Box]) -> np.ndarray:
     img = Image.fromarray(np.ascontiguousarray(rgb))
     draw = ImageDraw.Draw(img)
     for x1, y1, x2, y2 in boxes:
-        draw.rectangle((x1 - BOX_WIDTH, y1 - BOX_WIDTH, x2 + BOX_WIDTH - 1, y2 + BOX_WIDTH - 1),
-                       outline=BOX_COLOR, width=BOX_WIDTH)
+        draw.rectangle(
+            (x1 - BOX_WIDTH, y1 - BOX_WIDTH, x2 + BOX_WIDTH - 1, y2 + BOX_WIDTH - 1), outline=BOX_COLOR, width=BOX_WIDTH
+        )
     return np.asarray(img)
 
 
@@ -102,13 +103,19 @@ def overview(orig: np.ndarray, edit: np.ndarray, sample: PlannedSample, layout: 
     boxes = [e.box for e in sample.elements]
     ids = ", ".join(e.element_id for e in sample.elements) or "none"
     where = f"{sample.sample_id}  t={sample.t:.2f}s"
-    img, ro, re = _pair(_outline(orig, boxes), _outline(edit, boxes), layout,
-                        (f"ORIGINAL  {where}  boxes: {ids}", f"EDITED  {where}"))
+    img, ro, re = _pair(
+        _outline(orig, boxes), _outline(edit, boxes), layout, (f"ORIGINAL  {where}  boxes: {ids}", f"EDITED  {where}")
+    )
     meta = {
-        "kind": "overall", "sample_id": sample.sample_id, "t": sample.t,
-        "source_frame": sample.source_index, "edited_frame": sample.edited_index,
-        "layout": layout, "size": [img.width, img.height],
-        "original_rect": list(ro), "edited_rect": list(re),
+        "kind": "overall",
+        "sample_id": sample.sample_id,
+        "t": sample.t,
+        "source_frame": sample.source_index,
+        "edited_frame": sample.edited_index,
+        "layout": layout,
+        "size": [img.width, img.height],
+        "original_rect": list(ro),
+        "edited_rect": list(re),
         "elements": [{"element_id": e.element_id, "label": e.label, "box": list(e.box)} for e in sample.elements],
     }
     return Attachment(np.asarray(img), meta)
@@ -117,10 +124,15 @@ def overview(orig: np.ndarray, edit: np.ndarray, sample: PlannedSample, layout: 
 def _panel(orig: np.ndarray, edit: np.ndarray, name: str, region: Box, target: Box) -> tuple[Image.Image, dict]:
     layout = crop_layout(region)
     pair, ro, re = _pair(crop(orig, region), crop(edit, region), layout, (f"{name} ORIGINAL", f"{name} EDITED"))
-    meta = {"panel": name, "layout": layout, "crop": list(region),
-            "crop_size": [region[2] - region[0], region[3] - region[1]],
-            "target_in_crop": list(relative_box(target, region)),
-            "original_rect": list(ro), "edited_rect": list(re)}
+    meta = {
+        "panel": name,
+        "layout": layout,
+        "crop": list(region),
+        "crop_size": [region[2] - region[0], region[3] - region[1]],
+        "target_in_crop": list(relative_box(target, region)),
+        "original_rect": list(ro),
+        "edited_rect": list(re),
+    }
     return pair, meta
 
 
@@ -139,8 +151,15 @@ def detail_sheet(orig: np.ndarray, edit: np.ndarray, sample: PlannedSample, elem
         meta["edited_rect"] = _shift(meta["edited_rect"], 0, y)
         metas.append(meta)
         y += img.height + PANEL_GAP
-    meta = {"kind": "element", "sample_id": sample.sample_id, "element_id": element.element_id,
-            "label": element.label, "box": list(element.box), "size": [sheet.width, sheet.height], "panels": metas}
+    meta = {
+        "kind": "element",
+        "sample_id": sample.sample_id,
+        "element_id": element.element_id,
+        "label": element.label,
+        "box": list(element.box),
+        "size": [sheet.width, sheet.height],
+        "panels": metas,
+    }
     return Attachment(np.asarray(sheet), meta)
 
 
@@ -157,8 +176,13 @@ def build_evidence(plan: Plan, source: dict[int, np.ndarray], edited: dict[int, 
 
 
 def mapping(plan: Plan, attachments: list[Attachment]) -> dict:
-    return {"canvas": list(plan.canvas), "eval_fps": plan.eval_fps, "frame_layout": frame_layout(plan.canvas),
-            "image_count": len(attachments), "images": [a.meta for a in attachments]}
+    return {
+        "canvas": list(plan.canvas),
+        "eval_fps": plan.eval_fps,
+        "frame_layout": frame_layout(plan.canvas),
+        "image_count": len(attachments),
+        "images": [a.meta for a in attachments],
+    }
 
 
 def mapping_text(data: dict) -> str:

@@ -34,7 +34,7 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
         return None
     observed = sum(a == b for a, b in pairs) / n
     first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    chance = sum(first[k] * second[k] for k in first) / n ** 2
+    chance = sum(first[k] * second[k] for k in first) / n**2
     return None if chance == 1 else (observed - chance) / (1 - chance)
 
 
@@ -50,8 +50,11 @@ def f1(pairs: list[tuple[str, str]], positive: str) -> dict:
 
 
 def _summary(pairs: list[tuple[str, str]], positive: str | None) -> dict:
-    out = {"n": len(pairs), "agreement": sum(a == b for a, b in pairs) / len(pairs) if pairs else None,
-           "kappa": cohen_kappa(pairs)}
+    out = {
+        "n": len(pairs),
+        "agreement": sum(a == b for a, b in pairs) / len(pairs) if pairs else None,
+        "kappa": cohen_kappa(pairs),
+    }
     if positive is not None:
         out.update(f1(pairs, positive))
     return out
@@ -69,8 +72,11 @@ def read_human_labels(path: str) -> list[dict]:
         _need(isinstance(video, dict) and isinstance(video.get("case_id"), str), where, "needs a case_id")
         _need(set(video) <= {"case_id", "elements", "frames"}, where, f"unexpected keys {sorted(video)}")
         for el in video.get("elements", []):
-            _need(isinstance(el, dict) and isinstance(el.get("sample_id"), str)
-                  and isinstance(el.get("element_id"), str), where, "element labels need sample_id and element_id")
+            _need(
+                isinstance(el, dict) and isinstance(el.get("sample_id"), str) and isinstance(el.get("element_id"), str),
+                where,
+                "element labels need sample_id and element_id",
+            )
             _need(el.get("removal") in REMOVAL, where, f"removal must be one of {REMOVAL}")
             _need(el.get("artifact") in ARTIFACT, where, f"artifact must be one of {ARTIFACT}")
         for fr in video.get("frames", []):
@@ -107,26 +113,40 @@ def human_agreement(records: list[dict], labels: list[dict]) -> dict:
             videos.add(video["case_id"])
             preservation.append((j["preservation"], fr["preservation"]))
     return {
-        "videos": len(videos), "unmatched_element_labels": unmatched_elements,
+        "videos": len(videos),
+        "unmatched_element_labels": unmatched_elements,
         "unmatched_frame_labels": unmatched_frames,
-        "removal": _summary(removal, "removed"), "artifact": _summary(artifact, "none"),
+        "removal": _summary(removal, "removed"),
+        "artifact": _summary(artifact, "none"),
         "preservation": _summary(preservation, None),
     }
 
 
 def human_agreement_from_paths(judgments: str, human: str) -> dict:
-    return {"judgments": judgments, "human": human, **human_agreement(read_records(judgments), read_human_labels(human))}
+    return {
+        "judgments": judgments,
+        "human": human,
+        **human_agreement(read_records(judgments), read_human_labels(human)),
+    }
 
 
 def human_agreement_table(result: dict) -> str:
     def cell(v):
         return "–" if v is None else f"{v:.3f}"
 
-    lines = [f"Judge vs human over {result['videos']} videos "
-             f"({result['unmatched_element_labels']} element and {result['unmatched_frame_labels']} frame labels "
-             "unmatched)", "", "| Verdict | n | Agreement | F1 (positive class) | Cohen's κ |", "|---|---|---|---|---|"]
-    for name, title in (("removal", "removal"), ("artifact", "artifact (both removed)"),
-                        ("preservation", "preservation")):
+    lines = [
+        f"Judge vs human over {result['videos']} videos "
+        f"({result['unmatched_element_labels']} element and {result['unmatched_frame_labels']} frame labels "
+        "unmatched)",
+        "",
+        "| Verdict | n | Agreement | F1 (positive class) | Cohen's κ |",
+        "|---|---|---|---|---|",
+    ]
+    for name, title in (
+        ("removal", "removal"),
+        ("artifact", "artifact (both removed)"),
+        ("preservation", "preservation"),
+    ):
         s = result[name]
         f1_cell = f"{cell(s['F1'])} ({s['positive']})" if "F1" in s else "–"
         lines.append(f"| {title} | {s['n']} | {cell(s['agreement'])} | {f1_cell} | {cell(s['kappa'])} |")

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from g2w.io import storage
 from g2w.cases.case import Case, local_case
 from g2w.evaluate.evidence import download_folder, load_evidence, local_evidence, publish_evidence
 from g2w.evaluate.judges import JudgeNotApplicable, JudgeRequest, JudgeUnavailable, make_judge
@@ -30,6 +29,7 @@ from g2w.evaluate.prepare import prepare_case
 from g2w.evaluate.prompt import PromptTemplate
 from g2w.evaluate.records import JudgeCache, cache_key
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES, validate
+from g2w.io import storage
 from g2w.step import Batch, Resources, Step
 
 
@@ -37,9 +37,14 @@ def judge_video(judge, request: JudgeRequest, cache: JudgeCache | None, schema_r
     """The judge's final result for one video plus its run config; raises JudgeUnavailable."""
     plan = request.plan
     pairs, samples = plan.expected_pairs(), plan.sample_ids()
-    run_config = {**judge.settings(), "evidence_sha256": request.evidence.sha256,
-                  "canvas": list(plan.canvas), "eval_fps": plan.eval_fps, "schema_retries": schema_retries,
-                  "judge_children": plan.judge_children}
+    run_config = {
+        **judge.settings(),
+        "evidence_sha256": request.evidence.sha256,
+        "canvas": list(plan.canvas),
+        "eval_fps": plan.eval_fps,
+        "schema_retries": schema_retries,
+        "judge_children": plan.judge_children,
+    }
     if judge.uses_prompt:
         run_config.update(prompt_sha256=request.prompt.sha256, prompt_source=request.prompt.source)
     key = cache_key({**run_config, "inputs": judge.cache_inputs(request)})
@@ -56,8 +61,10 @@ def judge_video(judge, request: JudgeRequest, cache: JudgeCache | None, schema_r
         "status": "ok" if check.ok else "invalid",
         "reason": "" if check.ok else "schema_invalid",
         "message": "" if check.ok else f"no valid reply in {len(attempts)} attempts",
-        "judgment": check.judgment, "raw_response": attempts[-1]["raw"],
-        "validation": check.to_dict(), "attempts": attempts,
+        "judgment": check.judgment,
+        "raw_response": attempts[-1]["raw"],
+        "validation": check.to_dict(),
+        "attempts": attempts,
     }
     if cache is not None:
         cache.put(key, result)
@@ -65,8 +72,18 @@ def judge_video(judge, request: JudgeRequest, cache: JudgeCache | None, schema_r
 
 
 def _empty_result(status: str, reason: str, message: str) -> dict:
-    return {"status": status, "reason": reason, "message": message, "judgment": None, "raw_response": None,
-            "validation": None, "attempts": [], "run_config": None, "cache_key": None, "cached": False}
+    return {
+        "status": status,
+        "reason": reason,
+        "message": message,
+        "judgment": None,
+        "raw_response": None,
+        "validation": None,
+        "attempts": [],
+        "run_config": None,
+        "cache_key": None,
+        "cached": False,
+    }
 
 
 @dataclass
@@ -89,8 +106,12 @@ class PrepareCases(Step):
             try:
                 row = self._prepare(case)
             except (OSError, ValueError) as exc:  # e.g. a file that vanished mid-run: one row, not a crash
-                row = {"status": "error", "reason": "prepare_failed", "message": f"{type(exc).__name__}: {exc}",
-                       "method_fault": False}
+                row = {
+                    "status": "error",
+                    "reason": "prepare_failed",
+                    "message": f"{type(exc).__name__}: {exc}",
+                    "method_fault": False,
+                }
             out.append(json.dumps(row))
         return {"case": batch["case"], "prepared": np.array(out, dtype=object)}
 
@@ -101,16 +122,30 @@ class PrepareCases(Step):
         edited = case.edited_path(self.edited_dir)
         with local_case(case, edited) as (here, (edited_here,)):
             if not storage.is_uri(self.evidence_root):
-                row = prepare_case(here, self.edited_dir, self.evidence_root, self.canvas, self.eval_fps,
-                                   self.judge_children, edited_path=edited_here)
+                row = prepare_case(
+                    here,
+                    self.edited_dir,
+                    self.evidence_root,
+                    self.canvas,
+                    self.eval_fps,
+                    self.judge_children,
+                    edited_path=edited_here,
+                )
                 return _named(row, edited_here, edited)
             remote = storage.join(self.evidence_root, case.case_id)
             with tempfile.TemporaryDirectory(prefix="g2w-evidence-") as root:
                 local = os.path.join(root, case.case_id)
                 download_folder(remote, local)
                 before = load_evidence(local)
-                row = prepare_case(here, self.edited_dir, root, self.canvas, self.eval_fps, self.judge_children,
-                                   edited_path=edited_here)
+                row = prepare_case(
+                    here,
+                    self.edited_dir,
+                    root,
+                    self.canvas,
+                    self.eval_fps,
+                    self.judge_children,
+                    edited_path=edited_here,
+                )
                 if row["status"] == "ready":
                     if before is None or before.sha256 != row["evidence_sha256"]:
                         publish_evidence(local, remote)
@@ -149,8 +184,10 @@ class JudgeCases(Step):
             self.setup()
         prompt = PromptTemplate(self.prompt_text, self.prompt_source)
         cache = JudgeCache(self.cache_dir)
-        records = [self._judge_one(Case.from_json(str(c)), json.loads(str(p)), prompt, cache)
-                   for c, p in zip(batch["case"], batch["prepared"])]
+        records = [
+            self._judge_one(Case.from_json(str(c)), json.loads(str(p)), prompt, cache)
+            for c, p in zip(batch["case"], batch["prepared"])
+        ]
         return {"record": np.array([json.dumps(r) for r in records], dtype=object)}
 
     def _judge_one(self, case: Case, prepared: dict, prompt: PromptTemplate, cache: JudgeCache) -> dict:
@@ -159,23 +196,47 @@ class JudgeCases(Step):
         if prepared.get("status") != "ready":
             return judge_record(self._judge, case, prepared, prompt, cache, self.schema_retries)
         try:
-            with local_case(case, prepared.get("edited_path")) as (here, (edited,)), \
-                    local_evidence(prepared.get("evidence_dir")) as evidence:
-                record = judge_record(self._judge, here, {**prepared, "edited_path": edited, "evidence_dir": evidence},
-                                      prompt, cache, self.schema_retries)
+            with (
+                local_case(case, prepared.get("edited_path")) as (here, (edited,)),
+                local_evidence(prepared.get("evidence_dir")) as evidence,
+            ):
+                record = judge_record(
+                    self._judge,
+                    here,
+                    {**prepared, "edited_path": edited, "evidence_dir": evidence},
+                    prompt,
+                    cache,
+                    self.schema_retries,
+                )
         except OSError as exc:  # a bucket that failed mid-fetch: this case's error, not the job's
-            record = judge_record(self._judge, case, {**prepared, "status": "error", "reason": "inputs_unreadable",
-                                                      "message": f"{type(exc).__name__}: {exc}"},
-                                  prompt, cache, self.schema_retries)
+            record = judge_record(
+                self._judge,
+                case,
+                {
+                    **prepared,
+                    "status": "error",
+                    "reason": "inputs_unreadable",
+                    "message": f"{type(exc).__name__}: {exc}",
+                },
+                prompt,
+                cache,
+                self.schema_retries,
+            )
         return {**record, "evidence_dir": prepared.get("evidence_dir")}
 
 
-def judge_record(judge, case: Case, prepared: dict, prompt: PromptTemplate, cache: JudgeCache | None,
-                 schema_retries: int) -> dict:
+def judge_record(
+    judge, case: Case, prepared: dict, prompt: PromptTemplate, cache: JudgeCache | None, schema_retries: int
+) -> dict:
     """The judgments.jsonl record of one prepared case (errors included)."""
-    base = {"case_id": case.case_id, "split": case.split, "expected": prepared.get("expected"),
-            "checks": prepared.get("checks"), "evidence_dir": prepared.get("evidence_dir"),
-            "method_fault": prepared["method_fault"]}
+    base = {
+        "case_id": case.case_id,
+        "split": case.split,
+        "expected": prepared.get("expected"),
+        "checks": prepared.get("checks"),
+        "evidence_dir": prepared.get("evidence_dir"),
+        "method_fault": prepared["method_fault"],
+    }
     if prepared["status"] != "ready":
         return {**base, **_empty_result("error", prepared["reason"], prepared["message"])}
     evidence = load_evidence(prepared["evidence_dir"])

@@ -108,23 +108,36 @@ def split_metrics(records: list[dict]) -> dict:
         for inst, r, c in s["elements"]:
             tracks[(rec["case_id"], inst)].append((r, c))
         per_video[rec["case_id"]] = {
-            "status": rec["status"], "reason": rec["reason"],
-            "AAR": _pct([f[2] for f in s["frames"]]), "UI": _pct([f[0] for f in s["frames"]]),
-            "Clean": _pct([f[1] for f in s["frames"]]), "BG": _pct(s["bg"]),
+            "status": rec["status"],
+            "reason": rec["reason"],
+            "AAR": _pct([f[2] for f in s["frames"]]),
+            "UI": _pct([f[0] for f in s["frames"]]),
+            "Clean": _pct([f[1] for f in s["frames"]]),
+            "BG": _pct(s["bg"]),
             "Uncertain": None if s["uncertain"] is None else round(s["uncertain"], 4),
         }
     track_all = [all(r == 1 for r, _ in v) for v in tracks.values()]
     track_clean = [all(c == 1 for _, c in v) for v in tracks.values()]
     return {
-        "AAR": _pct(aar_v), "UI": _pct(ui_v), "Clean": _pct(clean_v), "BG": _pct(bg_v),
+        "AAR": _pct(aar_v),
+        "UI": _pct(ui_v),
+        "Clean": _pct(clean_v),
+        "BG": _pct(bg_v),
         "Uncertain": round(float(np.mean(unc_v)), 4) if unc_v else None,
-        "Frame-Macro": _pct(pooled_frames), "Box-Micro": _pct(pooled_boxes),
-        "Track-All": _pct(track_all), "Track-Clean": _pct(track_clean),
+        "Frame-Macro": _pct(pooled_frames),
+        "Box-Micro": _pct(pooled_boxes),
+        "Track-All": _pct(track_all),
+        "Track-Clean": _pct(track_clean),
         "Coverage": round(statuses.get("ok", 0) / len(records), 4) if records else None,
-        "cases": len(records), "scored_videos": sum(scored(r) for r in records),
-        "removal_videos": len(aar_v), "frames_with_elements": len(pooled_frames),
-        "elements": len(pooled_boxes), "tracks": len(tracks),
-        "status_counts": dict(statuses), "reason_counts": dict(reasons), "per_video": per_video,
+        "cases": len(records),
+        "scored_videos": sum(scored(r) for r in records),
+        "removal_videos": len(aar_v),
+        "frames_with_elements": len(pooled_frames),
+        "elements": len(pooled_boxes),
+        "tracks": len(tracks),
+        "status_counts": dict(statuses),
+        "reason_counts": dict(reasons),
+        "per_video": per_video,
     }
 
 
@@ -161,8 +174,12 @@ def results_tables(rows: list[dict]) -> str:
     """
     head3 = ["Model", "Mask", "Ref P.T.", "Overall"] + [f"S {m}" for m in TABLE3] + [f"W {m}" for m in TABLE3]
     head4 = ["Model", "Mask", "Ref P.T."] + [f"S {m}" for m in TABLE4] + [f"W {m}" for m in TABLE4]
-    lines = ["Main comparison (S = synthetic, W = in-the-wild; Uncertain is a rate, lower is better)", "",
-             "| " + " | ".join(head3) + " |", "|" + "---|" * len(head3)]
+    lines = [
+        "Main comparison (S = synthetic, W = in-the-wild; Uncertain is a rate, lower is better)",
+        "",
+        "| " + " | ".join(head3) + " |",
+        "|" + "---|" * len(head3),
+    ]
     for row in rows:
         cells = [row["model"], _mark(row.get("mask")), _mark(row.get("ref_pt")), _cell(overall(row["splits"]))]
         for split in ("synthetic", "wild"):

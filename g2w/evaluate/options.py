@@ -43,14 +43,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--canvas", type=_canvas, default=DEFAULT_CANVAS, help="canonical canvas, long x short side")
     p.add_argument("--concurrency", type=int, default=4, help="judge calls in flight at once")
     p.add_argument("--requests-per-minute", type=float, help="rate limit over all judge calls")
-    p.add_argument("--schema-retries", type=_retries, default=DEFAULT_SCHEMA_RETRIES,
-                   help="extra judge calls after a reply fails the schema (0: the paper's one call per video)")
-    p.add_argument("--judge-children", action=argparse.BooleanOptionalAction, default=DEFAULT_JUDGE_CHILDREN,
-                   help="judge child instances (inventory icons) as elements of their own (default: no)")
+    p.add_argument(
+        "--schema-retries",
+        type=_retries,
+        default=DEFAULT_SCHEMA_RETRIES,
+        help="extra judge calls after a reply fails the schema (0: the paper's one call per video)",
+    )
+    p.add_argument(
+        "--judge-children",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULT_JUDGE_CHILDREN,
+        help="judge child instances (inventory icons) as elements of their own (default: no)",
+    )
     p.add_argument("--cache", dest="cache_dir", help="judge cache folder (default OUT/cache)")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-tokens", type=int, default=8192)
     p.add_argument("--response-format", choices=("json_schema", "json_object", "none"), default="json_schema")
-
-

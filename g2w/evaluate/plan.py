@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from g2w.evaluate.align import EVAL_FPS, align
 from g2w.cases.annotation import Annotation
 from g2w.cases.canvas import Box, context_box, map_box, needs_exact_pair
+from g2w.evaluate.align import EVAL_FPS, align
 
 
 @dataclass(frozen=True)
@@ -66,10 +66,15 @@ class Plan:
             "eval_fps": self.eval_fps,
             "judge_children": self.judge_children,
             "samples": [
-                {"sample_id": s.sample_id, "t": s.t, "source_index": s.source_index,
-                 "edited_index": s.edited_index,
-                 "elements": [{"element_id": e.element_id, "instance_id": e.instance_id, "label": e.label}
-                              for e in s.elements]}
+                {
+                    "sample_id": s.sample_id,
+                    "t": s.t,
+                    "source_index": s.source_index,
+                    "edited_index": s.edited_index,
+                    "elements": [
+                        {"element_id": e.element_id, "instance_id": e.instance_id, "label": e.label} for e in s.elements
+                    ],
+                }
                 for s in self.samples
             ],
         }
@@ -82,21 +87,40 @@ def element_ids(annotation: Annotation) -> dict[str, str]:
     return {inst_id: f"E{n}" for n, inst_id in enumerate(annotation.element_order())}
 
 
-def make_plan(annotation: Annotation, source_frames: int, source_fps: float, edited_frames: int,
-              edited_fps: float, canvas: tuple[int, int], eval_fps: float = EVAL_FPS,
-              judge_children: bool = DEFAULT_JUDGE_CHILDREN) -> Plan:
+def make_plan(
+    annotation: Annotation,
+    source_frames: int,
+    source_fps: float,
+    edited_frames: int,
+    edited_fps: float,
+    canvas: tuple[int, int],
+    eval_fps: float = EVAL_FPS,
+    judge_children: bool = DEFAULT_JUDGE_CHILDREN,
+) -> Plan:
     ids = element_ids(annotation)
     order = {inst_id: n for n, inst_id in enumerate(annotation.element_order())}
     ann_size = (annotation.width, annotation.height)
     samples = []
     for a in align(source_frames, source_fps, edited_frames, edited_fps, eval_fps):
         elements = []
-        objects = [o for o in annotation.objects_at(a.source_index)
-                   if judge_children or annotation.instances[o.id].kind != "child"]
+        objects = [
+            o
+            for o in annotation.objects_at(a.source_index)
+            if judge_children or annotation.instances[o.id].kind != "child"
+        ]
         for obj in sorted(objects, key=lambda o: order[o.id]):
             box = map_box(obj.box, ann_size, canvas)
-            elements.append(PlannedElement(ids[obj.id], obj.id, annotation.instances[obj.id].label, obj.box, box,
-                                           context_box(box, canvas), needs_exact_pair(obj.box)))
+            elements.append(
+                PlannedElement(
+                    ids[obj.id],
+                    obj.id,
+                    annotation.instances[obj.id].label,
+                    obj.box,
+                    box,
+                    context_box(box, canvas),
+                    needs_exact_pair(obj.box),
+                )
+            )
         samples.append(PlannedSample(a.sample_id, a.t, a.source_index, a.edited_index, tuple(elements)))
     return Plan(tuple(canvas), eval_fps, tuple(samples), judge_children)
 
@@ -105,7 +129,17 @@ def plan_from_dict(data: dict) -> Plan:
     """Inverse of `Plan.to_dict` (plans travel between workers as JSON)."""
     samples = []
     for s in data["samples"]:
-        elements = tuple(PlannedElement(e["element_id"], e["instance_id"], e["label"], tuple(e["annotation_box"]),
-                                        tuple(e["box"]), tuple(e["context"]), e["exact"]) for e in s["elements"])
+        elements = tuple(
+            PlannedElement(
+                e["element_id"],
+                e["instance_id"],
+                e["label"],
+                tuple(e["annotation_box"]),
+                tuple(e["box"]),
+                tuple(e["context"]),
+                e["exact"],
+            )
+            for e in s["elements"]
+        )
         samples.append(PlannedSample(s["sample_id"], s["t"], s["source_index"], s["edited_index"], elements))
     return Plan(tuple(data["canvas"]), data["eval_fps"], tuple(samples), data["judge_children"])

@@ -24,14 +24,25 @@ def judge_model(settings: dict) -> str:
     return f"{settings['judge']} v{settings['version']}" if "version" in settings else str(settings["judge"])
 
 
-def run_record(judge_settings: dict, uses_prompt: bool, prompt_sha256: str, canvas: tuple[int, int],
-               eval_fps: float, schema_retries: int, judge_children: bool) -> dict:
+def run_record(
+    judge_settings: dict,
+    uses_prompt: bool,
+    prompt_sha256: str,
+    canvas: tuple[int, int],
+    eval_fps: float,
+    schema_retries: int,
+    judge_children: bool,
+) -> dict:
     return {
-        "canvas": f"{canvas[0]}x{canvas[1]}", "eval_fps": eval_fps,
-        "judge": judge_settings["judge"], "judge_endpoint": judge_settings.get("endpoint"),
+        "canvas": f"{canvas[0]}x{canvas[1]}",
+        "eval_fps": eval_fps,
+        "judge": judge_settings["judge"],
+        "judge_endpoint": judge_settings.get("endpoint"),
         "judge_model": judge_model(judge_settings),
         "prompt_sha256": prompt_sha256 if uses_prompt else None,  # the local judge reads no prompt
-        "schema_retries": schema_retries, "judge_children": judge_children, "g2w_version": __version__,
+        "schema_retries": schema_retries,
+        "judge_children": judge_children,
+        "g2w_version": __version__,
     }
 
 

@@ -112,8 +112,9 @@ def _frame_values(rec: dict, where: str, errors: list[str]) -> None:
         errors.append(f"{where}: preservation {rec['preservation']!r} not in {list(PRESERVATION)}")
 
 
-def _check_records(records: list, what: str, keys: tuple[str, ...], check_values, identity, expected: list,
-                   errors: list[str]) -> None:
+def _check_records(
+    records: list, what: str, keys: tuple[str, ...], check_values, identity, expected: list, errors: list[str]
+) -> None:
     """Each record well formed, and exactly one per expected identity: none unexpected,
     none repeated, none missing."""
     wanted, seen = set(expected), set()
@@ -154,10 +155,16 @@ def validate(text: str, expected_pairs: list[tuple[str, str]], sample_ids: list[
     if errors:
         return Validation(False, errors)
 
-    _check_records(obj["elements"], "elements", ELEMENT_KEYS, _element_values,
-                   lambda r: (r["sample_id"], r["element_id"]), expected_pairs, errors)
-    _check_records(obj["frames"], "frames", FRAME_KEYS, _frame_values,
-                   lambda r: r["sample_id"], sample_ids, errors)
+    _check_records(
+        obj["elements"],
+        "elements",
+        ELEMENT_KEYS,
+        _element_values,
+        lambda r: (r["sample_id"], r["element_id"]),
+        expected_pairs,
+        errors,
+    )
+    _check_records(obj["frames"], "frames", FRAME_KEYS, _frame_values, lambda r: r["sample_id"], sample_ids, errors)
     if errors:
         return Validation(False, errors)
     return Validation(True, [], obj)
@@ -172,7 +179,9 @@ def response_schema(expected_pairs: list[tuple[str, str]], sample_ids: list[str]
     element_ids = sorted({e for _, e in expected_pairs})
     confidence = {"type": "number", "minimum": 0, "maximum": 1}
     element = {
-        "type": "object", "additionalProperties": False, "required": list(ELEMENT_KEYS),
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(ELEMENT_KEYS),
         "properties": {
             "sample_id": {"type": "string", "enum": sorted({s for s, _ in expected_pairs})},
             "element_id": {"type": "string", "enum": element_ids},
@@ -183,7 +192,9 @@ def response_schema(expected_pairs: list[tuple[str, str]], sample_ids: list[str]
         },
     }
     frame = {
-        "type": "object", "additionalProperties": False, "required": list(FRAME_KEYS),
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(FRAME_KEYS),
         "properties": {
             "sample_id": {"type": "string", "enum": list(sample_ids)},
             "preservation": {"type": "string", "enum": list(PRESERVATION)},
@@ -192,11 +203,16 @@ def response_schema(expected_pairs: list[tuple[str, str]], sample_ids: list[str]
         },
     }
     return {
-        "type": "object", "additionalProperties": False, "required": list(TOP_KEYS),
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(TOP_KEYS),
         "properties": {
             # A video without annotated elements expects an empty list (an empty enum is no schema).
-            "elements": ({"type": "array", "items": element, "minItems": len(expected_pairs),
-                          "maxItems": len(expected_pairs)} if expected_pairs else {"type": "array", "maxItems": 0}),
+            "elements": (
+                {"type": "array", "items": element, "minItems": len(expected_pairs), "maxItems": len(expected_pairs)}
+                if expected_pairs
+                else {"type": "array", "maxItems": 0}
+            ),
             "frames": {"type": "array", "items": frame, "minItems": len(sample_ids), "maxItems": len(sample_ids)},
         },
     }

@@ -39,14 +39,16 @@ def _worst(records: list[dict], metrics: dict) -> list[dict]:
 
 def _relative(path: str, root: str) -> str:
     if "://" in root or "://" in path:
-        return path[len(root.rstrip("/")) + 1:] if path.startswith(root.rstrip("/") + "/") else path
+        return path[len(root.rstrip("/")) + 1 :] if path.startswith(root.rstrip("/") + "/") else path
     return os.path.relpath(path, root)
 
 
 def _video_section(rec: dict, out_dir: str, metrics: dict) -> str:
     scores = metrics["splits"][rec["split"]]["per_video"].get(rec["case_id"], {})
-    parts = [f"<h3>{html.escape(rec['case_id'])} ({rec['split']})</h3>",
-             table([{k: scores.get(k) for k in TABLE3}], list(TABLE3))]
+    parts = [
+        f"<h3>{html.escape(rec['case_id'])} ({rec['split']})</h3>",
+        table([{k: scores.get(k) for k in TABLE3}], list(TABLE3)),
+    ]
     evidence = rec.get("evidence_dir")
     if evidence:
         rel = _relative(evidence, out_dir)
@@ -56,33 +58,63 @@ def _video_section(rec: dict, out_dir: str, metrics: dict) -> str:
             src = html.escape(f"{rel}/{k + 1:04d}.png")
             parts.append(f'<a href="{src}"><img src="{src}" width="420" style="display:inline-block;margin:2px"></a>')
     labels = {(s["sample_id"], e["element_id"]): e["label"] for s in rec["expected"]["samples"] for e in s["elements"]}
-    rows = [{"sample": e["sample_id"], "element": e["element_id"], "label": labels.get((e["sample_id"], e["element_id"]), ""),
-             "removal": e["removal"], "artifact": e["artifact"], "confidence": e["confidence"], "note": e["note"]}
-            for e in rec["judgment"]["elements"]]
+    rows = [
+        {
+            "sample": e["sample_id"],
+            "element": e["element_id"],
+            "label": labels.get((e["sample_id"], e["element_id"]), ""),
+            "removal": e["removal"],
+            "artifact": e["artifact"],
+            "confidence": e["confidence"],
+            "note": e["note"],
+        }
+        for e in rec["judgment"]["elements"]
+    ]
     parts.append(table(rows, ["sample", "element", "label", "removal", "artifact", "confidence", "note"]))
-    frames = [{"sample": f["sample_id"], "preservation": f["preservation"], "confidence": f["confidence"],
-               "note": f["note"]} for f in rec["judgment"]["frames"]]
+    frames = [
+        {"sample": f["sample_id"], "preservation": f["preservation"], "confidence": f["confidence"], "note": f["note"]}
+        for f in rec["judgment"]["frames"]
+    ]
     parts.append(table(frames, ["sample", "preservation", "confidence", "note"]))
     return "\n".join(parts)
 
 
-def write_report(out_dir: str, records: list[dict], metrics: dict, summary: dict, tables_md: str,
-                 root: str | None = None) -> str:
+def write_report(
+    out_dir: str, records: list[dict], metrics: dict, summary: dict, tables_md: str, root: str | None = None
+) -> str:
     """report.html into the local folder `out_dir`; `root` is where the run's output lives (the
     folder itself, or the bucket prefix it is uploaded to), which evidence links are relative to."""
-    failed = [{"case": r["case_id"], "split": r["split"], "status": r["status"], "reason": r["reason"],
-               "counts as": "failure (scored 0)" if r["status"] == "invalid" or r.get("method_fault") else "excluded",
-               "message": (r.get("message") or "")[:200]}
-              for r in records if r["status"] != "ok"]
+    failed = [
+        {
+            "case": r["case_id"],
+            "split": r["split"],
+            "status": r["status"],
+            "reason": r["reason"],
+            "counts as": "failure (scored 0)" if r["status"] == "invalid" or r.get("method_fault") else "excluded",
+            "message": (r.get("message") or "")[:200],
+        }
+        for r in records
+        if r["status"] != "ok"
+    ]
     worst = _worst(records, metrics)
     path = os.path.join(out_dir, "report.html")
-    write_html(path, "g2w HUD-removal evaluation", [
-        ("Summary", key_values({k: v for k, v in summary.items() if v is not None and not isinstance(v, dict)})),
-        ("Scores", _metrics_table(metrics)),
-        ("Tables (Markdown, as in table.md)", f"<pre>{html.escape(tables_md)}</pre>"),
-        (f"The {len(worst)} lowest-scoring judged videos (AAR + BG)",
-         "\n".join(_video_section(r, root or out_dir, metrics) for r in worst) or "<p>none judged</p>"),
-        ("Failed or excluded cases", table(failed, ["case", "split", "status", "reason", "counts as", "message"])
-         if failed else "<p>none</p>"),
-    ])
+    write_html(
+        path,
+        "g2w HUD-removal evaluation",
+        [
+            ("Summary", key_values({k: v for k, v in summary.items() if v is not None and not isinstance(v, dict)})),
+            ("Scores", _metrics_table(metrics)),
+            ("Tables (Markdown, as in table.md)", f"<pre>{html.escape(tables_md)}</pre>"),
+            (
+                f"The {len(worst)} lowest-scoring judged videos (AAR + BG)",
+                "\n".join(_video_section(r, root or out_dir, metrics) for r in worst) or "<p>none judged</p>",
+            ),
+            (
+                "Failed or excluded cases",
+                table(failed, ["case", "split", "status", "reason", "counts as", "message"])
+                if failed
+                else "<p>none</p>",
+            ),
+        ],
+    )
     return path

@@ -38,22 +38,28 @@ def combine_runs(runs: list[str], allow_mixed: bool = False) -> tuple[list[dict]
         m = _metrics(run)
         records[run] = m.get("run")
         info = m.get("method") or {"model": os.path.basename(os.path.normpath(run))}
-        row = rows.setdefault(info["model"], {"model": info["model"], "mask": info.get("mask"),
-                                              "ref_pt": info.get("ref_pt"), "splits": {}})
+        row = rows.setdefault(
+            info["model"],
+            {"model": info["model"], "mask": info.get("mask"), "ref_pt": info.get("ref_pt"), "splits": {}},
+        )
         for split, values in m["splits"].items():
             if split in row["splits"]:
                 raise ValueError(f"{run}: method {info['model']!r} already has a {split} run")
             row["splits"][split] = values
     mixed = differences(records)
     if mixed and not allow_mixed:
-        raise MixedRuns("runs differ in " + _describe(mixed) + "; they are not one comparison "
-                        "(pass --allow-mixed to tabulate them anyway, marked as mixed)")
+        raise MixedRuns(
+            "runs differ in " + _describe(mixed) + "; they are not one comparison "
+            "(pass --allow-mixed to tabulate them anyway, marked as mixed)"
+        )
     return list(rows.values()), mixed
 
 
 def _describe(mixed: dict) -> str:
-    return "; ".join(f"{key}: " + ", ".join(f"{value} ({', '.join(names)})" for value, names in by.items())
-                     for key, by in mixed.items())
+    return "; ".join(
+        f"{key}: " + ", ".join(f"{value} ({', '.join(names)})" for value, names in by.items())
+        for key, by in mixed.items()
+    )
 
 
 def combined_table(runs: list[str], allow_mixed: bool = False) -> str:

@@ -68,12 +68,19 @@ def check_source(source: Geometry, annotation: Geometry) -> None:
     if not annotation.usable():
         raise CaseInvalid("bad_annotation", f"annotation header is incomplete: {annotation}", method_fault=False)
     if abs(annotation.aspect - source.aspect) > MAX_ASPECT_DIFF:
-        raise CaseInvalid("annotation_geometry", f"annotation canvas {annotation.width}x{annotation.height} "
-                          f"does not match source {source.width}x{source.height}", method_fault=False)
+        raise CaseInvalid(
+            "annotation_geometry",
+            f"annotation canvas {annotation.width}x{annotation.height} "
+            f"does not match source {source.width}x{source.height}",
+            method_fault=False,
+        )
     if not _same_fps(annotation.fps, source.fps) or annotation.frame_count != source.frame_count:
-        raise CaseInvalid("annotation_timeline", f"annotation says {annotation.frame_count} frames at "
-                          f"{annotation.fps:g} fps, source has {source.frame_count} at {source.fps:g}",
-                          method_fault=False)
+        raise CaseInvalid(
+            "annotation_timeline",
+            f"annotation says {annotation.frame_count} frames at "
+            f"{annotation.fps:g} fps, source has {source.frame_count} at {source.fps:g}",
+            method_fault=False,
+        )
 
 
 def check_edit(source: Geometry, edited: Geometry, eval_fps: float = EVAL_FPS) -> dict:
@@ -83,13 +90,20 @@ def check_edit(source: Geometry, edited: Geometry, eval_fps: float = EVAL_FPS) -
         raise CaseInvalid("bad_edited", f"edited video has no usable geometry: {edited}", method_fault=True)
     aspect_diff = abs(edited.aspect - source.aspect)
     if aspect_diff > MAX_ASPECT_DIFF:
-        raise CaseInvalid("aspect_mismatch", f"edited {edited.width}x{edited.height} vs source "
-                          f"{source.width}x{source.height}: aspect differs by {aspect_diff:.4f} "
-                          f"(> {MAX_ASPECT_DIFF})", method_fault=True)
+        raise CaseInvalid(
+            "aspect_mismatch",
+            f"edited {edited.width}x{edited.height} vs source "
+            f"{source.width}x{source.height}: aspect differs by {aspect_diff:.4f} "
+            f"(> {MAX_ASPECT_DIFF})",
+            method_fault=True,
+        )
     short, duration, last = edit_too_short(source.frame_count, source.fps, edited.frame_count, edited.fps, eval_fps)
     if short:
-        raise CaseInvalid("edited_too_short", f"edited video lasts {duration:.3f} s but the last evaluation "
-                          f"timestamp is {last:.3f} s", method_fault=True)
+        raise CaseInvalid(
+            "edited_too_short",
+            f"edited video lasts {duration:.3f} s but the last evaluation timestamp is {last:.3f} s",
+            method_fault=True,
+        )
     return {
         "source": [source.width, source.height, round(source.fps, 6), source.frame_count],
         "edited": [edited.width, edited.height, round(edited.fps, 6), edited.frame_count],

@@ -82,8 +82,9 @@ class VideoAppearance:
     neural: np.ndarray | None = None
 
     @classmethod
-    def from_frames(cls, frames: np.ndarray, indices: list[int], keyframes: int,
-                    neural: NeuralDescriptor | None = None) -> VideoAppearance:
+    def from_frames(
+        cls, frames: np.ndarray, indices: list[int], keyframes: int, neural: NeuralDescriptor | None = None
+    ) -> VideoAppearance:
         descs = np.stack([appearance_descriptor(f) for f in frames])
         keep = select_keyframes(descs, keyframes)
         neural_v = np.stack([neural(frames[k]) for k in keep]) if neural else None

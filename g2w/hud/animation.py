@@ -76,8 +76,15 @@ def _border_point(border: str, along: float, w: int, h: int, width: int, height:
     return [along * (width - w), float(height)]
 
 
-def sample_animation(rng: np.random.Generator, duration_s: float, fade_s: float, size: tuple[int, int],
-                     rest_xy: tuple[float, float], width: int, height: int) -> dict:
+def sample_animation(
+    rng: np.random.Generator,
+    duration_s: float,
+    fade_s: float,
+    size: tuple[int, int],
+    rest_xy: tuple[float, float],
+    width: int,
+    height: int,
+) -> dict:
     """Draw one archetype and its parameters for an event of `duration_s` seconds."""
     kinds = list(ANIMATION_WEIGHTS)
     p = np.array([ANIMATION_WEIGHTS[k] for k in kinds])
@@ -94,9 +101,12 @@ def sample_animation(rng: np.random.Generator, duration_s: float, fade_s: float,
         distance = float(rng.uniform(*SLIDE_DISTANCE)) * width
         anim.update(direction=side, distance_px=distance, exit_ratio=float(rng.uniform(*SLIDE_EXIT_RATIO)))
     elif kind == "wipe_trail":
-        anim.update(trail_frac=float(rng.uniform(*WIPE_TRAIL_FRAC)), jagged_frac=float(rng.uniform(*WIPE_JAGGED_FRAC)),
-                    row_cycles=[float(rng.uniform(*WIPE_ROW_CYCLES)) for _ in range(2)],
-                    row_phase=[float(rng.uniform(0, 2 * math.pi)) for _ in range(2)])
+        anim.update(
+            trail_frac=float(rng.uniform(*WIPE_TRAIL_FRAC)),
+            jagged_frac=float(rng.uniform(*WIPE_JAGGED_FRAC)),
+            row_cycles=[float(rng.uniform(*WIPE_ROW_CYCLES)) for _ in range(2)],
+            row_phase=[float(rng.uniform(0, 2 * math.pi)) for _ in range(2)],
+        )
     elif kind == "pop":
         anim.update(start_scale=POP_START_SCALE, overshoot=POP_OVERSHOOT)
     elif kind == "border_arc":
@@ -104,12 +114,17 @@ def sample_animation(rng: np.random.Generator, duration_s: float, fade_s: float,
         exit_border = [b for b in BORDERS if b != entry][int(rng.integers(3))]
         start = _border_point(entry, float(rng.uniform(0.15, 0.85)), w, h, width, height)
         end = _border_point(exit_border, float(rng.uniform(0.15, 0.85)), w, h, width, height)
-        anim.update(entry_border=entry, exit_border=exit_border, start_xy=start, end_xy=end,
-                    arc_height_px=float(rng.uniform(*ARC_HEIGHT)) * shorter,
-                    noise_amplitude_px=float(rng.uniform(*ARC_NOISE_AMPLITUDE)) * shorter,
-                    noise_cycles=float(rng.uniform(*ARC_NOISE_CYCLES)),
-                    noise_phase=float(rng.uniform(0, 2 * math.pi)),
-                    rest_xy=[float(rest_xy[0]), float(rest_xy[1])])
+        anim.update(
+            entry_border=entry,
+            exit_border=exit_border,
+            start_xy=start,
+            end_xy=end,
+            arc_height_px=float(rng.uniform(*ARC_HEIGHT)) * shorter,
+            noise_amplitude_px=float(rng.uniform(*ARC_NOISE_AMPLITUDE)) * shorter,
+            noise_cycles=float(rng.uniform(*ARC_NOISE_CYCLES)),
+            noise_phase=float(rng.uniform(0, 2 * math.pi)),
+            rest_xy=[float(rest_xy[0]), float(rest_xy[1])],
+        )
     return anim
 
 
@@ -153,7 +168,9 @@ def animation_state(anim: dict, t: float, duration_s: float, width: int, height:
     if kind == "pop":
         s0 = anim["start_scale"]
         if p_in < 1:
-            return AnimState(scale=s0 + (1 - s0) * ease_out_back(p_in, anim["overshoot"]), opacity=min(1.0, p_in / POP_FADE_IN_SHARE))
+            return AnimState(
+                scale=s0 + (1 - s0) * ease_out_back(p_in, anim["overshoot"]), opacity=min(1.0, p_in / POP_FADE_IN_SHARE)
+            )
         if p_out > 0:
             return AnimState(scale=1 - (1 - s0) * p_out * p_out, opacity=1 - smoothstep(p_out))
         return AnimState()

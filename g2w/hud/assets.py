@@ -30,30 +30,32 @@ ALPHA_MIN = 8
 TABLE = "assets.parquet"
 IMAGES = "images"
 
-ASSETS_SCHEMA = pa.schema([
-    ("asset_id", pa.string()),
-    ("label", pa.string()),  # one of the 21 taxonomy labels
-    ("role", pa.string()),  # Table 8 role or visual form (panel, text, icon, ...)
-    ("source", pa.string()),  # procedural | extracted
-    ("source_video", pa.string()),  # video or image the asset was cut from (null if procedural)
-    ("source_time", pa.float64()),
-    ("source_box", pa.list_(pa.int32())),  # half-open xyxy in the source frame
-    ("center_x", pa.float64()),  # normalized centre in the source frame (null: use anchors)
-    ("center_y", pa.float64()),
-    ("scale_w", pa.float64()),  # asset width / source frame width (procedural: / 1280)
-    ("scale_h", pa.float64()),
-    ("width", pa.int32()),  # PNG size in pixels
-    ("height", pa.int32()),
-    ("aspect", pa.float64()),  # width / height of the alpha support
-    ("verified", pa.bool_()),
-    ("renderable", pa.bool_()),
-    ("extraction_method", pa.string()),  # procedural | temporal_matting | grabcut | inventory_split
-    ("confidence", pa.float64()),
-    ("structure", pa.string()),  # JSON: {"bars": [...]}, {"slots": [...]}, {"split": ...}
-    ("parent_id", pa.string()),  # an inventory icon's bar
-    ("descriptor", pa.list_(pa.float32())),
-    ("notes", pa.string()),
-])
+ASSETS_SCHEMA = pa.schema(
+    [
+        ("asset_id", pa.string()),
+        ("label", pa.string()),  # one of the 21 taxonomy labels
+        ("role", pa.string()),  # Table 8 role or visual form (panel, text, icon, ...)
+        ("source", pa.string()),  # procedural | extracted
+        ("source_video", pa.string()),  # video or image the asset was cut from (null if procedural)
+        ("source_time", pa.float64()),
+        ("source_box", pa.list_(pa.int32())),  # half-open xyxy in the source frame
+        ("center_x", pa.float64()),  # normalized centre in the source frame (null: use anchors)
+        ("center_y", pa.float64()),
+        ("scale_w", pa.float64()),  # asset width / source frame width (procedural: / 1280)
+        ("scale_h", pa.float64()),
+        ("width", pa.int32()),  # PNG size in pixels
+        ("height", pa.int32()),
+        ("aspect", pa.float64()),  # width / height of the alpha support
+        ("verified", pa.bool_()),
+        ("renderable", pa.bool_()),
+        ("extraction_method", pa.string()),  # procedural | temporal_matting | grabcut | inventory_split
+        ("confidence", pa.float64()),
+        ("structure", pa.string()),  # JSON: {"bars": [...]}, {"slots": [...]}, {"split": ...}
+        ("parent_id", pa.string()),  # an inventory icon's bar
+        ("descriptor", pa.list_(pa.float32())),
+        ("notes", pa.string()),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -169,16 +171,23 @@ class AssetLibrary:
         """
         roles = set(roles) if roles is not None else None
         out = [
-            a for a in self.assets.values()
-            if a.label == label and a.role != ICON_ROLE and (roles is None or a.role in roles)
-            and a.renderable and (a.verified or include_unverified)
+            a
+            for a in self.assets.values()
+            if a.label == label
+            and a.role != ICON_ROLE
+            and (roles is None or a.role in roles)
+            and a.renderable
+            and (a.verified or include_unverified)
         ]
         return sorted(out, key=lambda a: a.asset_id)
 
     def icons(self, include_unverified: bool = False) -> list[Asset]:
         """Every renderable inventory icon, sorted by id."""
-        out = [a for a in self.assets.values() if a.role == ICON_ROLE and a.renderable
-               and (a.verified or include_unverified)]
+        out = [
+            a
+            for a in self.assets.values()
+            if a.role == ICON_ROLE and a.renderable and (a.verified or include_unverified)
+        ]
         return sorted(out, key=lambda a: a.asset_id)
 
 

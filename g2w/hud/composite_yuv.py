@@ -85,8 +85,9 @@ class YuvCompositor:
                     a = cv2.copyMakeBorder(a, *pad, cv2.BORDER_CONSTANT, value=0)
                     pm = cv2.copyMakeBorder(pm, *pad, cv2.BORDER_CONSTANT, value=(0, 0, 0))
                 block_a = half(a)[..., None]
-                c = chroma[(even.y1 - box.y1) // 2 : (even.y2 - box.y1) // 2,
-                           (even.x1 - box.x1) // 2 : (even.x2 - box.x1) // 2]
+                c = chroma[
+                    (even.y1 - box.y1) // 2 : (even.y2 - box.y1) // 2, (even.x1 - box.x1) // 2 : (even.x2 - box.x1) // 2
+                ]
                 c[:] = cv2.transform(half(pm), self._chroma) + self._c0 * block_a + c * (one - block_a)
                 mask[dst.y1 : dst.y2, dst.x1 : dst.x2][patch[..., 3] > 0] = 255
             y[box.y1 : box.y2, box.x1 : box.x2] = np.rint(luma).astype(np.uint8)

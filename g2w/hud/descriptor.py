@@ -47,8 +47,7 @@ def _downscale(rgb: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if scale >= 1:
         return rgb, alpha
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    return (cv2.resize(rgb, size, interpolation=cv2.INTER_AREA),
-            cv2.resize(alpha, size, interpolation=cv2.INTER_AREA))
+    return (cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), cv2.resize(alpha, size, interpolation=cv2.INTER_AREA))
 
 
 def appearance_descriptor(rgb: np.ndarray, alpha: np.ndarray | None = None) -> np.ndarray:
@@ -72,9 +71,14 @@ def appearance_descriptor(rgb: np.ndarray, alpha: np.ndarray | None = None) -> n
     magnitude = np.hypot(gx, gy)
     orientation = np.mod(np.arctan2(gy, gx), np.pi)
     channels = {
-        "hue": (hsv[:, 0], weight), "saturation": (hsv[:, 1], weight), "value": (hsv[:, 2], weight),
-        "lab_a": (lab[:, 1], weight), "lab_b": (lab[:, 2], weight), "gray": (gray.ravel(), weight),
-        "orientation": (orientation, weight * magnitude), "log_magnitude": (np.log1p(magnitude), weight),
+        "hue": (hsv[:, 0], weight),
+        "saturation": (hsv[:, 1], weight),
+        "value": (hsv[:, 2], weight),
+        "lab_a": (lab[:, 1], weight),
+        "lab_b": (lab[:, 2], weight),
+        "gray": (gray.ravel(), weight),
+        "orientation": (orientation, weight * magnitude),
+        "log_magnitude": (np.log1p(magnitude), weight),
     }
     groups = []
     for name, bins, lo, hi in _HISTOGRAMS:
@@ -83,13 +87,16 @@ def appearance_descriptor(rgb: np.ndarray, alpha: np.ndarray | None = None) -> n
         groups.append(_l2(hist.astype(np.float32)))
     total = weight.sum()
     value, saturation = hsv[:, 2] / 255.0, hsv[:, 1] / 255.0
-    scalars = np.array([
-        (value * weight).sum() / total,
-        (saturation * weight).sum() / total,
-        min(1.0, (magnitude * weight).sum() / total / 255.0),
-        (weight * (magnitude > EDGE_THRESHOLD)).sum() / total,
-        _weighted_quantile(value, weight, 0.10),
-        _weighted_quantile(value, weight, 0.90),
-    ], np.float32)
+    scalars = np.array(
+        [
+            (value * weight).sum() / total,
+            (saturation * weight).sum() / total,
+            min(1.0, (magnitude * weight).sum() / total / 255.0),
+            (weight * (magnitude > EDGE_THRESHOLD)).sum() / total,
+            _weighted_quantile(value, weight, 0.10),
+            _weighted_quantile(value, weight, 0.90),
+        ],
+        np.float32,
+    )
     groups.append(_l2(scalars))
     return _l2(np.concatenate(groups)).astype(np.float32)

@@ -76,8 +76,9 @@ def _pick_asset(picker: AssetPicker, rng: np.random.Generator, category: str, st
     return drawn, None, None
 
 
-def _rest_xy(anchor: str, rng: np.random.Generator, w: int, h: int, width: int, height: int,
-             weapon_rect: Box | None) -> tuple[float, float]:
+def _rest_xy(
+    anchor: str, rng: np.random.Generator, w: int, h: int, width: int, height: int, weapon_rect: Box | None
+) -> tuple[float, float]:
     if anchor == "world":
         fx, fy = float(rng.uniform(*FREE_ANCHOR_BOX[0])), float(rng.uniform(*FREE_ANCHOR_BOX[1]))
         return anchor_xy(fx, fy, w, h, width, height)
@@ -127,8 +128,9 @@ def stack_events(events: list[dict], width: int, height: int) -> None:
             placed.append(ev)
 
 
-def plan_events(streams: SeedStreams, profile: SynthProfile, style: Style, picker: AssetPicker,
-                weapon_rect: Box | None) -> tuple[list[str], list[dict]]:
+def plan_events(
+    streams: SeedStreams, profile: SynthProfile, style: Style, picker: AssetPicker, weapon_rect: Box | None
+) -> tuple[list[str], list[dict]]:
     """(the drawn categories, the planned events); events without a fitting asset are kept
     with `skipped` set so the record shows every draw."""
     width, height, fps = profile.width, profile.height, profile.fps
@@ -154,18 +156,30 @@ def plan_events(streams: SeedStreams, profile: SynthProfile, style: Style, picke
         start = float(timing.uniform(0.0, clip_s - duration))
         anim_rng = streams.rng("animation", "event", k)
         signs = anim_rng.choice([-1.0, 1.0], 2)
-        ev.update({
-            "label": label, "role": category, "asset_id": cand.asset_id, "asset_source": cand.asset.source,
-            "aspect_fallback": cand.aspect_fallback, "matching": pick.matching,
-            "size": [w, h], "anchor": anchor, "rest_xy": [round(rest[0]), round(rest[1])], "stack_offset": 0,
-            "start_s": start, "duration_s": duration,
-            # frames whose time i / fps falls in [start, start + duration)
-            "start_frame": int(np.ceil(start * fps - 1e-9)), "end_frame": int(np.ceil((start + duration) * fps - 1e-9)),
-            "fade_s": prof.fade_s, "table_opacity": prof.opacity,
-            "opacity": prof.opacity * (style.alpha_hud if profile.event_opacity_times_hud else 1.0),
-            "drift_px": [float(signs[0] * prof.drift[0] * width), float(signs[1] * prof.drift[1] * height)],
-            "animation": sample_animation(anim_rng, duration, prof.fade_s, (w, h), rest, width, height),
-        })
+        ev.update(
+            {
+                "label": label,
+                "role": category,
+                "asset_id": cand.asset_id,
+                "asset_source": cand.asset.source,
+                "aspect_fallback": cand.aspect_fallback,
+                "matching": pick.matching,
+                "size": [w, h],
+                "anchor": anchor,
+                "rest_xy": [round(rest[0]), round(rest[1])],
+                "stack_offset": 0,
+                "start_s": start,
+                "duration_s": duration,
+                # frames whose time i / fps falls in [start, start + duration)
+                "start_frame": int(np.ceil(start * fps - 1e-9)),
+                "end_frame": int(np.ceil((start + duration) * fps - 1e-9)),
+                "fade_s": prof.fade_s,
+                "table_opacity": prof.opacity,
+                "opacity": prof.opacity * (style.alpha_hud if profile.event_opacity_times_hud else 1.0),
+                "drift_px": [float(signs[0] * prof.drift[0] * width), float(signs[1] * prof.drift[1] * height)],
+                "animation": sample_animation(anim_rng, duration, prof.fade_s, (w, h), rest, width, height),
+            }
+        )
         events.append(ev)
     stack_events([e for e in events if "skipped" not in e], width, height)
     return categories, events

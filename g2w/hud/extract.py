@@ -30,11 +30,11 @@ from g2w.hud.assets import Asset, LibraryWriter, asset_id, describe, tighten
 from g2w.hud.library_page import write_library_report
 from g2w.hud.matting import Matte, grabcut_matte, temporal_matte
 from g2w.hud.structure import detect_bars, split_inventory
-from g2w.video.sources import source_id
 from g2w.taxonomy import ICON_ROLE, PERSISTENT_LABEL_ROLES, check_label
 from g2w.types import Box
 from g2w.video import FrameReader, probe
 from g2w.video.errors import MissingFileError, VideoError
+from g2w.video.sources import source_id
 
 # Chosen with benchmarks/calibrate_extraction.py (game styles x sizes x overlays x spans, animated
 # overlays and too-short spans included): the threshold where most accepted mattes are good (soft
@@ -74,9 +74,15 @@ def load_annotations(path: str) -> list[dict]:
         if kind is None or not isinstance(item.get("boxes"), list):
             raise AnnotationError(f"{path}: entry {k} needs a 'video' or 'image' and a list of 'boxes'")
         src = item[kind]
-        out.append({"source": src if os.path.isabs(src) else os.path.join(base, src), "kind": kind,
-                    "time": float(item.get("time", 0.0)), "verified": bool(item.get("verified", True)),
-                    "boxes": item["boxes"]})
+        out.append(
+            {
+                "source": src if os.path.isabs(src) else os.path.join(base, src),
+                "kind": kind,
+                "time": float(item.get("time", 0.0)),
+                "verified": bool(item.get("verified", True)),
+                "boxes": item["boxes"],
+            }
+        )
     return out
 
 
@@ -150,24 +156,55 @@ def _asset_rows(entry: dict, src: _Source, spec: dict, cfg: ExtractConfig) -> li
     structure, split = _structure(label, role, rgba)
     aid = asset_id("ext", label, src.id, f"{entry['time']:.3f}", box.to_list())
     base = Asset(
-        asset_id=aid, label=label, role=role, source="extracted", width=rgba.shape[1], height=rgba.shape[0],
-        scale_w=tight.width / src.width, scale_h=tight.height / src.height, verified=verified, renderable=verified,
-        extraction_method=matte.method, confidence=matte.confidence, source_video=src.path,
-        source_time=entry["time"] if src.kind == "video" else None, source_box=tight.to_list(),
-        center_x=(tight.x1 + tight.x2) / 2 / src.width, center_y=(tight.y1 + tight.y2) / 2 / src.height,
-        structure=structure, notes=json.dumps(matte.diagnostics, sort_keys=True))
+        asset_id=aid,
+        label=label,
+        role=role,
+        source="extracted",
+        width=rgba.shape[1],
+        height=rgba.shape[0],
+        scale_w=tight.width / src.width,
+        scale_h=tight.height / src.height,
+        verified=verified,
+        renderable=verified,
+        extraction_method=matte.method,
+        confidence=matte.confidence,
+        source_video=src.path,
+        source_time=entry["time"] if src.kind == "video" else None,
+        source_box=tight.to_list(),
+        center_x=(tight.x1 + tight.x2) / 2 / src.width,
+        center_y=(tight.y1 + tight.y2) / 2 / src.height,
+        structure=structure,
+        notes=json.dumps(matte.diagnostics, sort_keys=True),
+    )
     if split is None:
         return [(base, rgba)]
     rows = [(replace(base, extraction_method="inventory_split", descriptor=describe(split.bar)), split.bar)]
     for slot, icon in split.icons:
         icon_rgba, _ = tighten(icon)
-        rows.append((Asset(
-            asset_id=asset_id("ext", label, src.id, f"{entry['time']:.3f}", box.to_list(), "icon", slot),
-            label=label, role=ICON_ROLE, source="extracted", width=icon_rgba.shape[1], height=icon_rgba.shape[0],
-            scale_w=icon_rgba.shape[1] / src.width, scale_h=icon_rgba.shape[0] / src.height, verified=verified,
-            renderable=verified, extraction_method="inventory_split", confidence=matte.confidence,
-            source_video=src.path, source_time=base.source_time, source_box=tight.to_list(), parent_id=aid,
-            notes=f"slot {slot}"), icon_rgba))
+        rows.append(
+            (
+                Asset(
+                    asset_id=asset_id("ext", label, src.id, f"{entry['time']:.3f}", box.to_list(), "icon", slot),
+                    label=label,
+                    role=ICON_ROLE,
+                    source="extracted",
+                    width=icon_rgba.shape[1],
+                    height=icon_rgba.shape[0],
+                    scale_w=icon_rgba.shape[1] / src.width,
+                    scale_h=icon_rgba.shape[0] / src.height,
+                    verified=verified,
+                    renderable=verified,
+                    extraction_method="inventory_split",
+                    confidence=matte.confidence,
+                    source_video=src.path,
+                    source_time=base.source_time,
+                    source_box=tight.to_list(),
+                    parent_id=aid,
+                    notes=f"slot {slot}",
+                ),
+                icon_rgba,
+            )
+        )
     return rows
 
 
@@ -183,8 +220,15 @@ def extract_assets(annotations: str, output: str, cfg: ExtractConfig = ExtractCo
             try:
                 src = _Source(entry)
             except (VideoError, OSError) as exc:
-                errors += [{"source": entry["source"], "box": b.get("box"), "reason": getattr(exc, "reason", "unreadable"),
-                            "error": str(exc)} for b in entry["boxes"]]
+                errors += [
+                    {
+                        "source": entry["source"],
+                        "box": b.get("box"),
+                        "reason": getattr(exc, "reason", "unreadable"),
+                        "error": str(exc),
+                    }
+                    for b in entry["boxes"]
+                ]
                 continue
             for spec in entry["boxes"]:
                 try:
@@ -197,11 +241,23 @@ def extract_assets(annotations: str, output: str, cfg: ExtractConfig = ExtractCo
                             stats["split_skipped"] += asset.structure.get("split") == "skipped"
                             confidences.append(asset.confidence)
                 except (ValueError, KeyError, VideoError) as exc:
-                    errors.append({"source": entry["source"], "box": spec.get("box"),
-                                   "reason": getattr(exc, "reason", "bad_box"), "error": str(exc)})
+                    errors.append(
+                        {
+                            "source": entry["source"],
+                            "box": spec.get("box"),
+                            "reason": getattr(exc, "reason", "bad_box"),
+                            "error": str(exc),
+                        }
+                    )
             if progress:
                 progress(n + 1, len(entries), entry["source"])
     write_library_report(output)
-    return {"annotations": annotations, "library": output, "entries": len(entries), **dict(stats),
-            "mean_confidence": round(float(np.mean(confidences)), 4) if confidences else None,
-            "errors": errors, "seconds": round(time.perf_counter() - start, 3)}
+    return {
+        "annotations": annotations,
+        "library": output,
+        "entries": len(entries),
+        **dict(stats),
+        "mean_confidence": round(float(np.mean(confidences)), 4) if confidences else None,
+        "errors": errors,
+        "seconds": round(time.perf_counter() - start, 3),
+    }

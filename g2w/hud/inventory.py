@@ -28,8 +28,9 @@ from g2w.hud.seeds import SeedStreams
 
 
 def valid_icon(asset: Asset) -> bool:
-    return (asset.width >= ICON_MIN_PX and asset.height >= ICON_MIN_PX
-            and ICON_ASPECT[0] <= asset.aspect <= ICON_ASPECT[1])
+    return (
+        asset.width >= ICON_MIN_PX and asset.height >= ICON_MIN_PX and ICON_ASPECT[0] <= asset.aspect <= ICON_ASPECT[1]
+    )
 
 
 def icon_pool(library: AssetLibrary, streams: SeedStreams, include_unverified: bool = False) -> list[str]:
@@ -58,8 +59,9 @@ def fit_icon(icon: Asset, slot_w: float, slot_h: float) -> tuple[int, int]:
     return max(1, math.floor(icon.width * s)), max(1, math.floor(icon.height * s))
 
 
-def sample_states(streams: SeedStreams, library: AssetLibrary, slots: list[list[int]], duration_s: float,
-                  pool: list[str]) -> list[dict]:
+def sample_states(
+    streams: SeedStreams, library: AssetLibrary, slots: list[list[int]], duration_s: float, pool: list[str]
+) -> list[dict]:
     """The inventory states of one bar; `slots` are slot boxes in the bar's fitted pixels."""
     states = []
     for k, (start, end) in enumerate(state_times(streams, duration_s)):
@@ -78,7 +80,8 @@ def sample_states(streams: SeedStreams, library: AssetLibrary, slots: list[list[
             # centred in the slot, then nudged; offsets are relative to the bar's top-left
             x = round(x1 + (x2 - x1 - w) / 2 + jx)
             y = round(y1 + (y2 - y1 - h) / 2 + jy)
-            icons.append({"slot": slot, "asset_id": icon.asset_id, "size": [w, h], "offset": [x, y],
-                          "jitter": [jx, jy]})
+            icons.append(
+                {"slot": slot, "asset_id": icon.asset_id, "size": [w, h], "offset": [x, y], "jitter": [jx, jy]}
+            )
         states.append({"start_s": start, "end_s": end, "occupancy": occupancy, "icons": icons})
     return states

@@ -57,17 +57,37 @@ class LayerSource:
         """Every instance that may appear, by id, in draw order."""
         out = {}
         for wd in self.widgets:
-            out[wd["id"]] = {"id": wd["id"], "label": wd["label"], "role": wd["role"], "kind": "persistent",
-                             "asset_id": wd["asset_id"], "asset_source": wd["asset_source"], "parent": None}
+            out[wd["id"]] = {
+                "id": wd["id"],
+                "label": wd["label"],
+                "role": wd["role"],
+                "kind": "persistent",
+                "asset_id": wd["asset_id"],
+                "asset_source": wd["asset_source"],
+                "parent": None,
+            }
             for k, state in enumerate(wd.get("inventory", {}).get("states", [])):
                 for icon in state["icons"]:
                     iid = icon_instance_id(wd["id"], k, icon["slot"])
-                    out[iid] = {"id": iid, "label": wd["label"], "role": "icon", "kind": "child",
-                                "asset_id": icon["asset_id"], "asset_source": self._source(icon["asset_id"]),
-                                "parent": wd["id"]}
+                    out[iid] = {
+                        "id": iid,
+                        "label": wd["label"],
+                        "role": "icon",
+                        "kind": "child",
+                        "asset_id": icon["asset_id"],
+                        "asset_source": self._source(icon["asset_id"]),
+                        "parent": wd["id"],
+                    }
         for ev in self.events:
-            out[ev["id"]] = {"id": ev["id"], "label": ev["label"], "role": ev["role"], "kind": "transient",
-                             "asset_id": ev["asset_id"], "asset_source": ev["asset_source"], "parent": None}
+            out[ev["id"]] = {
+                "id": ev["id"],
+                "label": ev["label"],
+                "role": ev["role"],
+                "kind": "transient",
+                "asset_id": ev["asset_id"],
+                "asset_source": ev["asset_source"],
+                "parent": None,
+            }
         return out
 
     def _source(self, asset_id: str) -> str:
@@ -87,8 +107,10 @@ class LayerSource:
         status = wd.get("status", {})
         mode = status.get("mode", "static")
         if mode == "static":
-            return self._cached(("w", wd["id"]), lambda: with_opacity(
-                self._fitted(wd["asset_id"], w, h), self.alpha_hud, self.threshold))
+            return self._cached(
+                ("w", wd["id"]),
+                lambda: with_opacity(self._fitted(wd["asset_id"], w, h), self.alpha_hud, self.threshold),
+            )
         offsets = status["offsets_s"]
         if mode == "procedural":
             bars = procedural_panel_layout(w, h)["bars"]
@@ -103,13 +125,16 @@ class LayerSource:
         else:
             key = ("bars", wd["id"], fills)
             make_base = lambda: self._fitted(wd["asset_id"], w, h)  # noqa: E731
-        return self._cached(key, lambda: with_opacity(apply_fill(make_base(), bars, fills), self.alpha_hud,
-                                                      self.threshold))
+        return self._cached(
+            key, lambda: with_opacity(apply_fill(make_base(), bars, fills), self.alpha_hud, self.threshold)
+        )
 
     def _icon_patch(self, icon: dict, opacity: float) -> np.ndarray:
         w, h = icon["size"]
-        return self._cached(("icon", icon["asset_id"], w, h), lambda: with_opacity(
-            self._fitted(icon["asset_id"], w, h), opacity, self.threshold))
+        return self._cached(
+            ("icon", icon["asset_id"], w, h),
+            lambda: with_opacity(self._fitted(icon["asset_id"], w, h), opacity, self.threshold),
+        )
 
     # ---- per frame --------------------------------------------------------------------------
     def frame(self, index: int) -> list[Layer]:

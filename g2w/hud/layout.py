@@ -34,14 +34,17 @@ from g2w.types import Box
 
 def spawned_labels(streams: SeedStreams) -> dict[str, bool]:
     """Table 10: one independent draw per persistent label, each on its own stream."""
-    return {label: bool(streams.rng("composition", "spawn", label).random() < p)
-            for label, p in PERSISTENT_SPAWN.items()}
+    return {
+        label: bool(streams.rng("composition", "spawn", label).random() < p) for label, p in PERSISTENT_SPAWN.items()
+    }
 
 
 def sample_jitter(streams: SeedStreams, label: str, frac: tuple[float, float], width: int, height: int) -> list[float]:
     rng = streams.rng("composition", "jitter", label)
-    return [float(rng.uniform(-frac[0] * width, frac[0] * width)),
-            float(rng.uniform(-frac[1] * height, frac[1] * height))]
+    return [
+        float(rng.uniform(-frac[0] * width, frac[0] * width)),
+        float(rng.uniform(-frac[1] * height, frac[1] * height)),
+    ]
 
 
 def sample_motion(streams: SeedStreams, label: str, role: str, width: int, height: int) -> dict:
@@ -97,8 +100,12 @@ def _rhos(rects: np.ndarray, placed: np.ndarray) -> np.ndarray:
     """(K, M) overlap ratios between K candidate rectangles and M placed ones (Eq. 6)."""
     if len(placed) == 0:
         return np.zeros((len(rects), 0))
-    ix = np.clip(np.minimum(rects[:, None, 2], placed[None, :, 2]) - np.maximum(rects[:, None, 0], placed[None, :, 0]), 0, None)
-    iy = np.clip(np.minimum(rects[:, None, 3], placed[None, :, 3]) - np.maximum(rects[:, None, 1], placed[None, :, 1]), 0, None)
+    ix = np.clip(
+        np.minimum(rects[:, None, 2], placed[None, :, 2]) - np.maximum(rects[:, None, 0], placed[None, :, 0]), 0, None
+    )
+    iy = np.clip(
+        np.minimum(rects[:, None, 3], placed[None, :, 3]) - np.maximum(rects[:, None, 1], placed[None, :, 1]), 0, None
+    )
     area = lambda r: (r[..., 2] - r[..., 0]) * (r[..., 3] - r[..., 1])  # noqa: E731
     small = np.minimum(area(rects)[:, None], area(placed)[None, :])
     return np.where(small > 0, ix * iy / np.maximum(small, 1), 0.0)
@@ -134,11 +141,16 @@ def resolve_collisions(widgets: list[dict], width: int, height: int, threshold: 
         placed = np.vstack([placed, rects[k : k + 1]])
         wd["suppressed"] = False
         wd["xy"] = [int(x[k]), int(y[k])]
-        wd["collision"].update({"rect": [int(v) for v in rects[k]], "rho_max": round(float(worst[k]), 6),
-                                "cost": round(float(cost[k]), 6), "displacement": [int(x[k]) - px, int(y[k]) - py]})
+        wd["collision"].update(
+            {
+                "rect": [int(v) for v in rects[k]],
+                "rho_max": round(float(worst[k]), 6),
+                "cost": round(float(cost[k]), 6),
+                "displacement": [int(x[k]) - px, int(y[k]) - py],
+            }
+        )
 
 
 def free_anchor(streams: SeedStreams, label: str, box) -> tuple[float, float]:
     rng = streams.rng("composition", "anchor", label)
     return float(rng.uniform(*box[0])), float(rng.uniform(*box[1]))
-

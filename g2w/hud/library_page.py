@@ -32,8 +32,11 @@ def library_sheet(library: AssetLibrary, per_label: int = 6) -> np.ndarray:
     """One row per label (icons get their own row): up to `per_label` assets, each fitted in a cell."""
     rows = []
     for label in [*LABELS, "icon"]:
-        assets = [a for a in library if a.role == "icon"] if label == "icon" else \
-            [a for a in library if a.label == label and a.role != "icon" and a.renderable]
+        assets = (
+            [a for a in library if a.role == "icon"]
+            if label == "icon"
+            else [a for a in library if a.label == label and a.role != "icon" and a.renderable]
+        )
         rows.append((label, sorted(assets, key=lambda a: a.asset_id)[:per_label]))
     sheet = Image.new("RGB", (LABEL_W + per_label * CELL, len(rows) * CELL), (28, 28, 32))
     draw = ImageDraw.Draw(sheet)
@@ -71,14 +74,29 @@ def write_library_report(root: str, extra: dict | None = None) -> dict:
     with open(os.path.join(root, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     save_png(os.path.join(root, "library_sheet.png"), library_sheet(library))
-    listing = [{"asset_id": a.asset_id, "label": a.label, "role": a.role, "size": f"{a.width}x{a.height}",
-                "source": a.source, "method": a.extraction_method, "confidence": round(a.confidence, 3),
-                "verified": a.verified, "renderable": a.renderable, "notes": a.notes,
-                "image": f"images/{a.asset_id}.png" if a.renderable else ""}
-               for a in sorted(library, key=lambda a: (a.label, a.asset_id))]
-    write_html(os.path.join(root, "report.html"), "HUD asset library", [
-        ("Summary", key_values({k: v for k, v in summary.items()})),
-        ("Assets by label (over a checkerboard)", '<img src="library_sheet.png" style="max-width:100%">'),
-        ("All assets", table(listing, list(listing[0]) if listing else [], images=("image",))),
-    ])
+    listing = [
+        {
+            "asset_id": a.asset_id,
+            "label": a.label,
+            "role": a.role,
+            "size": f"{a.width}x{a.height}",
+            "source": a.source,
+            "method": a.extraction_method,
+            "confidence": round(a.confidence, 3),
+            "verified": a.verified,
+            "renderable": a.renderable,
+            "notes": a.notes,
+            "image": f"images/{a.asset_id}.png" if a.renderable else "",
+        }
+        for a in sorted(library, key=lambda a: (a.label, a.asset_id))
+    ]
+    write_html(
+        os.path.join(root, "report.html"),
+        "HUD asset library",
+        [
+            ("Summary", key_values({k: v for k, v in summary.items()})),
+            ("Assets by label (over a checkerboard)", '<img src="library_sheet.png" style="max-width:100%">'),
+            ("All assets", table(listing, list(listing[0]) if listing else [], images=("image",))),
+        ],
+    )
     return summary

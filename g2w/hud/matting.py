@@ -82,9 +82,12 @@ def _ring_consistency(sd: np.ndarray, ring: np.ndarray, box: Box, sigma: float) 
     Texture makes single pixels vary anyway; what breaks the interpolation is a regional change
     (a static sky above a moving road), which this catches."""
     rows, cols = np.indices(sd.shape)
-    sides = [ring & (rows < box.y1), ring & (rows >= box.y2),
-             ring & (rows >= box.y1) & (rows < box.y2) & (cols < box.x1),
-             ring & (rows >= box.y1) & (rows < box.y2) & (cols >= box.x2)]
+    sides = [
+        ring & (rows < box.y1),
+        ring & (rows >= box.y2),
+        ring & (rows >= box.y1) & (rows < box.y2) & (cols < box.x1),
+        ring & (rows >= box.y1) & (rows < box.y2) & (cols >= box.x2),
+    ]
     errors = []
     for side in sides:
         if side.sum() < 4 or (ring & ~side).sum() < 4:
@@ -124,11 +127,19 @@ def temporal_matte(crops: np.ndarray, box: Box) -> Matte:
     factors = _confidence_factors(crops, frames, sd, median, alpha, noise, ring, box, sigma)
     confidence = float(np.prod(list(factors.values())))
     a_box = alpha[sub]
-    return Matte(rgba, round(confidence, 4), "temporal_matting", {
-        "frames": n, "noise_floor": round(noise, 3), **{k: round(float(v), 4) for k, v in factors.items()},
-        "ring_motion": round(float(np.percentile(sd[ring], 25)), 3),
-        "ambiguous_fraction": round(float(((a_box > 0.15) & (a_box < 0.85)).mean()), 4),
-        "coverage": round(float((a_box >= 0.5).mean()), 4)})
+    return Matte(
+        rgba,
+        round(confidence, 4),
+        "temporal_matting",
+        {
+            "frames": n,
+            "noise_floor": round(noise, 3),
+            **{k: round(float(v), 4) for k, v in factors.items()},
+            "ring_motion": round(float(np.percentile(sd[ring], 25)), 3),
+            "ambiguous_fraction": round(float(((a_box > 0.15) & (a_box < 0.85)).mean()), 4),
+            "coverage": round(float((a_box >= 0.5).mean()), 4),
+        },
+    )
 
 
 def _confidence_factors(crops, frames, sd, median, alpha, noise, ring, box, sigma) -> dict:
@@ -180,8 +191,7 @@ def grabcut_matte(image: np.ndarray, box: Box) -> Matte:
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
     cv2.setRNGSeed(0)  # GrabCut's GMM initialisation is random; fix it for reproducible assets
-    cv2.grabCut(bgr, mask, (rect.x1, rect.y1, rect.width, rect.height), bgd, fgd, GRABCUT_ITERS,
-                cv2.GC_INIT_WITH_RECT)
+    cv2.grabCut(bgr, mask, (rect.x1, rect.y1, rect.width, rect.height), bgd, fgd, GRABCUT_ITERS, cv2.GC_INIT_WITH_RECT)
     fg = (mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)
     alpha = cv2.GaussianBlur(fg.astype(np.float32), (3, 3), 0.8)
     alpha[~fg & (alpha < 0.5)] = 0.0  # feather inward only: nothing outside the cut gains alpha
@@ -196,5 +206,9 @@ def grabcut_matte(image: np.ndarray, box: Box) -> Matte:
     else:
         separation = float(np.linalg.norm(fgp.mean(0) - bgp.mean(0)) / (fgp.std(0).mean() + bgp.std(0).mean() + 1.0))
     confidence = GRABCUT_CAP * float(np.clip(separation / 1.5, 0.0, 1.0))
-    return Matte(rgba, round(confidence, 4), "grabcut", {"foreground_fraction": round(frac, 4),
-                                                         "separation": round(separation, 4)})
+    return Matte(
+        rgba,
+        round(confidence, 4),
+        "grabcut",
+        {"foreground_fraction": round(frac, 4), "separation": round(separation, 4)},
+    )

@@ -39,8 +39,9 @@ def _panel_size(style: Style, width: int, height: int) -> tuple[int, int]:
     return fit((w, w / PANEL_ASPECT), limits(prior.w_max, prior.h_max, scale, width, height))
 
 
-def _anchor(streams: SeedStreams, label: str, role: str, center, style: Style, profile: SynthProfile,
-            w: int, h: int) -> tuple[dict, tuple[float, float]]:
+def _anchor(
+    streams: SeedStreams, label: str, role: str, center, style: Style, profile: SynthProfile, w: int, h: int
+) -> tuple[dict, tuple[float, float]]:
     """Where the widget wants to be before jitter: recorded centre, else free or formation anchor."""
     width, height = profile.width, profile.height
     if center is not None:
@@ -53,8 +54,9 @@ def _anchor(streams: SeedStreams, label: str, role: str, center, style: Style, p
     return {"kind": "formation", "f": [fx, fy]}, anchor_xy(fx, fy, w, h, width, height)
 
 
-def _support(library: AssetLibrary, asset_id: str | None, size, make_patch, alpha_hud: float,
-             threshold: int) -> list[int]:
+def _support(
+    library: AssetLibrary, asset_id: str | None, size, make_patch, alpha_hud: float, threshold: int
+) -> list[int]:
     """Alpha support of a widget as composited (opacity applied), memoized per asset and size.
 
     `make_patch()` draws the fitted RGBA when needed; procedural panels (no asset id) are not
@@ -69,8 +71,9 @@ def _support(library: AssetLibrary, asset_id: str | None, size, make_patch, alph
     return support
 
 
-def _plan_widget(label: str, streams: SeedStreams, profile: SynthProfile, style: Style, picker: AssetPicker,
-                 library: AssetLibrary) -> dict:
+def _plan_widget(
+    label: str, streams: SeedStreams, profile: SynthProfile, style: Style, picker: AssetPicker, library: AssetLibrary
+) -> dict:
     width, height = profile.width, profile.height
     rules = {role: role_rule(role, style) for role in PERSISTENT_LABEL_ROLES[label]}
     pick = picker.pick(streams.rng("assets", "persistent", label), label, rules)
@@ -81,20 +84,39 @@ def _plan_widget(label: str, streams: SeedStreams, profile: SynthProfile, style:
         size = _panel_size(style, width, height)
         palette = int(streams.rng("assets", "panel").integers(len(PANEL_PALETTES)))
         patch = lambda: draw_procedural_panel(size[0], size[1], palette, (100, 100))  # noqa: E731
-        wd.update(role="health", asset_id=None, asset_source="procedural_panel", aspect_fallback=False,
-                  matching=None, center=None, panel_palette=palette)
+        wd.update(
+            role="health",
+            asset_id=None,
+            asset_source="procedural_panel",
+            aspect_fallback=False,
+            matching=None,
+            center=None,
+            panel_palette=palette,
+        )
     else:
         cand = pick.candidate
         size = cand.size
         patch = lambda: resize_rgba(library.image(cand.asset_id), *size)  # noqa: E731
-        wd.update(role=cand.role, asset_id=cand.asset_id, asset_source=cand.asset.source,
-                  aspect_fallback=cand.aspect_fallback, matching=pick.matching, center=cand.asset.center)
+        wd.update(
+            role=cand.role,
+            asset_id=cand.asset_id,
+            asset_source=cand.asset.source,
+            aspect_fallback=cand.aspect_fallback,
+            matching=pick.matching,
+            center=cand.asset.center,
+        )
     support = _support(library, wd["asset_id"], size, patch, style.alpha_hud, profile.alpha_threshold)
     anchor, xy = _anchor(streams, label, wd["role"], wd.pop("center"), style, profile, *size)
     jitter = sample_jitter(streams, label, profile.jitter, width, height)
-    wd.update(size=list(size), support=support, anchor=anchor, jitter=jitter,
-              preferred=[xy[0] + jitter[0], xy[1] + jitter[1]], priority=ROLE_PRIORS[wd["role"]].priority,
-              motion=sample_motion(streams, label, wd["role"], width, height))
+    wd.update(
+        size=list(size),
+        support=support,
+        anchor=anchor,
+        jitter=jitter,
+        preferred=[xy[0] + jitter[0], xy[1] + jitter[1]],
+        priority=ROLE_PRIORS[wd["role"]].priority,
+        motion=sample_motion(streams, label, wd["role"], width, height),
+    )
     return wd
 
 
@@ -120,8 +142,13 @@ def _inventory(wd: dict, streams: SeedStreams, profile: SynthProfile, library: A
     sx, sy = wd["size"][0] / asset.width, wd["size"][1] / asset.height
     scaled = [[round(x1 * sx), round(y1 * sy), round(x2 * sx), round(y2 * sy)] for x1, y1, x2, y2 in slots]
     states = sample_states(streams, library, scaled, profile.frame_count / profile.fps, pool)
-    return {"mode": "states", "slots": scaled, "icon_pool_size": len(pool), "icon_opacity": ICON_OPACITY,
-            "states": states}
+    return {
+        "mode": "states",
+        "slots": scaled,
+        "icon_pool_size": len(pool),
+        "icon_opacity": ICON_OPACITY,
+        "states": states,
+    }
 
 
 def _provenance(record: dict, library: AssetLibrary) -> dict:
@@ -134,8 +161,13 @@ def _provenance(record: dict, library: AssetLibrary) -> dict:
     out = {}
     for aid in sorted(ids):
         asset = library.get(aid)
-        entry = {"label": asset.label, "role": asset.role, "source": asset.source,
-                 "extraction_method": asset.extraction_method, "path": f"images/{aid}.png"}
+        entry = {
+            "label": asset.label,
+            "role": asset.role,
+            "source": asset.source,
+            "extraction_method": asset.extraction_method,
+            "path": f"images/{aid}.png",
+        }
         if library.root is not None:
             with open(library.image_path(aid), "rb") as f:
                 entry["sha1"] = hashlib.sha1(f.read()).hexdigest()
@@ -143,9 +175,16 @@ def _provenance(record: dict, library: AssetLibrary) -> dict:
     return {"root": library.root, "assets": out}
 
 
-def plan_sample(streams: SeedStreams, profile: SynthProfile, library: AssetLibrary, *, sample_id: str = "",
-                clip_id: str = "", appearance: VideoAppearance | None = None,
-                neural: NeuralDescriptor | None = None) -> dict:
+def plan_sample(
+    streams: SeedStreams,
+    profile: SynthProfile,
+    library: AssetLibrary,
+    *,
+    sample_id: str = "",
+    clip_id: str = "",
+    appearance: VideoAppearance | None = None,
+    neural: NeuralDescriptor | None = None,
+) -> dict:
     """The full synthesis record of one sample (JSON-ready)."""
     width, height = profile.width, profile.height
     style = choose_style(profile, streams.rng("composition", "style"))
@@ -173,15 +212,23 @@ def plan_sample(streams: SeedStreams, profile: SynthProfile, library: AssetLibra
         "clip_id": clip_id,
         **streams.to_dict(),
         "profile": profile.to_dict(),
-        "video": {"width": width, "height": height, "fps": profile.fps, "frame_count": profile.frame_count,
-                  "duration_s": profile.frame_count / profile.fps},
+        "video": {
+            "width": width,
+            "height": height,
+            "fps": profile.fps,
+            "frame_count": profile.frame_count,
+            "duration_s": profile.frame_count / profile.fps,
+        },
         "style": style.to_dict(),
         "spawned": spawned,
         "persistent": widgets,
         "popups": {"mode": profile.popups, "count": len(categories), "categories": categories},
         "events": events,
-        "aesthetic": None if scorer is None else {
-            "keyframes": appearance.frame_indices, "neural": appearance.neural is not None,
+        "aesthetic": None
+        if scorer is None
+        else {
+            "keyframes": appearance.frame_indices,
+            "neural": appearance.neural is not None,
         },
     }
     record["library"] = _provenance(record, library)
@@ -196,4 +243,3 @@ def rendered_widgets(record: dict) -> list[dict]:
 
 def rendered_events(record: dict) -> list[dict]:
     return sorted((e for e in record["events"] if "skipped" not in e), key=lambda e: (e["start_frame"], e["id"]))
-

@@ -32,23 +32,30 @@ def draw_boxes(rgb: np.ndarray, objects: list[dict], instances: dict[str, dict],
         inst = instances[obj["id"]]
         color = _color(inst["label"])
         x1, y1, x2, y2 = (v * scale for v in obj["box"])
-        d.rectangle([x1, y1, max(x1, x2 - 1), max(y1, y2 - 1)], outline=color, width=1 if inst["kind"] == "child" else 2)
+        d.rectangle(
+            [x1, y1, max(x1, x2 - 1), max(y1, y2 - 1)], outline=color, width=1 if inst["kind"] == "child" else 2
+        )
         if inst["kind"] == "child":  # icons sit in their bar's box, which carries the label
             continue
         text = inst["label"]
         if obj["visible_fraction"] < 1:
             text += f" {obj['visible_fraction']:.2f}"
-        d.text((x1 + 2, max(0, y1 - 12)), text, font=font(10, bold=True), fill=color,
-               stroke_width=1, stroke_fill=(0, 0, 0))
+        d.text(
+            (x1 + 2, max(0, y1 - 12)), text, font=font(10, bold=True), fill=color, stroke_width=1, stroke_fill=(0, 0, 0)
+        )
     return np.asarray(img)
 
 
-def preview(clean: np.ndarray, hud: np.ndarray, mask: np.ndarray, objects: list[dict],
-            instances: dict[str, dict]) -> np.ndarray:
+def preview(
+    clean: np.ndarray, hud: np.ndarray, mask: np.ndarray, objects: list[dict], instances: dict[str, dict]
+) -> np.ndarray:
     """One RGB strip: clean frame, HUD frame with boxes, mask; each PANEL_WIDTH wide."""
     h, w = clean.shape[:2]
     scale = PANEL_WIDTH / w
-    panels = [fit_box(clean, PANEL_WIDTH, 10**6), fit_box(hud, PANEL_WIDTH, 10**6),
-              fit_box(np.repeat(mask[..., None], 3, axis=2), PANEL_WIDTH, 10**6)]
+    panels = [
+        fit_box(clean, PANEL_WIDTH, 10**6),
+        fit_box(hud, PANEL_WIDTH, 10**6),
+        fit_box(np.repeat(mask[..., None], 3, axis=2), PANEL_WIDTH, 10**6),
+    ]
     panels[1] = draw_boxes(panels[1], objects, instances, scale)
     return np.concatenate(panels, axis=1)

@@ -39,9 +39,15 @@ class Style:
         return float(self.role_scales.get(role, 1.0))
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "formation": self.formation, "opacity_scale": self.opacity_scale,
-                "ui_scale": self.ui_scale, "transient_density": self.transient_density,
-                "role_scales": dict(self.role_scales), "alpha_hud": self.alpha_hud}
+        return {
+            "name": self.name,
+            "formation": self.formation,
+            "opacity_scale": self.opacity_scale,
+            "ui_scale": self.ui_scale,
+            "transient_density": self.transient_density,
+            "role_scales": dict(self.role_scales),
+            "alpha_hud": self.alpha_hud,
+        }
 
 
 def make_style(name: str, base_opacity: float = HUD_OPACITY) -> Style:
@@ -75,8 +81,15 @@ def fit(size: tuple[float, float], box: tuple[float, float]) -> tuple[int, int]:
     return max(1, math.floor(w * s)), max(1, math.floor(h * s))
 
 
-def eligible_size(asset: Asset, aspect: tuple[float, float], box: tuple[float, float], scale: float,
-                  width: int, height: int, fallback_area: float) -> tuple[tuple[int, int] | None, bool]:
+def eligible_size(
+    asset: Asset,
+    aspect: tuple[float, float],
+    box: tuple[float, float],
+    scale: float,
+    width: int,
+    height: int,
+    fallback_area: float,
+) -> tuple[tuple[int, int] | None, bool]:
     """(fitted size, used the aspect fallback) or (None, False) when the asset is not eligible."""
     size = fit(natural_size(asset, scale, width), box)
     if aspect[0] <= asset.aspect <= aspect[1]:

@@ -53,8 +53,13 @@ MARGIN_FRAC = 0.022  # of the shorter frame side (ours)
 FREE_ANCHOR_BOX = ((0.18, 0.82), (0.18, 0.70))  # objective marker: anywhere mid-screen (ours)
 
 DEFAULT_ANCHORS: dict[str, tuple[float, float]] = {
-    "minimap": (0.0, 0.0), "compass_bar": (0.5, 0.0), "health": (0.0, 1.0), "stamina": (0.0, 1.0),
-    "weapon_bar": (0.5, 1.0), "crosshair": (0.5, 0.5), "ammo_counter": (1.0, 1.0),
+    "minimap": (0.0, 0.0),
+    "compass_bar": (0.5, 0.0),
+    "health": (0.0, 1.0),
+    "stamina": (0.0, 1.0),
+    "weapon_bar": (0.5, 1.0),
+    "crosshair": (0.5, 0.5),
+    "ammo_counter": (1.0, 1.0),
 }
 
 # Formation -> overrides of the default anchors (B.2: the weapon bar stays bottom-center).
@@ -78,21 +83,29 @@ class StylePreset:
 
 STYLES: dict[str, StylePreset] = {
     "adventure": StylePreset("adventure", 0.94, 1.00, 0.95, {"minimap": 1.06, "health": 1.06, "weapon_bar": 1.00}),
-    "tactical": StylePreset("tactical", 1.00, 0.96, 1.20,
-                            {"minimap": 1.02, "health": 0.92, "weapon_bar": 1.03, "crosshair": 1.14}),
+    "tactical": StylePreset(
+        "tactical", 1.00, 0.96, 1.20, {"minimap": 1.02, "health": 0.92, "weapon_bar": 1.03, "crosshair": 1.14}
+    ),
     "rpg": StylePreset("rpg", 0.92, 1.04, 1.10, {"minimap": 1.08, "health": 1.08, "weapon_bar": 1.00}),
-    "survival": StylePreset("adventure", 0.88, 0.92, 0.75,
-                            {"minimap": 0.95, "health": 0.98, "weapon_bar": 0.90, "crosshair": 0.92}),
-    "arena": StylePreset("tactical", 1.02, 1.02, 1.35,
-                         {"minimap": 0.98, "health": 0.86, "weapon_bar": 1.08, "crosshair": 1.22}),
+    "survival": StylePreset(
+        "adventure", 0.88, 0.92, 0.75, {"minimap": 0.95, "health": 0.98, "weapon_bar": 0.90, "crosshair": 0.92}
+    ),
+    "arena": StylePreset(
+        "tactical", 1.02, 1.02, 1.35, {"minimap": 0.98, "health": 0.86, "weapon_bar": 1.08, "crosshair": 1.22}
+    ),
 }
 HUD_OPACITY = 0.94  # Eq. 7: alpha_HUD = clip(0.94 * s_alpha, 0, 1)
 ROLE_SCALE_CAP = 0.92  # scaled role limits never exceed 92 % of the frame dimension
 
 # ---- Table 10: persistent spawn policy (each label on its own seed stream, max 1 each) ------
 PERSISTENT_SPAWN: dict[str, float] = {
-    "map_radar": 0.68, "player_status": 0.72, "inventory": 0.58, "navigation_compass": 0.48,
-    "crosshair": 0.64, "weapon_ammo": 0.54, "world_context": 0.36,
+    "map_radar": 0.68,
+    "player_status": 0.72,
+    "inventory": 0.58,
+    "navigation_compass": 0.48,
+    "crosshair": 0.64,
+    "weapon_ammo": 0.54,
+    "world_context": 0.36,
 }
 
 # ---- Collision resolution (B.2) -----------------------------------------------------------
@@ -106,8 +119,12 @@ DISPLACEMENT_WEIGHT = 1.0  # cost = sum(rho^2) + weight * (|dx|/W + |dy|/H) (wei
 # ---- Eq. 8 and Table 11: popup count and event categories ---------------------------------
 POPUP_COUNT_P = (0.14, 0.43, 0.28, 0.10, 0.04, 0.01)  # P(M = 0..5); E[M] = 1.5
 EVENT_POLICY: dict[str, tuple[float, int]] = {  # category -> (weight, maximum count)
-    "world_context": (0.65, 3), "objective_status": (0.45, 2), "interaction_prompt": (0.55, 2),
-    "screen_notice": (0.60, 3), "ability_status": (0.35, 2), "teammate_roster": (0.20, 2),
+    "world_context": (0.65, 3),
+    "objective_status": (0.45, 2),
+    "interaction_prompt": (0.55, 2),
+    "screen_notice": (0.60, 3),
+    "ability_status": (0.35, 2),
+    "teammate_roster": (0.20, 2),
     "match_status": (0.45, 2),
 }
 # The general profile draws every category slot as an independent Bernoulli trial. The paper
@@ -130,6 +147,7 @@ def bernoulli_expected(style: str) -> float:
     if style == "auto":
         return BERNOULLI_EXPECTED
     return BERNOULLI_EXPECTED * STYLES[style].transient_density / MEAN_TRANSIENT_DENSITY
+
 
 # ---- Table 12: event category -> asset taxonomy mixture ------------------------------------
 # world_context has no row in Table 12; its events draw world_context assets (ours).
@@ -159,19 +177,52 @@ class EventProfile:
 
 
 EVENT_PROFILES: dict[str, EventProfile] = {
-    "objective_status": EventProfile(0.340, 0.105, (2.3, 5.8), 0.35, 0.88,
-                                     ("lower-center", "upper-center", "center-right"), (0.004, 0.003), (1.6, 16.0)),
-    "interaction_prompt": EventProfile(0.185, 0.120, (1.4, 3.8), 0.22, 0.86,
-                                       ("center-right", "center-left", "near-center", "upper-center"),
-                                       (0.010, 0.006), (1.0, 10.0)),
-    "screen_notice": EventProfile(0.300, 0.130, (2.0, 4.5), 0.28, 0.91,
-                                  ("top-right stack", "top-left stack"), (0.002, 0.004), (1.4, 14.0)),
-    "ability_status": EventProfile(0.145, 0.100, (4.0, 9.5), 0.55, 0.90,
-                                   ("lower-left stack", "upper-right stack", "above weapon"), (0.002, 0.002), (0.5, 6.0)),
-    "teammate_roster": EventProfile(0.230, 0.150, (3.2, 7.0), 0.40, 0.88,
-                                    ("left-mid", "right-mid", "top-left stack"), (0.004, 0.003), (0.6, 8.0)),
-    "match_status": EventProfile(0.155, 0.090, (1.0, 2.6), 0.20, 0.88,
-                                 ("near-center", "center-right", "upper-center"), (0.006, 0.014), (0.8, 8.0)),
+    "objective_status": EventProfile(
+        0.340,
+        0.105,
+        (2.3, 5.8),
+        0.35,
+        0.88,
+        ("lower-center", "upper-center", "center-right"),
+        (0.004, 0.003),
+        (1.6, 16.0),
+    ),
+    "interaction_prompt": EventProfile(
+        0.185,
+        0.120,
+        (1.4, 3.8),
+        0.22,
+        0.86,
+        ("center-right", "center-left", "near-center", "upper-center"),
+        (0.010, 0.006),
+        (1.0, 10.0),
+    ),
+    "screen_notice": EventProfile(
+        0.300, 0.130, (2.0, 4.5), 0.28, 0.91, ("top-right stack", "top-left stack"), (0.002, 0.004), (1.4, 14.0)
+    ),
+    "ability_status": EventProfile(
+        0.145,
+        0.100,
+        (4.0, 9.5),
+        0.55,
+        0.90,
+        ("lower-left stack", "upper-right stack", "above weapon"),
+        (0.002, 0.002),
+        (0.5, 6.0),
+    ),
+    "teammate_roster": EventProfile(
+        0.230, 0.150, (3.2, 7.0), 0.40, 0.88, ("left-mid", "right-mid", "top-left stack"), (0.004, 0.003), (0.6, 8.0)
+    ),
+    "match_status": EventProfile(
+        0.155,
+        0.090,
+        (1.0, 2.6),
+        0.20,
+        0.88,
+        ("near-center", "center-right", "upper-center"),
+        (0.006, 0.014),
+        (0.8, 8.0),
+    ),
     # Not in Table 13 (ours): sized and drifting like Table 8's objective_marker, anchored mid-screen.
     "world_context": EventProfile(0.100, 0.120, (1.5, 4.5), 0.30, 0.90, ("world",), (0.012, 0.007), (0.25, 4.0)),
 }
@@ -180,19 +231,37 @@ EVENT_PROFILES: dict[str, EventProfile] = {
 # stacks also carry a growth direction (+1 down, -1 up). "near-center" adds U(+-0.10) in x and y;
 # "world" is a free position.
 EVENT_ANCHORS: dict[str, tuple[float, float]] = {
-    "lower-center": (0.5, 0.80), "upper-center": (0.5, 0.16), "center-right": (1.0, 0.45),
-    "center-left": (0.0, 0.45), "near-center": (0.5, 0.58), "left-mid": (0.0, 0.50),
-    "right-mid": (1.0, 0.50), "top-right stack": (1.0, 0.0), "top-left stack": (0.0, 0.0),
-    "lower-left stack": (0.0, 0.80), "upper-right stack": (1.0, 0.14), "above weapon": (0.5, 0.80),
+    "lower-center": (0.5, 0.80),
+    "upper-center": (0.5, 0.16),
+    "center-right": (1.0, 0.45),
+    "center-left": (0.0, 0.45),
+    "near-center": (0.5, 0.58),
+    "left-mid": (0.0, 0.50),
+    "right-mid": (1.0, 0.50),
+    "top-right stack": (1.0, 0.0),
+    "top-left stack": (0.0, 0.0),
+    "lower-left stack": (0.0, 0.80),
+    "upper-right stack": (1.0, 0.14),
+    "above weapon": (0.5, 0.80),
 }
-STACK_DIRECTION = {"top-right stack": 1, "top-left stack": 1, "upper-right stack": 1,
-                   "lower-left stack": -1, "above weapon": -1}
+STACK_DIRECTION = {
+    "top-right stack": 1,
+    "top-left stack": 1,
+    "upper-right stack": 1,
+    "lower-left stack": -1,
+    "above weapon": -1,
+}
 NEAR_CENTER_SPREAD = 0.10  # (ours)
 STACK_GAP_FRAC = 0.008  # gap between stacked popups, of the shorter side (ours)
 
 # ---- Table 14: popup animations -------------------------------------------------------------
 ANIMATION_WEIGHTS: dict[str, float] = {
-    "fade": 0.22, "instant": 0.13, "slide": 0.16, "wipe_trail": 0.18, "pop": 0.09, "border_arc": 0.22,
+    "fade": 0.22,
+    "instant": 0.13,
+    "slide": 0.16,
+    "wipe_trail": 0.18,
+    "pop": 0.09,
+    "border_arc": 0.22,
 }
 ANIMATION_TIMES_S: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {  # entrance, exit
     "fade": ((0.18, 0.58), (0.18, 0.62)),

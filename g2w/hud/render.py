@@ -47,8 +47,14 @@ from g2w.video.overlap import BackgroundWriter, prefetch
 from g2w.video.yuv import frame_i420, i420_to_rgb, passthrough_matrix
 
 MIN_FRAMES = 2
-OUTPUTS = {"clean": "clean.mp4", "hud": "hud.mp4", "mask": "mask.mkv", "annotation": "annotation.json",
-           "record": "record.json", "preview": "preview.png"}
+OUTPUTS = {
+    "clean": "clean.mp4",
+    "hud": "hud.mp4",
+    "mask": "mask.mkv",
+    "annotation": "annotation.json",
+    "record": "record.json",
+    "preview": "preview.png",
+}
 
 
 @dataclass(frozen=True)
@@ -91,9 +97,20 @@ def _i420_frames(path: str, width: int, height: int) -> Iterator[tuple[np.ndarra
         yield frame_i420(frame, width, height, matrix), matrix
 
 
-def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: str, streams: SeedStreams,
-                  profile: SynthProfile, library: AssetLibrary, encode: EncodeSettings = EncodeSettings(),
-                  device: str = "auto", neural: NeuralDescriptor | None = None, clip_uri: str | None = None) -> dict:
+def render_sample(
+    clip_path: str,
+    sample_dir: str,
+    *,
+    sample_id: str,
+    clip_id: str,
+    streams: SeedStreams,
+    profile: SynthProfile,
+    library: AssetLibrary,
+    encode: EncodeSettings = EncodeSettings(),
+    device: str = "auto",
+    neural: NeuralDescriptor | None = None,
+    clip_uri: str | None = None,
+) -> dict:
     """Render one sample into `sample_dir`; returns a summary of it. Raises VideoError for bad clips.
     `clip_uri` is what the record names as the clip when `clip_path` is a local copy of it."""
     start = time.perf_counter()
@@ -103,8 +120,9 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
         resolve_device(device)  # asked for explicitly: say so when there is none
     prof = clip_profile(clip_path, profile)
     appearance = _appearance(clip_path, prof, neural) if prof.aesthetic else None
-    record = plan_sample(streams, prof, library, sample_id=sample_id, clip_id=clip_id, appearance=appearance,
-                         neural=neural)
+    record = plan_sample(
+        streams, prof, library, sample_id=sample_id, clip_id=clip_id, appearance=appearance, neural=neural
+    )
     record["clip"] = {"path": clip_uri or os.path.abspath(clip_path), "width": prof.width, "height": prof.height}
     record["encoding"] = asdict(encode)
     record["outputs"] = OUTPUTS
@@ -125,12 +143,23 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
             compositor = YuvCompositor(matrix)
 
             def video(name: str) -> BackgroundWriter:  # tagged BT.709 when the clip is, as its planes are
-                writer = VideoWriter(os.path.join(tmp, OUTPUTS[name]), w, h, prof.fps, encode.crf, encode.preset,
-                                     encode.encoder, threads=encode.threads, bt709=matrix == "bt709")
+                writer = VideoWriter(
+                    os.path.join(tmp, OUTPUTS[name]),
+                    w,
+                    h,
+                    prof.fps,
+                    encode.crf,
+                    encode.preset,
+                    encode.encoder,
+                    threads=encode.threads,
+                    bt709=matrix == "bt709",
+                )
                 return stack.enter_context(BackgroundWriter(writer, write=writer.write_i420))
 
             clean_out, hud_out = video("clean"), video("hud")
-            mask_out = stack.enter_context(BackgroundWriter(MaskWriter(os.path.join(tmp, OUTPUTS["mask"]), w, h, prof.fps)))
+            mask_out = stack.enter_context(
+                BackgroundWriter(MaskWriter(os.path.join(tmp, OUTPUTS["mask"]), w, h, prof.fps))
+            )
             index = 0
             for clean, _ in chain([first] if first is not None else [], frames):
                 if index == n:
@@ -142,9 +171,16 @@ def render_sample(clip_path: str, sample_dir: str, *, sample_id: str, clip_id: s
                 hud_out.submit(hud)
                 mask_out.submit(mask)
                 if index == n // 2:
-                    save_png(os.path.join(tmp, OUTPUTS["preview"]),
-                             preview(i420_to_rgb(clean, matrix), i420_to_rgb(hud, matrix), mask,
-                                     annotator.frames[-1]["objects"], instances))
+                    save_png(
+                        os.path.join(tmp, OUTPUTS["preview"]),
+                        preview(
+                            i420_to_rgb(clean, matrix),
+                            i420_to_rgb(hud, matrix),
+                            mask,
+                            annotator.frames[-1]["objects"],
+                            instances,
+                        ),
+                    )
                 index += 1
             if index < n:
                 raise CorruptVideoError(f"{clip_path}: decoded {index} frames, expected {n}")

@@ -67,8 +67,9 @@ class AssetPicker:
             role = asset.role if asset.role in rules else default_role
             rule = rules[role]
             box = limits(rule.w_max, rule.h_max, rule.scale, p.width, p.height)
-            size, fallback = eligible_size(asset, rule.aspect, box, rule.scale, p.width, p.height,
-                                           p.aspect_fallback_area)
+            size, fallback = eligible_size(
+                asset, rule.aspect, box, rule.scale, p.width, p.height, p.aspect_fallback_area
+            )
             if size is not None:
                 out.append(Candidate(asset, role, size, fallback))
         return out
@@ -79,10 +80,13 @@ class AssetPicker:
             return None
         if self.scorer is None:
             return Pick(cands[int(rng.integers(len(cands)))], None)
-        scores = np.array([
-            self.scorer.score(c.asset_id, c.asset.descriptor,
-                              self.library.image(c.asset_id) if self.scorer.neural else None)
-            for c in cands
-        ])
+        scores = np.array(
+            [
+                self.scorer.score(
+                    c.asset_id, c.asset.descriptor, self.library.image(c.asset_id) if self.scorer.neural else None
+                )
+                for c in cands
+            ]
+        )
         k, diagnostics = self.scorer.choose(cands, scores, rng)
         return Pick(cands[k], diagnostics)

@@ -75,7 +75,9 @@ def _freq(counter: Counter, keys) -> dict[str, float]:
 
 
 def _pair(expected: dict, observed: dict, digits: int = 4) -> dict:
-    return {k: {"expected": round(expected[k], digits), "observed": round(observed.get(k, 0.0), digits)} for k in expected}
+    return {
+        k: {"expected": round(expected[k], digits), "observed": round(observed.get(k, 0.0), digits)} for k in expected
+    }
 
 
 class _OpacityTally:
@@ -99,7 +101,9 @@ class _OpacityTally:
     def summary(self, profile: SynthProfile) -> dict:
         names = sorted(STYLES) if profile.style == "auto" else [profile.style]
         hud = sum(make_style(s, profile.opacity).alpha_hud for s in names) / len(names)
-        factor = (sum(self.event_hud) / len(self.event_hud)) if profile.event_opacity_times_hud and self.event_hud else 1.0
+        factor = (
+            (sum(self.event_hud) / len(self.event_hud)) if profile.event_opacity_times_hud and self.event_hud else 1.0
+        )
 
         def mean(v):
             return round(sum(v) / len(v), 4) if v else None
@@ -108,13 +112,20 @@ class _OpacityTally:
             "event_opacity_times_hud": profile.event_opacity_times_hud,
             "hud_mean": {"expected": round(hud, 4), "observed": mean(self.hud)},
             "icon": {"expected": ICON_OPACITY, "observed": mean(self.icons)},
-            "event": {cat: {"expected": round(prof.opacity * factor, 4), "observed": mean(self.events[cat])}
-                      for cat, prof in EVENT_PROFILES.items()},
+            "event": {
+                cat: {"expected": round(prof.opacity * factor, 4), "observed": mean(self.events[cat])}
+                for cat, prof in EVENT_PROFILES.items()
+            },
         }
 
 
-def layout_stats(samples: int, seed: int, profile: SynthProfile | None = None,
-                 library: AssetLibrary | None = None, per_label: int = 4) -> dict:
+def layout_stats(
+    samples: int,
+    seed: int,
+    profile: SynthProfile | None = None,
+    library: AssetLibrary | None = None,
+    per_label: int = 4,
+) -> dict:
     profile = profile or SynthProfile()
     library = library or bootstrap_memory(per_label, seed)
     start = time.perf_counter()
@@ -145,30 +156,45 @@ def layout_stats(samples: int, seed: int, profile: SynthProfile | None = None,
     n = max(samples, 1)
     total_w = sum(ANIMATION_WEIGHTS.values())
     out = {
-        "samples": samples, "seed": seed, "profile": profile.popups, "style_setting": profile.style,
+        "samples": samples,
+        "seed": seed,
+        "profile": profile.popups,
+        "style_setting": profile.style,
         "library": "bootstrap in memory" if library.root is None else library.root,
-        "styles": _pair({s: 1 / len(STYLES) if profile.style == "auto" else float(s == profile.style) for s in sorted(STYLES)},
-                        _freq(styles, STYLES)),
+        "styles": _pair(
+            {s: 1 / len(STYLES) if profile.style == "auto" else float(s == profile.style) for s in sorted(STYLES)},
+            _freq(styles, STYLES),
+        ),
         "persistent_rate": _pair(PERSISTENT_SPAWN, {k: spawned[k] / n for k in PERSISTENT_SPAWN}),
         "persistent_mean": {"expected": round(sum(PERSISTENT_SPAWN.values()), 4), "observed": round(n_spawned / n, 4)},
         "suppression_rate": round(n_suppressed / max(n_placeable, 1), 4),
         "persistent_without_asset_rate": round(n_no_asset / max(n_spawned, 1), 4),
         "event_category_share": _pair(
-            expected_category_shares() if profile.popups == "five_second" else
-            {k: w * m / sum(a * b for a, b in EVENT_POLICY.values()) for k, (w, m) in EVENT_POLICY.items()},
-            _freq(categories, EVENT_POLICY)),
+            expected_category_shares()
+            if profile.popups == "five_second"
+            else {k: w * m / sum(a * b for a, b in EVENT_POLICY.values()) for k, (w, m) in EVENT_POLICY.items()},
+            _freq(categories, EVENT_POLICY),
+        ),
         "asset_taxonomy_mixture": {cat: _pair(mix, _freq(mixtures[cat], mix)) for cat, mix in ASSET_MIXTURE.items()},
-        "animation": _pair({k: w / total_w for k, w in ANIMATION_WEIGHTS.items()}, _freq(animations, ANIMATION_WEIGHTS)),
+        "animation": _pair(
+            {k: w / total_w for k, w in ANIMATION_WEIGHTS.items()}, _freq(animations, ANIMATION_WEIGHTS)
+        ),
         "events_without_asset_rate": round(n_events_skipped / max(sum(categories.values()), 1), 4),
         "opacity": opacity.summary(profile),
     }
     if profile.popups == "five_second":
-        out["popup_count"] = _pair({str(m): p for m, p in enumerate(POPUP_COUNT_P)},
-                                   {str(m): c / n for m, c in counts.items()})
-        out["popup_mean"] = {"expected": round(sum(m * p for m, p in enumerate(POPUP_COUNT_P)), 4),
-                             "observed": round(sum(m * c for m, c in counts.items()) / n, 4)}
+        out["popup_count"] = _pair(
+            {str(m): p for m, p in enumerate(POPUP_COUNT_P)}, {str(m): c / n for m, c in counts.items()}
+        )
+        out["popup_mean"] = {
+            "expected": round(sum(m * p for m, p in enumerate(POPUP_COUNT_P)), 4),
+            "observed": round(sum(m * c for m, c in counts.items()) / n, 4),
+        }
     else:  # Bernoulli: 5.50 over the automatic style mixture (B.3); a fixed style shifts it
-        out["popup_mean"] = {"paper": BERNOULLI_EXPECTED, "expected": round(bernoulli_expected(profile.style), 4),
-                             "observed": round(sum(m * c for m, c in counts.items()) / n, 4)}
+        out["popup_mean"] = {
+            "paper": BERNOULLI_EXPECTED,
+            "expected": round(bernoulli_expected(profile.style), 4),
+            "observed": round(sum(m * c for m, c in counts.items()) / n, 4),
+        }
     out["seconds"] = round(time.perf_counter() - start, 2)
     return out

@@ -85,8 +85,10 @@ def procedural_panel_layout(width: int, height: int) -> dict:
     label_w = int(width * 0.2)
     row_h = (height - 3 * pad) // 2
     x1, x2 = pad + label_w, width - pad
-    bars = [{"kind": "hp", "box": [x1, pad, x2, pad + row_h]},
-            {"kind": "stm", "box": [x1, 2 * pad + row_h, x2, 2 * pad + 2 * row_h]}]
+    bars = [
+        {"kind": "hp", "box": [x1, pad, x2, pad + row_h]},
+        {"kind": "stm", "box": [x1, 2 * pad + row_h, x2, 2 * pad + 2 * row_h]},
+    ]
     return {"pad": pad, "label_w": label_w, "row_h": row_h, "bars": bars}
 
 
@@ -96,15 +98,34 @@ def draw_procedural_panel(width: int, height: int, palette: int, values: tuple[i
     geo = procedural_panel_layout(width, height)
     img = Image.new("RGBA", (width, height), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle([0, 0, width - 1, height - 1], radius=max(2, height // 6), fill=(*backing, 170),
-                        outline=(220, 220, 220, 200), width=max(1, height // 40))
+    d.rounded_rectangle(
+        [0, 0, width - 1, height - 1],
+        radius=max(2, height // 6),
+        fill=(*backing, 170),
+        outline=(220, 220, 220, 200),
+        width=max(1, height // 40),
+    )
     text_size = max(6, int(geo["row_h"] * 0.8))
     for bar, color, name, value in zip(geo["bars"], (hp_color, stm_color), ("HP", "STM"), values):
         x1, y1, x2, y2 = bar["box"]
         d.rectangle([x1, y1, x2 - 1, y2 - 1], fill=(*color, 235))
         d.rectangle([x1, y1, x2 - 1, y2 - 1], outline=(245, 245, 245, 230), width=1)
-        d.text((geo["pad"], (y1 + y2) // 2), name, font=font(text_size, bold=True), fill=(240, 240, 240, 255),
-               anchor="lm", stroke_width=1, stroke_fill=(0, 0, 0, 200))
-        d.text((x2 - 3, (y1 + y2) // 2), f"{value}", font=font(max(6, int(text_size * 0.85)), bold=True),
-               fill=(255, 255, 255, 255), anchor="rm", stroke_width=1, stroke_fill=(0, 0, 0, 220))
+        d.text(
+            (geo["pad"], (y1 + y2) // 2),
+            name,
+            font=font(text_size, bold=True),
+            fill=(240, 240, 240, 255),
+            anchor="lm",
+            stroke_width=1,
+            stroke_fill=(0, 0, 0, 200),
+        )
+        d.text(
+            (x2 - 3, (y1 + y2) // 2),
+            f"{value}",
+            font=font(max(6, int(text_size * 0.85)), bold=True),
+            fill=(255, 255, 255, 255),
+            anchor="rm",
+            stroke_width=1,
+            stroke_fill=(0, 0, 0, 220),
+        )
     return np.asarray(img)

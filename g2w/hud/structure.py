@@ -54,16 +54,29 @@ def detect_bars(rgba: np.ndarray, kinds: tuple[str, ...] = ("hp", "stm")) -> lis
     for x, y, w, h, area in parts:
         for m in merged:
             if abs(m[1] - y) <= 1 and abs(m[3] - (y + h)) <= 1 and (x - m[2] <= 3 and m[0] - (x + w) <= 3):
-                m[0], m[1], m[2], m[3], m[4] = min(m[0], x), min(m[1], y), max(m[2], x + w), max(m[3], y + h), m[4] + area
+                m[0], m[1], m[2], m[3], m[4] = (
+                    min(m[0], x),
+                    min(m[1], y),
+                    max(m[2], x + w),
+                    max(m[3], y + h),
+                    m[4] + area,
+                )
                 break
         else:
             merged.append([x, y, x + w, y + h, area])
     bars = []
     for x1, y1, x2, y2, area in merged:
         w, h = x2 - x1, y2 - y1
-        if w >= BAR_MIN_WIDTH and h >= BAR_MIN_HEIGHT and w >= BAR_MIN_ELONGATION * h and area >= BAR_MIN_SOLIDITY * w * h:
+        if (
+            w >= BAR_MIN_WIDTH
+            and h >= BAR_MIN_HEIGHT
+            and w >= BAR_MIN_ELONGATION * h
+            and area >= BAR_MIN_SOLIDITY * w * h
+        ):
             bars.append([x1, y1, x2, y2])
-    bars = sorted(sorted(bars, key=lambda b: b[0] - b[2])[: len(kinds)], key=lambda b: (b[1], b[0]))  # widest, top first
+    bars = sorted(
+        sorted(bars, key=lambda b: b[0] - b[2])[: len(kinds)], key=lambda b: (b[1], b[0])
+    )  # widest, top first
     return [{"kind": kind, "box": box} for kind, box in zip(kinds, bars)]
 
 

@@ -37,8 +37,10 @@ def create_key(path: str, owner: str) -> dict:
         raise ValueError("owner: 1-100 letters, digits, '-', '_' or '.'")
     key, key_id = PREFIX + secrets.token_urlsafe(32), f"key_{uuid.uuid4().hex[:12]}"
     with _connect(path) as db:
-        db.execute("INSERT INTO api_keys (id, owner, sha256, created) VALUES (?, ?, ?, ?)",
-                   (key_id, owner, digest(key), time.time()))
+        db.execute(
+            "INSERT INTO api_keys (id, owner, sha256, created) VALUES (?, ?, ?, ?)",
+            (key_id, owner, digest(key), time.time()),
+        )
     return {"id": key_id, "owner": owner, "key": key}
 
 
@@ -50,8 +52,11 @@ def list_keys(path: str) -> list[dict]:
 
 def revoke_key(path: str, key_id: str) -> bool:
     with _connect(path) as db:
-        return bool(db.execute("UPDATE api_keys SET revoked = ? WHERE id = ? AND revoked IS NULL",
-                               (time.time(), key_id)).rowcount)
+        return bool(
+            db.execute(
+                "UPDATE api_keys SET revoked = ? WHERE id = ? AND revoked IS NULL", (time.time(), key_id)
+            ).rowcount
+        )
 
 
 def owner_of(path: str, key: str) -> str | None:

@@ -29,7 +29,9 @@ def fit_box(rgb: np.ndarray, width: int, height: int) -> np.ndarray:
     return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
 
 
-def contact_sheet(images: Sequence[np.ndarray], labels: Sequence[str], columns: int, thumb_width: int = 240) -> np.ndarray:
+def contact_sheet(
+    images: Sequence[np.ndarray], labels: Sequence[str], columns: int, thumb_width: int = 240
+) -> np.ndarray:
     """A grid of thumbnails in 16:9 cells (portrait frames stay narrow), each with its label in a
     strip beneath, never over pixels."""
     thumb_height = thumb_width * 9 // 16
@@ -68,11 +70,15 @@ def key_values(values: dict) -> str:
 
 def write_html(path: str | os.PathLike, title: str, sections: Sequence[tuple[str, str]]) -> None:
     """One self-contained page: a title, then (heading, HTML body) sections in order."""
-    style = ("body{font-family:sans-serif;margin:24px;background:#fafafa}table{border-collapse:collapse;"
-             "margin:8px 0}td,th{border:1px solid #ccc;padding:4px 8px;font-size:13px;vertical-align:top}"
-             "th{background:#eee}img{display:block}")
-    parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{style}</style>",
-             f"<h1>{html.escape(title)}</h1>"]
+    style = (
+        "body{font-family:sans-serif;margin:24px;background:#fafafa}table{border-collapse:collapse;"
+        "margin:8px 0}td,th{border:1px solid #ccc;padding:4px 8px;font-size:13px;vertical-align:top}"
+        "th{background:#eee}img{display:block}"
+    )
+    parts = [
+        f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{style}</style>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
     for heading, body in sections:
         parts.append(f"<h2>{html.escape(heading)}</h2>{body}")
     with open(os.fspath(path), "w") as f:

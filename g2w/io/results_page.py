@@ -17,10 +17,19 @@ from collections.abc import Sequence
 
 def _commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             check=True, cwd=os.path.dirname(os.path.abspath(__file__)))
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+        ).stdout.strip()
         return out.stdout.strip() + ("+changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -52,13 +61,16 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
     return "\n".join(lines)
 
 
-def write_results_page(path: str | os.PathLike, title: str, command: str, body: str,
-                       notes: Sequence[str] = ()) -> str:
+def write_results_page(path: str | os.PathLike, title: str, command: str, body: str, notes: Sequence[str] = ()) -> str:
     """Write `body` (Markdown) under a header naming `command`, the commit, the machine and now."""
-    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    head = [f"# {title}", "",
-            f"Written by `{command}` at commit `{_commit()}` on {machine()}, {now}.",
-            "Do not edit by hand: rerun the command.", ""]
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    head = [
+        f"# {title}",
+        "",
+        f"Written by `{command}` at commit `{_commit()}` on {machine()}, {now}.",
+        "Do not edit by hand: rerun the command.",
+        "",
+    ]
     text = "\n".join(head + [body.rstrip(), ""] + ([*(f"- {n}" for n in notes), ""] if notes else []))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.partial"

@@ -76,8 +76,11 @@ def _list_dir(path: str) -> list[str]:
     fs, inner = _fs(path)
     scheme = path.split("://", 1)[0]
     infos = fs.get_file_info(pafs.FileSelector(inner, recursive=True))
-    return [f"{scheme}://{i.path}" for i in infos
-            if i.type == pafs.FileType.File and i.path.lower().endswith(VIDEO_EXTENSIONS)]
+    return [
+        f"{scheme}://{i.path}"
+        for i in infos
+        if i.type == pafs.FileType.File and i.path.lower().endswith(VIDEO_EXTENSIONS)
+    ]
 
 
 def _glob(pattern: str) -> list[str]:
@@ -240,13 +243,19 @@ def list_files(folder: str, suffix: str = "") -> list[str]:
     kind, sorted; hidden (temporary) names are left out. A missing folder lists as empty."""
     if not is_uri(folder):
         names = os.listdir(folder) if os.path.isdir(folder) else []
-        return sorted(os.path.join(folder, n) for n in names
-                      if n.endswith(suffix) and not n.startswith(".") and os.path.isfile(os.path.join(folder, n)))
+        return sorted(
+            os.path.join(folder, n)
+            for n in names
+            if n.endswith(suffix) and not n.startswith(".") and os.path.isfile(os.path.join(folder, n))
+        )
     fs, inner = _fs(folder)
     scheme = folder.split("://", 1)[0]
     infos = fs.get_file_info(pafs.FileSelector(inner, allow_not_found=True))
-    return sorted(f"{scheme}://{i.path}" for i in infos if i.type == pafs.FileType.File
-                  and i.base_name.endswith(suffix) and not i.base_name.startswith("."))
+    return sorted(
+        f"{scheme}://{i.path}"
+        for i in infos
+        if i.type == pafs.FileType.File and i.base_name.endswith(suffix) and not i.base_name.startswith(".")
+    )
 
 
 def remove(path: str) -> None:

@@ -19,14 +19,21 @@ from g2w.io import storage
 from g2w.jobs.trajectory import is_long_run, work_rows
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows
 from g2w.runtime.ray_init import init_ray
-from g2w.video.probe import probe
 from g2w.video.errors import VideoError
+from g2w.video.probe import probe
 
 log = logging.getLogger(__name__)
 
-RESULT_SCHEMA = pa.schema([("segment_id", pa.string()), ("video", pa.string()), ("caption_path", pa.string()),
-                           ("caption_status", pa.string()), ("caption_reason", pa.string()),
-                           ("caption_message", pa.string())])
+RESULT_SCHEMA = pa.schema(
+    [
+        ("segment_id", pa.string()),
+        ("video", pa.string()),
+        ("caption_path", pa.string()),
+        ("caption_status", pa.string()),
+        ("caption_reason", pa.string()),
+        ("caption_message", pa.string()),
+    ]
+)
 
 
 def _duration(video: str) -> float:
@@ -46,21 +53,39 @@ def run_caption(inputs: list[str], output: str | None, step: CaptionSegments) ->
     if not rows:
         raise ValueError(f"no segments or videos found in {inputs}")
     storage.makedirs(storage.join(output, "captions"))
-    work = [{"segment_id": r["segment_id"], "video": r["video"], "duration_s": _duration(r["video"]),
-             "caption_path": storage.join(output, "captions", f"{r['segment_id']}.json")} for r in rows]
+    work = [
+        {
+            "segment_id": r["segment_id"],
+            "video": r["video"],
+            "duration_s": _duration(r["video"]),
+            "caption_path": storage.join(output, "captions", f"{r['segment_id']}.json"),
+        }
+        for r in rows
+    ]
     init_ray()
     videos = {r["segment_id"]: r["video"] for r in work}
     results = []
     for batch in apply_steps(dataset_from_rows(work), [step]).iter_batches(batch_format="numpy", batch_size=64):
         for i in range(len(batch["segment_id"])):
             sid = str(batch["segment_id"][i])
-            results.append({"segment_id": sid, "video": videos[sid], **{k: str(batch[k][i]) for k in (
-                "caption_path", "caption_status", "caption_reason", "caption_message")}})
+            results.append(
+                {
+                    "segment_id": sid,
+                    "video": videos[sid],
+                    **{
+                        k: str(batch[k][i])
+                        for k in ("caption_path", "caption_status", "caption_reason", "caption_message")
+                    },
+                }
+            )
     table = pa.Table.from_pylist(sorted(results, key=lambda r: r["segment_id"]), schema=RESULT_SCHEMA)
     with storage.staged_file(storage.join(output, "caption.parquet")) as local:
         pq.write_table(table, local)
-    summary = {"segments": len(results), **Counter(r["caption_status"] for r in results),
-               "reasons": dict(Counter(r["caption_reason"] for r in results if r["caption_reason"]))}
+    summary = {
+        "segments": len(results),
+        **Counter(r["caption_status"] for r in results),
+        "reasons": dict(Counter(r["caption_reason"] for r in results if r["caption_reason"])),
+    }
     storage.write_json(storage.join(output, "caption_summary.json"), summary)
     if is_long_run(output):
         from g2w.jobs.long_dataset import build_dataset

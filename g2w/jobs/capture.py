@@ -27,13 +27,27 @@ from g2w.runtime.ray_init import init_ray
 from g2w.step import Batch, Resources, Step, rows_batch
 from g2w.video import FrameReader, VideoError, read_masks
 
-MANIFEST_SCHEMA = pa.schema([
-    ("clip_id", pa.string()), ("game", pa.string()), ("demo", pa.string()), ("start_s", pa.int64()),
-    ("status", pa.string()), ("reason", pa.string()), ("message", pa.string()), ("frames", pa.int64()),
-    ("seconds", pa.float64()), ("capture_fps", pa.float64()), ("hud_coverage", pa.float64()),
-    ("mad_lossless", pa.float64()), ("mad_mp4", pa.float64()), ("case_dir", pa.string()),
-    ("clean_path", pa.string()), ("skipped", pa.bool_()), ("paired", pa.bool_()),
-])
+MANIFEST_SCHEMA = pa.schema(
+    [
+        ("clip_id", pa.string()),
+        ("game", pa.string()),
+        ("demo", pa.string()),
+        ("start_s", pa.int64()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("message", pa.string()),
+        ("frames", pa.int64()),
+        ("seconds", pa.float64()),
+        ("capture_fps", pa.float64()),
+        ("hud_coverage", pa.float64()),
+        ("mad_lossless", pa.float64()),
+        ("mad_mp4", pa.float64()),
+        ("case_dir", pa.string()),
+        ("clean_path", pa.string()),
+        ("skipped", pa.bool_()),
+        ("paired", pa.bool_()),
+    ]
+)
 REPORT_CLIPS = 4
 
 
@@ -63,11 +77,23 @@ def _write_cases(manifest: str, out_dir: str) -> int:
                 with open(os.path.join(out_dir, "cases", clip_id, "meta.json")) as m:
                     meta = json.load(m)
                 case = f"cases/{clip_id}"
-                f.write(json.dumps({
-                    "case_id": clip_id, "split": "synthetic", "video": f"{case}/hud.mp4",
-                    "reference": f"{case}/clean.mp4", "mask": f"{case}/mask.mkv",
-                    "annotation": f"{case}/annotation.json", "width": meta["width"], "height": meta["height"],
-                    "fps": meta["fps"], "frame_count": frames}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "case_id": clip_id,
+                            "split": "synthetic",
+                            "video": f"{case}/hud.mp4",
+                            "reference": f"{case}/clean.mp4",
+                            "mask": f"{case}/mask.mkv",
+                            "annotation": f"{case}/annotation.json",
+                            "width": meta["width"],
+                            "height": meta["height"],
+                            "fps": meta["fps"],
+                            "frame_count": frames,
+                        }
+                    )
+                    + "\n"
+                )
                 n += 1
     os.replace(os.path.join(out_dir, "cases.jsonl.partial"), os.path.join(out_dir, "cases.jsonl"))
     return n
@@ -81,7 +107,9 @@ def _per_game(rows: list[dict]) -> dict:
         pairs = [r for r in ok if r["paired"]]
         fresh = [r for r in mine if not r["skipped"] and r["capture_fps"] > 0]
         out[game] = {
-            "clips": len(mine), "ok": len(ok), "pairs": len(pairs),
+            "clips": len(mine),
+            "ok": len(ok),
+            "pairs": len(pairs),
             "rejected": dict(Counter(r["reason"] for r in mine if r["status"] == "rejected")),
             "errors": dict(Counter(r["reason"] for r in mine if r["status"] == "error")),
             "capture_fps_mean": round(float(np.mean([r["capture_fps"] for r in fresh])), 2) if fresh else None,
@@ -112,27 +140,76 @@ def _report(out_dir: str, rows: list[dict], summary: dict) -> str:
         save_png(os.path.join(out_dir, "contact_sheet.png"), contact_sheet(images, labels, 3, thumb_width=360))
         body = '<img src="contact_sheet.png" style="max-width:100%">'
     path = os.path.join(out_dir, "report.html")
-    write_html(path, "g2w capture", [
-        ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
-        ("Per game", table([{"game": g, **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in s.items()}}
-                            for g, s in summary["games"].items()],
-                           ["game", "clips", "ok", "pairs", "rejected", "errors", "capture_fps_mean", "hud_coverage_mean",
-                            "mad_lossless_max", "mad_mp4_mean"])),
-        ("Middle frame: HUD run, clean run, mask", body or "<p>no finished clips</p>"),
-        ("Clips (manifest.parquet)", table(rows, ["clip_id", "status", "reason", "frames", "capture_fps",
-                                                  "hud_coverage", "mad_lossless", "mad_mp4", "seconds", "skipped"])),
-    ])
+    write_html(
+        path,
+        "g2w capture",
+        [
+            ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
+            (
+                "Per game",
+                table(
+                    [
+                        {"game": g, **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in s.items()}}
+                        for g, s in summary["games"].items()
+                    ],
+                    [
+                        "game",
+                        "clips",
+                        "ok",
+                        "pairs",
+                        "rejected",
+                        "errors",
+                        "capture_fps_mean",
+                        "hud_coverage_mean",
+                        "mad_lossless_max",
+                        "mad_mp4_mean",
+                    ],
+                ),
+            ),
+            ("Middle frame: HUD run, clean run, mask", body or "<p>no finished clips</p>"),
+            (
+                "Clips (manifest.parquet)",
+                table(
+                    rows,
+                    [
+                        "clip_id",
+                        "status",
+                        "reason",
+                        "frames",
+                        "capture_fps",
+                        "hud_coverage",
+                        "mad_lossless",
+                        "mad_mp4",
+                        "seconds",
+                        "skipped",
+                    ],
+                ),
+            ),
+        ],
+    )
     return path
 
 
-def run_capture(games: list[str], output: str, clips: int, seed: int, duration_s: float = 5.0,
-                width: int = 1280, height: int = 720, fps: int = 30, timeout_s: float = 300.0) -> dict:
+def run_capture(
+    games: list[str],
+    output: str,
+    clips: int,
+    seed: int,
+    duration_s: float = 5.0,
+    width: int = 1280,
+    height: int = 720,
+    fps: int = 30,
+    timeout_s: float = 300.0,
+) -> dict:
     """Capture `clips` clips of each game in `games` (names from `g2w.capture.GAMES`); returns the summary."""
     start = time.perf_counter()
     output = os.path.abspath(output)
     frames = round(duration_s * fps)
-    specs = [s for g in games for s in plan_clips(get_game(g), clips, seed, duration_s, frames=frames,
-                                                   width=width, height=height, fps=fps)]
+    specs = [
+        s
+        for g in games
+        for s in plan_clips(get_game(g), clips, seed, duration_s, frames=frames, width=width, height=height, fps=fps)
+    ]
     os.makedirs(output, exist_ok=True)
     print(f"capture: {len(specs)} clips of {', '.join(games)} -> {output}", flush=True)
     init_ray()
@@ -145,18 +222,29 @@ def run_capture(games: list[str], output: str, clips: int, seed: int, duration_s
         print(f"  [{n}/{len(rows)}] {row['clip_id']}: {row['status']} {row['reason']}{tag}", flush=True)
     statuses = Counter(r["status"] for r in rows)
     summary = {
-        "games": _per_game(rows), "clips": len(rows), "ok": statuses.get("ok", 0),
-        "rejected": statuses.get("rejected", 0), "error": statuses.get("error", 0),
-        "cases": _write_cases(manifest, output), "clean_clips": len(os.listdir(os.path.join(output, "clean")))
-        if os.path.isdir(os.path.join(output, "clean")) else 0,
-        "bytes": _dir_bytes(output), "seconds": round(time.perf_counter() - start, 2),
-        "duration_s": duration_s, "size": f"{width}x{height}", "fps": fps, "seed": seed,
+        "games": _per_game(rows),
+        "clips": len(rows),
+        "ok": statuses.get("ok", 0),
+        "rejected": statuses.get("rejected", 0),
+        "error": statuses.get("error", 0),
+        "cases": _write_cases(manifest, output),
+        "clean_clips": len(os.listdir(os.path.join(output, "clean")))
+        if os.path.isdir(os.path.join(output, "clean"))
+        else 0,
+        "bytes": _dir_bytes(output),
+        "seconds": round(time.perf_counter() - start, 2),
+        "duration_s": duration_s,
+        "size": f"{width}x{height}",
+        "fps": fps,
+        "seed": seed,
     }
     with open(os.path.join(output, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     report = _report(output, rows, summary)
-    print(f"corpus:  {output} ({summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s)\nreport:  {report}",
-          flush=True)
+    print(
+        f"corpus:  {output} ({summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s)\nreport:  {report}",
+        flush=True,
+    )
     return summary
 
 

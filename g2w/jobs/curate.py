@@ -29,24 +29,24 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from g2w.curate.analyze import AnalyzeWindows
+from g2w.curate.bucketed_table import write_sharded
 from g2w.curate.config import CurateConfig
 from g2w.curate.embed import EmbedCentralFrames
-from g2w.curate.summary_page import write_report
 from g2w.curate.rows import MANIFEST_SCHEMA, source_error_row
 from g2w.curate.select import Kmeans, local_kmeans, select_table
-from g2w.curate.bucketed_table import write_sharded
-from g2w.curate.work_shards import WriteShards, compact, read_shards
 from g2w.curate.standardize import StandardizeClips
+from g2w.curate.summary_page import write_report
 from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.curate.windows import plan_windows, segments
+from g2w.curate.work_shards import WriteShards, compact, read_shards
+from g2w.io import storage
+from g2w.io.storage import expand_inputs
 from g2w.models.clip_embedder import ClipSpec
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.tasks import call_remote, largest_node_cpus
 from g2w.video.sources import SOURCES_SCHEMA, ProbeSources
-from g2w.io import storage
-from g2w.io.storage import expand_inputs
 
 
 class NothingToDo(ValueError):
@@ -98,8 +98,11 @@ class _Run:
 
 def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig()) -> dict:
     screen, fallback = resolve_ui_screen(cfg.ui_detector)  # once, here: every worker runs the same one
-    run = _Run(storage.absolute(output), replace(cfg, ui_detector=screen),
-               ui_screen={"requested": cfg.ui_detector, "used": screen, "fallback_reason": fallback})
+    run = _Run(
+        storage.absolute(output),
+        replace(cfg, ui_detector=screen),
+        ui_screen={"requested": cfg.ui_detector, "used": screen, "fallback_reason": fallback},
+    )
     if fallback:
         print(f"UI screen: {fallback}; using static-edges", flush=True)
     storage.makedirs(run.shard_dir)
@@ -142,8 +145,12 @@ def pending_segments(sources: list[dict], expected: dict[str, int], done: pa.Tab
     """Analysis work still to do: one row per segment (the source's row plus `first_window` and
     `end_window`) whose windows are not all in the work shards (`done`: their source_id and
     window_index columns)."""
-    have = Counter(zip(pc.cast(done.column("source_id"), pa.string()).to_pylist(),
-                       (np.asarray(done.column("window_index").to_numpy(zero_copy_only=False)) // max(per_segment, 1)).tolist()))
+    have = Counter(
+        zip(
+            pc.cast(done.column("source_id"), pa.string()).to_pylist(),
+            (np.asarray(done.column("window_index").to_numpy(zero_copy_only=False)) // max(per_segment, 1)).tolist(),
+        )
+    )
     rows = []
     for s in sources:
         if s["status"] != "ok":
@@ -162,10 +169,12 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
     done = read_shards(run.shard_dir, columns=["clip_id", "source_id", "window_index"])
     pending = pending_segments(sources, expected, done, cfg.segment_windows)
     touched = len({p["source_id"] for p in pending})
-    print(f"[2/4] analysing and embedding {len(pending)} segments of {touched} sources "
-          f"({len(expected) - touched} already done), "
-          f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}",
-          flush=True)
+    print(
+        f"[2/4] analysing and embedding {len(pending)} segments of {touched} sources "
+        f"({len(expected) - touched} already done), "
+        f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}",
+        flush=True,
+    )
     if pending:
         steps = [
             AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
@@ -195,8 +204,10 @@ def standardize_stage(run: _Run, manifest: pa.Table) -> pa.Table:
     with their clip paths, a failure turning the row into an error with its reason."""
     cfg = run.cfg
     kept = np.flatnonzero(manifest.column("status").to_numpy(zero_copy_only=False) == "kept")
-    print(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps",
-          flush=True)
+    print(
+        f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps",
+        flush=True,
+    )
     manifest = _standardize(manifest, kept, run.clip_dir, cfg)
     run.lap("standardize")
     return manifest
@@ -209,18 +220,23 @@ def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_
     manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
     manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
     shards = write_sharded(manifest, storage.join(run.output, "manifest.parquet"))
-    print(f"  manifest shards: {shards['written']} written, {shards['unchanged']} unchanged, "
-          f"{shards['removed']} removed", flush=True)
+    print(
+        f"  manifest shards: {shards['written']} written, {shards['unchanged']} unchanged, {shards['removed']} removed",
+        flush=True,
+    )
     status = manifest.column("status").to_numpy(zero_copy_only=False)
     _remove_stale_clips(run.clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
     summary = _summary(sources, manifest, k, run, analysed_sources)
     storage.write_json(storage.join(run.output, "summary.json"), summary)
     with storage.staged_dir(run.output) as local:
         write_report(local, manifest, summary, run.cfg, clip_root=run.output)
-    print(f"manifest: {run.output}/manifest.parquet\n"
-          f"clips:    {run.clip_dir} ({summary['counts']['kept']})\n"
-          f"summary:  {run.output}/summary.json\n"
-          f"report:   {run.output}/report.html", flush=True)
+    print(
+        f"manifest: {run.output}/manifest.parquet\n"
+        f"clips:    {run.clip_dir} ({summary['counts']['kept']})\n"
+        f"summary:  {run.output}/summary.json\n"
+        f"report:   {run.output}/report.html",
+        flush=True,
+    )
     return summary
 
 
@@ -233,19 +249,31 @@ def _embedder_record(cfg: CurateConfig, device: str) -> dict:
     """The embedder actually used, for the summary and the report."""
     if not cfg.uses_clip:
         return {
-            "embedder": "appearance", "model": "appearance descriptor (luma structure, HSV histogram, Lab layout)",
-            "pretrained": None, "device": "cpu", "randomly_initialized": False,
-            "dedup_threshold": cfg.appearance_dedup_threshold, "clusters": "appearance clusters",
+            "embedder": "appearance",
+            "model": "appearance descriptor (luma structure, HSV histogram, Lab layout)",
+            "pretrained": None,
+            "device": "cpu",
+            "randomly_initialized": False,
+            "dedup_threshold": cfg.appearance_dedup_threshold,
+            "clusters": "appearance clusters",
             "warning": "no CLIP weights (--clip-pretrained): near-duplicates and clusters use a deterministic "
-                       "appearance descriptor; clusters group look-alike frames, not semantic content",
+            "appearance descriptor; clusters group look-alike frames, not semantic content",
         }
     random_model = not cfg.clip_pretrained
     return {
-        "embedder": "clip", "model": cfg.clip_model, "pretrained": cfg.clip_pretrained, "device": device,
-        "randomly_initialized": random_model, "dedup_threshold": cfg.dedup_threshold,
+        "embedder": "clip",
+        "model": cfg.clip_model,
+        "pretrained": cfg.clip_pretrained,
+        "device": device,
+        "randomly_initialized": random_model,
+        "dedup_threshold": cfg.dedup_threshold,
         "clusters": "CLIP clusters",
-        "warning": ("embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
-                    "and near-duplicate decisions are not semantically meaningful") if random_model else "",
+        "warning": (
+            "embeddings come from a RANDOMLY INITIALIZED CLIP model (no --clip-pretrained): clusters "
+            "and near-duplicate decisions are not semantically meaningful"
+        )
+        if random_model
+        else "",
     }
 
 
@@ -267,9 +295,14 @@ def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: Curat
     ds = apply_steps(dataset_from_rows(manifest.select(fields).take(pa.array(kept)).to_pylist()), [step])
     results = {}
     for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
-        for cid, path, status, error in zip(batch["clip_id"], batch["clip_path"], batch["std_status"], batch["std_error"]):
+        for cid, path, status, error in zip(
+            batch["clip_id"], batch["clip_path"], batch["std_status"], batch["std_error"]
+        ):
             results[str(cid)] = (str(path), str(status), str(error))
-    columns = {c: manifest.column(c).to_numpy(zero_copy_only=False).astype(object) for c in ("status", "reason", "error", "clip_path")}
+    columns = {
+        c: manifest.column(c).to_numpy(zero_copy_only=False).astype(object)
+        for c in ("status", "reason", "error", "clip_path")
+    }
     for i, cid in zip(kept, manifest.column("clip_id").take(pa.array(kept)).to_pylist()):
         path, status, error = results.get(cid, ("", "error", "standardization did not run"))
         if status == "ok":
@@ -307,10 +340,18 @@ def _summary(sources, manifest: pa.Table, k, run: _Run, analysed_sources) -> dic
     timings = run.timings
     analyse_s = timings.get("analyse_embed") or 1e-9
     return {
-        "sources": {"total": len(sources), **Counter(s["status"] for s in sources),
-                    "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok"))},
-        "counts": {"windows": windows.num_rows, "kept": counts.get("kept", 0), "rejected": counts.get("rejected", 0),
-                   "error": counts.get("error", 0), "sampled": int(pc.sum(windows.column("sampled")).as_py() or 0)},
+        "sources": {
+            "total": len(sources),
+            **Counter(s["status"] for s in sources),
+            "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok")),
+        },
+        "counts": {
+            "windows": windows.num_rows,
+            "kept": counts.get("kept", 0),
+            "rejected": counts.get("rejected", 0),
+            "error": counts.get("error", 0),
+            "sampled": int(pc.sum(windows.column("sampled")).as_py() or 0),
+        },
         "rejected_by_reason": _counts(rejected.combine_chunks()),
         "errors_by_reason": _counts(errors.combine_chunks()),
         "checks_failed": _counts(pc.list_flatten(windows.column("checks_failed").combine_chunks())),

@@ -30,8 +30,16 @@ from g2w.curate.select import embedding_matrix
 from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.io import storage
 from g2w.io.storage import expand_inputs
-from g2w.jobs.curate import NothingToDo, _device, _Run, _remove_stale_clips, analyse_stage, probe_stage, select_stage, \
-    windows_expected
+from g2w.jobs.curate import (
+    NothingToDo,
+    _device,
+    _remove_stale_clips,
+    _Run,
+    analyse_stage,
+    probe_stage,
+    select_stage,
+    windows_expected,
+)
 from g2w.jobs.long_page import write_segments_report
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows
 from g2w.runtime.ray_init import init_ray
@@ -39,11 +47,15 @@ from g2w.runtime.ray_init import init_ray
 log = logging.getLogger(__name__)
 
 
-def run_curate_long(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(),
-                    seg: SegmentConfig = SegmentConfig()) -> dict:
+def run_curate_long(
+    inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(), seg: SegmentConfig = SegmentConfig()
+) -> dict:
     screen, fallback = resolve_ui_screen(cfg.ui_detector)
-    run = _Run(storage.absolute(output), replace(cfg, ui_detector=screen),
-               ui_screen={"requested": cfg.ui_detector, "used": screen, "fallback_reason": fallback})
+    run = _Run(
+        storage.absolute(output),
+        replace(cfg, ui_detector=screen),
+        ui_screen={"requested": cfg.ui_detector, "used": screen, "fallback_reason": fallback},
+    )
     storage.makedirs(run.shard_dir)
     storage.makedirs(run.clip_dir)
     paths = expand_inputs(inputs)
@@ -70,8 +82,9 @@ def segment_stage(run: _Run, manifest: pa.Table, seg: SegmentConfig) -> pa.Table
     """Stage 4: the window decisions turned into segments (columnar, on the driver)."""
     log.info("[4/6] segments of %.0f-%.0f s from %d windows", seg.min_s, seg.max_s, manifest.num_rows)
     embeddings, _ = embedding_matrix(manifest.select(["embedding"]))
-    segments = plan_segments(manifest, np.asarray(embeddings, np.float32), seg,
-                             "clip" if run.cfg.uses_clip else "appearance")
+    segments = plan_segments(
+        manifest, np.asarray(embeddings, np.float32), seg, "clip" if run.cfg.uses_clip else "appearance"
+    )
     run.lap("segment")
     return segments
 
@@ -88,10 +101,14 @@ def standardize_segments(run: _Run, segments: pa.Table) -> pa.Table:
         ds = apply_steps(dataset_from_rows(segments.select(fields).take(pa.array(kept)).to_pylist()), [step])
         results = {}
         for batch in ds.iter_batches(batch_format="numpy", batch_size=64):
-            for sid, path, st, err in zip(batch["segment_id"], batch["clip_path"], batch["std_status"], batch["std_error"]):
+            for sid, path, st, err in zip(
+                batch["segment_id"], batch["clip_path"], batch["std_status"], batch["std_error"]
+            ):
                 results[str(sid)] = (str(path), str(st), str(err))
-        columns = {c: segments.column(c).to_numpy(zero_copy_only=False).astype(object)
-                   for c in ("status", "reason", "error", "clip_path")}
+        columns = {
+            c: segments.column(c).to_numpy(zero_copy_only=False).astype(object)
+            for c in ("status", "reason", "error", "clip_path")
+        }
         for i, sid in zip(kept, segments.column("segment_id").take(pa.array(kept)).to_pylist()):
             path, st, err = results.get(sid, ("", "error", "standardization did not run"))
             if st == "ok":
@@ -115,18 +132,28 @@ def _sourceless_rows(sources: list[dict], segments: pa.Table) -> pa.Table:
         if s["status"] != "ok":
             rows.append(source_summary_row(s["source_id"], s["path"], 0.0, "unreadable", s["error"] or s["reason"]))
         else:
-            rows.append(source_summary_row(s["source_id"], s["path"], float(s["duration_s"]), "no_usable_footage",
-                                           f"{s['path']}: no stretch of usable windows (see windows.parquet)"))
+            rows.append(
+                source_summary_row(
+                    s["source_id"],
+                    s["path"],
+                    float(s["duration_s"]),
+                    "no_usable_footage",
+                    f"{s['path']}: no stretch of usable windows (see windows.parquet)",
+                )
+            )
     return pa.Table.from_pylist(rows, schema=SEGMENT_SCHEMA)
 
 
-def write_long_outputs(run: _Run, sources, windows: pa.Table, segments: pa.Table, seg: SegmentConfig,
-                       analysed: int) -> dict:
+def write_long_outputs(
+    run: _Run, sources, windows: pa.Table, segments: pa.Table, seg: SegmentConfig, analysed: int
+) -> dict:
     """Stage 6: the segment manifest, the window decisions, summary.json and report.html."""
     write_sharded(segments, storage.join(run.output, "manifest.parquet"), sort_keys=("source", "start_s"))
     write_sharded(windows.drop_columns(["embedding"]), storage.join(run.output, "windows.parquet"))
     status = segments.column("status").to_numpy(zero_copy_only=False)
-    _remove_stale_clips(run.clip_dir, set(segments.column("segment_id").to_numpy(zero_copy_only=False)[status == "kept"]))
+    _remove_stale_clips(
+        run.clip_dir, set(segments.column("segment_id").to_numpy(zero_copy_only=False)[status == "kept"])
+    )
     durations = segments.column("duration_s").to_numpy(zero_copy_only=False)
     kept = status == "kept"
     frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
@@ -134,19 +161,32 @@ def write_long_outputs(run: _Run, sources, windows: pa.Table, segments: pa.Table
     summary = {
         "mode": "long",
         "sources": {"total": len(sources), **Counter(s["status"] for s in sources)},
-        "segments": {"kept": int(kept.sum()), "rejected": int((status == "rejected").sum()),
-                     "error": int((status == "error").sum()),
-                     "kept_hours": round(float(durations[kept].sum()) / 3600, 4),
-                     "hud_marked": int(pc.sum(pc.and_(pc.equal(segments.column("hud_status"), "none"),
-                                                      pc.equal(segments.column("status"), "kept"))).as_py() or 0)},
-        "rejected_by_reason": dict(Counter(segments.filter(pc.not_equal(segments.column("status"), "kept"))
-                                           .column("reason").to_pylist())),
+        "segments": {
+            "kept": int(kept.sum()),
+            "rejected": int((status == "rejected").sum()),
+            "error": int((status == "error").sum()),
+            "kept_hours": round(float(durations[kept].sum()) / 3600, 4),
+            "hud_marked": int(
+                pc.sum(
+                    pc.and_(
+                        pc.equal(segments.column("hud_status"), "none"), pc.equal(segments.column("status"), "kept")
+                    )
+                ).as_py()
+                or 0
+            ),
+        },
+        "rejected_by_reason": dict(
+            Counter(segments.filter(pc.not_equal(segments.column("status"), "kept")).column("reason").to_pylist())
+        ),
         "length_s": _length_stats(durations[kept]),
         "timings_s": run.timings,
-        "throughput": {"sources_analysed": analysed,
-                       "source_frames_per_s": round(frames / analyse_s, 1) if analysed else None},
+        "throughput": {
+            "sources_analysed": analysed,
+            "source_frames_per_s": round(frames / analyse_s, 1) if analysed else None,
+        },
         "cluster": {"CPU": run.cluster.get("CPU", 0), "GPU": run.cluster.get("GPU", 0)},
-        "config": asdict(run.cfg), "segments_config": asdict(seg),
+        "config": asdict(run.cfg),
+        "segments_config": asdict(seg),
     }
     storage.write_json(storage.join(run.output, "summary.json"), summary)
     with storage.staged_dir(run.output) as local:
@@ -159,5 +199,8 @@ def _length_stats(durations: np.ndarray) -> dict:
     if not len(durations):
         return {"count": 0}
     q = np.percentile(durations, [0, 25, 50, 75, 100])
-    return {"count": int(len(durations)), "mean": round(float(durations.mean()), 2),
-            **{k: round(float(v), 2) for k, v in zip(("min", "p25", "median", "p75", "max"), q)}}
+    return {
+        "count": int(len(durations)),
+        "mean": round(float(durations.mean()), 2),
+        **{k: round(float(v), 2) for k, v in zip(("min", "p25", "median", "p75", "max"), q)},
+    }

@@ -86,36 +86,52 @@ def _stage(name: str, timings: dict, start: float) -> float:
     return now
 
 
-def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration_s: float = 20.0,
-             samples: int = 4, clip_pretrained: str | None = None, clip_model: str = "ViT-B-16",
-             real_clips: str | None = None, gamecleaner: bool = True) -> dict:
+def run_demo(
+    out_dir: str | os.PathLike,
+    count: int = 6,
+    seed: int = 0,
+    duration_s: float = 20.0,
+    samples: int = 4,
+    clip_pretrained: str | None = None,
+    clip_model: str = "ViT-B-16",
+    real_clips: str | None = None,
+    gamecleaner: bool = True,
+) -> dict:
     from g2w.hud.bootstrap import bootstrap_library
     from g2w.jobs.curate import run_curate
     from g2w.jobs.detect import run_detect
-    from g2w.jobs.options import DetectOptions
-    from g2w.jobs.gamecleaner_demo import run_gamecleaner_demo
     from g2w.jobs.evaluate import run_evaluate
+    from g2w.jobs.gamecleaner_demo import run_gamecleaner_demo
+    from g2w.jobs.options import DetectOptions
     from g2w.jobs.remove import run_remove
     from g2w.jobs.synthesize import run_synthesize
 
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    paths = {k: os.path.join(out_dir, k)
-             for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval", "detect")}
+    paths = {
+        k: os.path.join(out_dir, k)
+        for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval", "detect")
+    }
     timings: dict = {}
     t = time.perf_counter()
 
     print(f"== 1/6 sample videos: {count} x {duration_s:g} s -> {paths['raw']}", flush=True)
-    videos = generate_samples(paths["raw"], count, seed, duration_s,
-                              progress=lambda i, n, p: print(f"  {i}/{n} {p}", flush=True))
+    videos = generate_samples(
+        paths["raw"], count, seed, duration_s, progress=lambda i, n, p: print(f"  {i}/{n} {p}", flush=True)
+    )
     t = _stage("samples", timings, t)
 
     print(f"== 2/6 curation -> {paths['curated']}", flush=True)
     config = CurateConfig(seed=seed, clip_model=clip_model, clip_pretrained=clip_pretrained)
     curated = run_curate([paths["raw"]], paths["curated"], config)
     t = _stage("curate", timings, t)
-    summary = {"seed": seed, "timings_s": timings, "curate": curated["counts"],
-               "curate_embedding": curated["embedding_model"], "evaluate": {}}
+    summary = {
+        "seed": seed,
+        "timings_s": timings,
+        "curate": curated["counts"],
+        "curate_embedding": curated["embedding_model"],
+        "evaluate": {},
+    }
     if not curated["counts"]["kept"]:
         print("no clip was kept, so there is nothing to synthesize from; stopping after curation", flush=True)
         return _finish(out_dir, videos, summary)
@@ -131,8 +147,11 @@ def run_demo(out_dir: str | os.PathLike, count: int = 6, seed: int = 0, duration
         summary["synthesize_real"] = real
     t = _stage("synthesize", timings, t)
 
-    print(f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
-          "scored by the reference judge", flush=True)
+    print(
+        f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
+        "scored by the reference judge",
+        flush=True,
+    )
     detected = run_detect(DetectOptions([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"]))
     scores = {}
     for method in METHODS:
@@ -175,34 +194,82 @@ def _report(out_dir: str, videos: list[str], summary: dict) -> str:
         {"stage": "curation", "report": "curated/report.html", "outputs": "curated/manifest.parquet, curated/clips/"},
         {"stage": "HUD assets", "report": "assets/report.html", "outputs": "assets/assets.parquet, assets/images/"},
         {"stage": "synthesis", "report": "synth/report.html", "outputs": "synth/manifest.parquet, synth/samples/"},
-        {"stage": "synthesis on real clips", "report": "synth_real/report.html",
-         "outputs": "synth_real/manifest.parquet, synth_real/samples/"},
-        {"stage": "segmenter detection", "report": "detect/report.html",
-         "outputs": "detect/videos/*/mask.mkv, annotation.json, preview.png"},
-        *[{"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
-          for m in METHODS],
-        {"stage": "GameCleaner training (random-initialised, tiny)", "report": "gamecleaner/run/report.html",
-         "outputs": "gamecleaner/run/weights.safetensors"},
-        {"stage": "evaluation: gamecleaner", "report": "gamecleaner/eval/report.html",
-         "outputs": "gamecleaner/eval/metrics.json"},
+        {
+            "stage": "synthesis on real clips",
+            "report": "synth_real/report.html",
+            "outputs": "synth_real/manifest.parquet, synth_real/samples/",
+        },
+        {
+            "stage": "segmenter detection",
+            "report": "detect/report.html",
+            "outputs": "detect/videos/*/mask.mkv, annotation.json, preview.png",
+        },
+        *[
+            {"stage": f"evaluation: {m}", "report": f"eval/{m}/report.html", "outputs": f"eval/{m}/metrics.json"}
+            for m in METHODS
+        ],
+        {
+            "stage": "GameCleaner training (random-initialised, tiny)",
+            "report": "gamecleaner/run/report.html",
+            "outputs": "gamecleaner/run/weights.safetensors",
+        },
+        {
+            "stage": "evaluation: gamecleaner",
+            "report": "gamecleaner/eval/report.html",
+            "outputs": "gamecleaner/eval/metrics.json",
+        },
     ]
-    links = "".join(f"<li><a href='{s['report']}'>{s['stage']}</a> — {s['outputs']}</li>" for s in stages
-                    if os.path.exists(os.path.join(out_dir, s["report"])))
-    metrics = [{"method": method, "split": split, **scores}
-               for method, result in summary["evaluate"].items() for split, scores in result["scores"].items()]
-    warnings = [w for w in (summary["curate_embedding"].get("warning", ""),
-                            summary.get("gamecleaner", {}).get("warning", "")) if w]
+    links = "".join(
+        f"<li><a href='{s['report']}'>{s['stage']}</a> — {s['outputs']}</li>"
+        for s in stages
+        if os.path.exists(os.path.join(out_dir, s["report"]))
+    )
+    metrics = [
+        {"method": method, "split": split, **scores}
+        for method, result in summary["evaluate"].items()
+        for split, scores in result["scores"].items()
+    ]
+    warnings = [
+        w
+        for w in (summary["curate_embedding"].get("warning", ""), summary.get("gamecleaner", {}).get("warning", ""))
+        if w
+    ]
     before_after = _before_after(out_dir, [m for m in METHODS if m in summary["evaluate"]])
     page = os.path.join(out_dir, "report.html")
-    write_html(page, "g2w demo run", [
-        *([("Warnings", "<ul>" + "".join(f"<li style='color:#b00;font-weight:bold'>{w}</li>" for w in warnings)
-             + "</ul>")] if warnings else []),
-        *([("Before and after: one synthesized pair, every removal method",
-            f"<img src='{before_after}' style='max-width:100%'>")] if before_after else []),
-        ("Stages", f"<ul>{links}</ul>"),
-        ("Timings (s)", key_values(summary["timings_s"])),
-        ("Curation counts", key_values(summary["curate"])),
-        ("Baselines and propagate (mask-free), reference judge", table(metrics, list(metrics[0]) if metrics else [])),
-        ("Raw footage, labelled by ground-truth block", f"<img src='{sheet}' style='max-width:100%'>"),
-    ])
+    write_html(
+        page,
+        "g2w demo run",
+        [
+            *(
+                [
+                    (
+                        "Warnings",
+                        "<ul>"
+                        + "".join(f"<li style='color:#b00;font-weight:bold'>{w}</li>" for w in warnings)
+                        + "</ul>",
+                    )
+                ]
+                if warnings
+                else []
+            ),
+            *(
+                [
+                    (
+                        "Before and after: one synthesized pair, every removal method",
+                        f"<img src='{before_after}' style='max-width:100%'>",
+                    )
+                ]
+                if before_after
+                else []
+            ),
+            ("Stages", f"<ul>{links}</ul>"),
+            ("Timings (s)", key_values(summary["timings_s"])),
+            ("Curation counts", key_values(summary["curate"])),
+            (
+                "Baselines and propagate (mask-free), reference judge",
+                table(metrics, list(metrics[0]) if metrics else []),
+            ),
+            ("Raw footage, labelled by ground-truth block", f"<img src='{sheet}' style='max-width:100%'>"),
+        ],
+    )
     return page

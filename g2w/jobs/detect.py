@@ -30,11 +30,21 @@ from g2w.jobs.options import DetectOptions
 from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video import VideoError
 
-MANIFEST_SCHEMA = pa.schema([
-    ("video_id", pa.string()), ("video", pa.string()), ("status", pa.string()), ("reason", pa.string()),
-    ("message", pa.string()), ("frames", pa.int64()), ("instances", pa.int64()), ("ui_fraction", pa.float64()),
-    ("seconds", pa.float64()), ("skipped", pa.bool_()), ("out_dir", pa.string()),
-])
+MANIFEST_SCHEMA = pa.schema(
+    [
+        ("video_id", pa.string()),
+        ("video", pa.string()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("message", pa.string()),
+        ("frames", pa.int64()),
+        ("instances", pa.int64()),
+        ("ui_fraction", pa.float64()),
+        ("seconds", pa.float64()),
+        ("skipped", pa.bool_()),
+        ("out_dir", pa.string()),
+    ]
+)
 OUTPUTS = ("mask.mkv", "annotation.json", "preview.png")
 
 
@@ -85,8 +95,11 @@ def detect_video(segmenter, video: str, out_dir: str, progress=None) -> dict:
     save_png(os.path.join(tmp, "preview.png"), overlay(frame, preview_mask, boxes))
     shutil.rmtree(out_dir, ignore_errors=True)
     os.replace(tmp, out_dir)
-    return {"frames": frames, "instances": len(annotation["instances"]),
-            "ui_fraction": round(ui_pixels / (frames * info.width * info.height), 5)}
+    return {
+        "frames": frames,
+        "instances": len(annotation["instances"]),
+        "ui_fraction": round(ui_pixels / (frames * info.width * info.height), 5),
+    }
 
 
 @functools.lru_cache(maxsize=2)
@@ -111,8 +124,19 @@ def detect_one(segmenter, video: str, output: str) -> dict:
     """One manifest row; bad input becomes an error row, never an exception."""
     vid = video_id(video)
     out_dir = os.path.join(output, "videos", vid)
-    row = {"video_id": vid, "video": os.path.abspath(video), "status": "ok", "reason": "", "message": "",
-           "frames": 0, "instances": 0, "ui_fraction": 0.0, "seconds": 0.0, "skipped": False, "out_dir": out_dir}
+    row = {
+        "video_id": vid,
+        "video": os.path.abspath(video),
+        "status": "ok",
+        "reason": "",
+        "message": "",
+        "frames": 0,
+        "instances": 0,
+        "ui_fraction": 0.0,
+        "seconds": 0.0,
+        "skipped": False,
+        "out_dir": out_dir,
+    }
     if all(os.path.exists(os.path.join(out_dir, name)) for name in OUTPUTS):
         return {**row, "skipped": True}
     with item_errors(row, "detect_failed", {VideoError: "source_"}):
@@ -137,8 +161,9 @@ class DetectVideos(Step):
         self._segmenter = Segmenter(self.checkpoint, threads=self.threads, full_res=True)
 
     def __call__(self, batch: Batch) -> Batch:
-        return rows_batch([detect_one(self._segmenter, str(v), self.output) for v in batch["video"]],
-                          MANIFEST_SCHEMA.names)
+        return rows_batch(
+            [detect_one(self._segmenter, str(v), self.output) for v in batch["video"]], MANIFEST_SCHEMA.names
+        )
 
 
 def _write_cases(output: str, rows: list[dict]) -> str:
@@ -146,8 +171,17 @@ def _write_cases(output: str, rows: list[dict]) -> str:
     with open(path, "w") as f:
         for r in rows:
             if r["status"] == "ok":
-                f.write(json.dumps({"case_id": r["video_id"], "video": r["video"], "split": "wild",
-                                    "annotation": os.path.join(r["out_dir"], "annotation.json")}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "case_id": r["video_id"],
+                            "video": r["video"],
+                            "split": "wild",
+                            "annotation": os.path.join(r["out_dir"], "annotation.json"),
+                        }
+                    )
+                    + "\n"
+                )
     return path
 
 
@@ -172,17 +206,25 @@ def run_detect(options: DetectOptions) -> dict:
     write_parquet(apply_steps(dataset_from_rows([{"video": v} for v in videos]), [step]), manifest, MANIFEST_SCHEMA)
     rows = sorted(pq.read_table(manifest).to_pylist(), key=lambda r: r["video_id"])
     for n, r in enumerate(rows, 1):
-        print(f"  [{n}/{len(rows)}] {r['video_id']}: {r['status']} {r['reason']} {r['frames']} frames, "
-              f"{r['instances']} instances", flush=True)
+        print(
+            f"  [{n}/{len(rows)}] {r['video_id']}: {r['status']} {r['reason']} {r['frames']} frames, "
+            f"{r['instances']} instances",
+            flush=True,
+        )
     made = [r for r in rows if r["status"] == "ok" and not r["skipped"]]
     seconds = sum(r["seconds"] for r in made)
-    summary = {"videos": len(rows), "ok": sum(r["status"] == "ok" for r in rows),
-               "error": sum(r["status"] == "error" for r in rows), "skipped": sum(r["skipped"] for r in rows),
-               "errors_by_reason": dict(Counter(r["reason"] for r in rows if r["reason"])),
-               "frames": sum(r["frames"] for r in made),
-               "frames_per_worker_s": round(sum(r["frames"] for r in made) / seconds, 2) if seconds else None,
-               "checkpoint": checkpoint or "shipped", "seconds": round(time.perf_counter() - start, 2),
-               "cases": _write_cases(output, rows)}
+    summary = {
+        "videos": len(rows),
+        "ok": sum(r["status"] == "ok" for r in rows),
+        "error": sum(r["status"] == "error" for r in rows),
+        "skipped": sum(r["skipped"] for r in rows),
+        "errors_by_reason": dict(Counter(r["reason"] for r in rows if r["reason"])),
+        "frames": sum(r["frames"] for r in made),
+        "frames_per_worker_s": round(sum(r["frames"] for r in made) / seconds, 2) if seconds else None,
+        "checkpoint": checkpoint or "shipped",
+        "seconds": round(time.perf_counter() - start, 2),
+        "cases": _write_cases(output, rows),
+    }
     with open(os.path.join(output, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     report = _report(output, rows, summary)
@@ -200,10 +242,29 @@ def _report(output: str, rows: list[dict], summary: dict) -> str:
         save_png(os.path.join(output, "previews.png"), contact_sheet(images, [r["video_id"] for r in ok], 3, 400))
         body = '<img src="previews.png" style="max-width:100%">'
     path = os.path.join(output, "report.html")
-    write_html(path, "g2w detect", [
-        ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
-        ("Middle frame: predicted UI (magenta) and tracked boxes", body),
-        ("Videos (manifest.parquet)", table(rows, ["video_id", "status", "reason", "frames", "instances",
-                                                   "ui_fraction", "seconds", "skipped", "message"])),
-    ])
+    write_html(
+        path,
+        "g2w detect",
+        [
+            ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
+            ("Middle frame: predicted UI (magenta) and tracked boxes", body),
+            (
+                "Videos (manifest.parquet)",
+                table(
+                    rows,
+                    [
+                        "video_id",
+                        "status",
+                        "reason",
+                        "frames",
+                        "instances",
+                        "ui_fraction",
+                        "seconds",
+                        "skipped",
+                        "message",
+                    ],
+                ),
+            ),
+        ],
+    )
     return path

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 
-WARNING = ("GameCleaner here is the tiny preset with random-initialised weights trained for "
-           "{steps} steps on CPU: its removal quality is not meaningful; the stage only shows the pipeline runs end to end.")
+WARNING = (
+    "GameCleaner here is the tiny preset with random-initialised weights trained for "
+    "{steps} steps on CPU: its removal quality is not meaningful; the stage only shows the pipeline runs end to end."
+)
 STEPS = 2
 SAMPLER_STEPS = 4
 REFERENCE = "self"  # built from the source: never the ground truth
@@ -31,10 +33,30 @@ def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
     print(f"  NOTE: {warning}", flush=True)
     cache = run_precache(PrecacheOptions([synth], paths["cache"], "tiny", seed=seed))
     batch = min(2, cache["ok"])
-    train = run_train(GameCleanerTrainOptions(paths["cache"], paths["run"], steps=STEPS, global_batch=batch,
-                                              checkpoint_every=STEPS, skip_errors=True, seed=seed, cpus_per_worker=0.5))
-    removed = run_remove("gamecleaner", synth, paths["removed"], {"checkpoint": paths["run"], "steps": SAMPLER_STEPS,
-                                                                   "reference": REFERENCE})
+    train = run_train(
+        GameCleanerTrainOptions(
+            paths["cache"],
+            paths["run"],
+            steps=STEPS,
+            global_batch=batch,
+            checkpoint_every=STEPS,
+            skip_errors=True,
+            seed=seed,
+            cpus_per_worker=0.5,
+        )
+    )
+    removed = run_remove(
+        "gamecleaner",
+        synth,
+        paths["removed"],
+        {"checkpoint": paths["run"], "steps": SAMPLER_STEPS, "reference": REFERENCE},
+    )
     scores = run_evaluate(synth, paths["removed"], paths["eval"])
-    return {"warning": warning, "precache": cache, "train": {k: train[k] for k in ("steps", "first_loss", "final_loss")},
-            "remove": {k: removed[k] for k in ("ok", "error")}, "reference": REFERENCE, "evaluate": scores}
+    return {
+        "warning": warning,
+        "precache": cache,
+        "train": {k: train[k] for k in ("steps", "first_loss", "final_loss")},
+        "remove": {k: removed[k] for k in ("ok", "error")},
+        "reference": REFERENCE,
+        "evaluate": scores,
+    }

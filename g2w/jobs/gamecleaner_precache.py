@@ -31,10 +31,18 @@ from g2w.runtime.ray_init import init_ray
 from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video.errors import VideoError
 
-INDEX_SCHEMA = pa.schema([
-    ("pair_id", pa.string()), ("sample_dir", pa.string()), ("status", pa.string()), ("reason", pa.string()),
-    ("message", pa.string()), ("path", pa.string()), ("skipped", pa.bool_()), ("seconds", pa.float64()),
-])
+INDEX_SCHEMA = pa.schema(
+    [
+        ("pair_id", pa.string()),
+        ("sample_dir", pa.string()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("message", pa.string()),
+        ("path", pa.string()),
+        ("skipped", pa.bool_()),
+        ("seconds", pa.float64()),
+    ]
+)
 
 
 def cache_kind(checkpoint: str | None) -> str:
@@ -71,7 +79,11 @@ class PrecachePairs(Step):
 
         source, target, reference = load_pair(sample_dir, self.config)
         enc = self.encoders
-        tensors = {"source": enc.encode(source)[0], "target": enc.encode(target)[0], "reference": enc.encode(reference)[0]}
+        tensors = {
+            "source": enc.encode(source)[0],
+            "target": enc.encode(target)[0],
+            "reference": enc.encode(reference)[0],
+        }
         states = enc.mllm_states(source, self.condition.queries)
         cond = self.condition(states.to(self.condition.queries.dtype)) if self.checkpoint else states
         tensors[cache_kind(self.checkpoint)] = cond[0]
@@ -83,11 +95,20 @@ class PrecachePairs(Step):
         rows = []
         for pair_id, sample_dir in zip(batch["pair_id"], batch["sample_dir"]):
             path = os.path.join(self.out_dir, "shards", f"{pair_id}.safetensors")
-            row = {"pair_id": str(pair_id), "sample_dir": str(sample_dir), "status": "ok", "reason": "",
-                   "message": "", "path": path, "skipped": os.path.exists(path), "seconds": 0.0}
+            row = {
+                "pair_id": str(pair_id),
+                "sample_dir": str(sample_dir),
+                "status": "ok",
+                "reason": "",
+                "message": "",
+                "path": path,
+                "skipped": os.path.exists(path),
+                "seconds": 0.0,
+            }
             if not row["skipped"]:
-                with item_errors(row, "pair_unreadable", {PairError: "", VideoError: "pair_"},
-                                 (OSError, ValueError, IndexError)):
+                with item_errors(
+                    row, "pair_unreadable", {PairError: "", VideoError: "pair_"}, (OSError, ValueError, IndexError)
+                ):
                     tmp = path + ".partial"
                     save_file(self.encode_pair(str(sample_dir)), tmp)
                     os.replace(tmp, path)
@@ -111,27 +132,40 @@ def run_precache(options: PrecacheOptions) -> dict:
 
     o = options
     if get_preset(o.preset).mllm is None and o.mllm_dir is None:
-        raise ValueError(f"preset {o.preset} needs its Qwen2.5-VL folder (--mllm DIR); only tiny builds one from a config")
+        raise ValueError(
+            f"preset {o.preset} needs its Qwen2.5-VL folder (--mllm DIR); only tiny builds one from a config"
+        )
     start = time.perf_counter()
     output = os.path.abspath(o.output)
     os.makedirs(os.path.join(output, "shards"), exist_ok=True)
     pairs = list_pairs(o.pairs)
     resources = init_ray()
     use_gpu = gpus_possible(resources) > 0
-    print(f"precache: {len(pairs)} pairs, preset {o.preset}, condition as {cache_kind(o.checkpoint)}"
-          f"{' on GPU' if use_gpu else ''} -> {output}", flush=True)
+    print(
+        f"precache: {len(pairs)} pairs, preset {o.preset}, condition as {cache_kind(o.checkpoint)}"
+        f"{' on GPU' if use_gpu else ''} -> {output}",
+        flush=True,
+    )
     step = PrecachePairs(o.preset, output, o.checkpoint, o.base_dir, o.mllm_dir, o.seed, use_gpu)
     index = os.path.join(output, "index.parquet")
     write_parquet(apply_steps(dataset_from_rows(pairs), [step]), index, INDEX_SCHEMA)
     table = pq.read_table(index, columns=["status", "reason", "skipped", "seconds"])
     made = [s for s, k in zip(table["seconds"].to_pylist(), table["skipped"].to_pylist()) if not k]
-    summary = {"preset": o.preset, "checkpoint": o.checkpoint, "kind": cache_kind(o.checkpoint), "seed": o.seed,
-               "pairs": table.num_rows, "ok": table["status"].to_pylist().count("ok"),
-               "errors_by_reason": dict(Counter(r for r in table["reason"].to_pylist() if r)),
-               "skipped": sum(table["skipped"].to_pylist()),
-               "pairs_per_worker_s": round(len(made) / sum(made), 3) if made and sum(made) else None,
-               "seconds": round(time.perf_counter() - start, 2)}
+    summary = {
+        "preset": o.preset,
+        "checkpoint": o.checkpoint,
+        "kind": cache_kind(o.checkpoint),
+        "seed": o.seed,
+        "pairs": table.num_rows,
+        "ok": table["status"].to_pylist().count("ok"),
+        "errors_by_reason": dict(Counter(r for r in table["reason"].to_pylist() if r)),
+        "skipped": sum(table["skipped"].to_pylist()),
+        "pairs_per_worker_s": round(len(made) / sum(made), 3) if made and sum(made) else None,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
     with open(os.path.join(output, "cache.json"), "w") as f:
         json.dump(summary, f, indent=2)
-    print(f"precache: {summary['ok']}/{summary['pairs']} ok, errors {summary['errors_by_reason']} -> {index}", flush=True)
+    print(
+        f"precache: {summary['ok']}/{summary['pairs']} ok, errors {summary['errors_by_reason']} -> {index}", flush=True
+    )
     return summary

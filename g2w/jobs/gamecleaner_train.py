@@ -16,14 +16,33 @@ from g2w.train import FitConfig
 
 def run_train(options: GameCleanerTrainOptions) -> dict:
     o = options
-    task = GameCleanerTask(o.cache, o.checkpoint, o.base_dir, o.preset, o.seed, o.skip_errors,
-                           gradient_checkpointing=o.use_gpu, validation_pairs=o.validation_pairs)
+    task = GameCleanerTask(
+        o.cache,
+        o.checkpoint,
+        o.base_dir,
+        o.preset,
+        o.seed,
+        o.skip_errors,
+        gradient_checkpointing=o.use_gpu,
+        validation_pairs=o.validation_pairs,
+    )
     if task.skipped:
         print(f"gamecleaner train: skipping {task.skipped} error rows of {o.cache}", flush=True)
-    cfg = FitConfig(o.output, steps=o.steps, global_batch=o.global_batch, lr=o.lr, num_workers=o.num_workers,
-                    use_gpu=o.use_gpu, checkpoint_every=o.checkpoint_every, max_failures=o.max_failures, seed=o.seed,
-                    cpus_per_worker=o.cpus_per_worker, lr_schedule=o.lr_schedule, warmup_steps=o.warmup_steps,
-                    parallel=o.parallel)
+    cfg = FitConfig(
+        o.output,
+        steps=o.steps,
+        global_batch=o.global_batch,
+        lr=o.lr,
+        num_workers=o.num_workers,
+        use_gpu=o.use_gpu,
+        checkpoint_every=o.checkpoint_every,
+        max_failures=o.max_failures,
+        seed=o.seed,
+        cpus_per_worker=o.cpus_per_worker,
+        lr_schedule=o.lr_schedule,
+        warmup_steps=o.warmup_steps,
+        parallel=o.parallel,
+    )
     summary = run_fit(task, cfg)
     summary["skipped_error_rows"] = task.skipped
     return summary

@@ -18,14 +18,20 @@ import pyarrow.parquet as pq
 from g2w.io import storage
 from g2w.jobs.long_page import write_segments_report
 
-TRAJECTORY_COLUMNS = ("trajectory_path", "trajectory_status", "trajectory_reason", "jumps", "jitter_deg_s",
-                      "drift_deg_s")
+TRAJECTORY_COLUMNS = (
+    "trajectory_path",
+    "trajectory_status",
+    "trajectory_reason",
+    "jumps",
+    "jitter_deg_s",
+    "drift_deg_s",
+)
 CAPTION_COLUMNS = ("caption_path", "caption_status", "caption_reason")
 
 
 def _relative(run: str, path: str | None) -> str | None:
     prefix = run.rstrip("/") + "/"
-    return path[len(prefix):] if path and path.startswith(prefix) else path
+    return path[len(prefix) :] if path and path.startswith(prefix) else path
 
 
 def _stage(run: str, name: str, columns: tuple[str, ...]) -> dict[str, dict]:
@@ -46,16 +52,25 @@ def build_dataset(run: str) -> pa.Table:
     for s in segments:
         t = trajectories.get(s["segment_id"], {})
         c = captions.get(s["segment_id"], {})
-        rows.append({**s, **{k: t.get(k) for k in TRAJECTORY_COLUMNS}, **{k: c.get(k) for k in CAPTION_COLUMNS},
-                     "trajectory_path": _relative(run, t.get("trajectory_path")),
-                     "caption_path": _relative(run, c.get("caption_path"))})
+        rows.append(
+            {
+                **s,
+                **{k: t.get(k) for k in TRAJECTORY_COLUMNS},
+                **{k: c.get(k) for k in CAPTION_COLUMNS},
+                "trajectory_path": _relative(run, t.get("trajectory_path")),
+                "caption_path": _relative(run, c.get("caption_path")),
+            }
+        )
     table = pa.Table.from_pylist(rows)
     with storage.staged_file(storage.join(run, "dataset.parquet")) as local:
         pq.write_table(table, local)
     kept = [r for r in rows if r["status"] == "kept"]
-    summary = {"segments": len(rows), "kept": len(kept),
-               "trajectory_accepted": sum(r["trajectory_status"] == "accepted" for r in kept),
-               "captioned": sum(r["caption_status"] == "ok" for r in kept)}
+    summary = {
+        "segments": len(rows),
+        "kept": len(kept),
+        "trajectory_accepted": sum(r["trajectory_status"] == "accepted" for r in kept),
+        "captioned": sum(r["caption_status"] == "ok" for r in kept),
+    }
     with storage.staged_dir(run) as local:
         write_segments_report(local, table, summary, clip_root=run, name="dataset.html")
     return table

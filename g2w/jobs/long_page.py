@@ -21,9 +21,9 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from g2w.io import storage  # noqa: E402
+from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
 from g2w.rotations import yaw_pitch_roll_deg  # noqa: E402
 from g2w.trajectory.table import rotations_of  # noqa: E402
-from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html  # noqa: E402
 from g2w.video.decode import iter_video_frames  # noqa: E402
 from g2w.video.errors import VideoError  # noqa: E402
 
@@ -92,40 +92,75 @@ def _segment_section(out: str, row: dict, clip_root: str, k: int) -> str:
     frames = strip_frames(path, start, end)
     if frames:
         name = f"strip_{k:04d}.png"
-        save_png(os.path.join(out, "long_report", name),
-                 contact_sheet([f for _, f in frames], [f"{t:.1f} s" for t, _ in frames], len(frames), 160))
+        save_png(
+            os.path.join(out, "long_report", name),
+            contact_sheet([f for _, f in frames], [f"{t:.1f} s" for t, _ in frames], len(frames), 160),
+        )
         parts.append(f'<img src="long_report/{name}" style="max-width:100%">')
     trajectory = row.get("trajectory_path")
     if trajectory and storage.exists(storage.join(clip_root, trajectory)):
         name = f"trajectory_{k:04d}.png"
         with storage.open_binary(storage.join(clip_root, trajectory)) as f:
-            plot_trajectory(os.path.join(out, "long_report", name), pq.read_table(f),
-                            f"trajectory: {row.get('trajectory_status', '')} {row.get('trajectory_reason', '')}")
+            plot_trajectory(
+                os.path.join(out, "long_report", name),
+                pq.read_table(f),
+                f"trajectory: {row.get('trajectory_status', '')} {row.get('trajectory_reason', '')}",
+            )
         parts.append(f'<img src="long_report/{name}">')
-    facts = {c: row[c] for c in ("segment_id", "source", "start_s", "end_s", "hud_status", "start_boundary",
-                                 "end_boundary", "trajectory_status", "trajectory_reason", "caption_status",
-                                 "caption_reason") if c in row and row[c] not in (None, "")}
+    facts = {
+        c: row[c]
+        for c in (
+            "segment_id",
+            "source",
+            "start_s",
+            "end_s",
+            "hud_status",
+            "start_boundary",
+            "end_boundary",
+            "trajectory_status",
+            "trajectory_reason",
+            "caption_status",
+            "caption_reason",
+        )
+        if c in row and row[c] not in (None, "")
+    }
     return key_values(facts) + "".join(parts)
 
 
-def write_segments_report(out: str, segments: pa.Table, summary: dict, clip_root: str,
-                          name: str = "report.html") -> None:
+def write_segments_report(
+    out: str, segments: pa.Table, summary: dict, clip_root: str, name: str = "report.html"
+) -> None:
     """`out/<name>` with its pictures in `out/long_report/` (`out` is local; clips may be URIs)."""
     os.makedirs(os.path.join(out, "long_report"), exist_ok=True)
     rows = segments.to_pylist()
     kept = [r for r in rows if r["status"] == "kept"]
-    sections = [("summary", key_values({k: json.dumps(v) if isinstance(v, (dict, list)) else v
-                                        for k, v in summary.items() if k not in ("config", "segments_config")}))]
+    sections = [
+        (
+            "summary",
+            key_values(
+                {
+                    k: json.dumps(v) if isinstance(v, (dict, list)) else v
+                    for k, v in summary.items()
+                    if k not in ("config", "segments_config")
+                }
+            ),
+        )
+    ]
     if kept:
         _histogram(os.path.join(out, "long_report", "lengths.png"), np.array([r["duration_s"] for r in kept]))
         sections.append(("segment lengths", '<img src="long_report/lengths.png">'))
     for k, row in enumerate(kept[:MAX_SEGMENTS_SHOWN]):
-        sections.append((f"segment {html.escape(row['segment_id'])} ({row['duration_s']:.1f} s)",
-                         _segment_section(out, row, clip_root, k)))
+        sections.append(
+            (
+                f"segment {html.escape(row['segment_id'])} ({row['duration_s']:.1f} s)",
+                _segment_section(out, row, clip_root, k),
+            )
+        )
     if len(kept) > MAX_SEGMENTS_SHOWN:
         sections.append(("more", f"<p>{len(kept) - MAX_SEGMENTS_SHOWN} more kept segments in the manifest</p>"))
     others = [r for r in rows if r["status"] != "kept"]
     if others:
-        sections.append(("not kept", table(others, ["segment_id", "source", "start_s", "end_s", "status", "reason",
-                                                    "error"])))
+        sections.append(
+            ("not kept", table(others, ["segment_id", "source", "start_s", "end_s", "status", "reason", "error"]))
+        )
     write_html(os.path.join(out, name), "minute-scale segments", sections)

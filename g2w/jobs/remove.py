@@ -30,11 +30,20 @@ from g2w.runtime.ray_init import init_ray
 from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video import FrameReader, VideoError
 
-MANIFEST_SCHEMA = pa.schema([
-    ("case_id", pa.string()), ("split", pa.string()), ("method", pa.string()), ("status", pa.string()),
-    ("reason", pa.string()), ("message", pa.string()), ("path", pa.string()), ("frames", pa.int64()),
-    ("seconds", pa.float64()), ("skipped", pa.bool_()),
-])
+MANIFEST_SCHEMA = pa.schema(
+    [
+        ("case_id", pa.string()),
+        ("split", pa.string()),
+        ("method", pa.string()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("message", pa.string()),
+        ("path", pa.string()),
+        ("frames", pa.int64()),
+        ("seconds", pa.float64()),
+        ("skipped", pa.bool_()),
+    ]
+)
 REPORT_CASES = 6
 # A removal holds a chunk of decoded frames, its masks and flow fields at the clip's size: about
 # 2.5 GiB at 720p, so each worker declares 3 GiB.
@@ -45,8 +54,18 @@ def remove_one(method: str, case: Case, out_dir: str, options: dict | None = Non
     """Run `method` (with its `options`) on one case; never raises for bad input (an error row instead).
     `progress(frames_done)` reaches methods that take it (see g2w.remove); what it raises passes through."""
     path = case.edited_path(out_dir)
-    row = {"case_id": case.case_id, "split": case.split, "method": method, "status": "ok", "reason": "",
-           "message": "", "path": path, "frames": 0, "seconds": 0.0, "skipped": False}
+    row = {
+        "case_id": case.case_id,
+        "split": case.split,
+        "method": method,
+        "status": "ok",
+        "reason": "",
+        "message": "",
+        "path": path,
+        "frames": 0,
+        "seconds": 0.0,
+        "skipped": False,
+    }
     if storage.exists(path):  # published only once complete
         return {**row, "skipped": True}
     with item_errors(row, "remove_failed", {VideoError: "source_", MethodInputError: ""}):
@@ -93,12 +112,18 @@ def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dic
     if images:
         save_png(os.path.join(out_dir, "contact_sheet.png"), contact_sheet(images, labels, 2, thumb_width=400))
         body = '<img src="contact_sheet.png" style="max-width:100%">'
-    write_html(os.path.join(out_dir, "report.html"), f"g2w remove: {summary['method']}", [
-        ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
-        ("Middle frame of the source and of the edit", body or "<p>no finished edits</p>"),
-        ("Cases (manifest.parquet)", table(rows, ["case_id", "split", "status", "reason", "frames", "seconds",
-                                                  "skipped", "message"])),
-    ])
+    write_html(
+        os.path.join(out_dir, "report.html"),
+        f"g2w remove: {summary['method']}",
+        [
+            ("Summary", key_values({k: v for k, v in summary.items() if not isinstance(v, dict)})),
+            ("Middle frame of the source and of the edit", body or "<p>no finished edits</p>"),
+            (
+                "Cases (manifest.parquet)",
+                table(rows, ["case_id", "split", "status", "reason", "frames", "seconds", "skipped", "message"]),
+            ),
+        ],
+    )
 
 
 def run_remove(method: str, cases: str, output: str, options: dict | None = None) -> dict:
@@ -123,7 +148,10 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     made = [r for r in rows if r["status"] == "ok" and not r["skipped"]]
     seconds = sum(r["seconds"] for r in made)
     summary = {
-        "method": method, "cases": len(rows), "ok": statuses.get("ok", 0), "error": statuses.get("error", 0),
+        "method": method,
+        "cases": len(rows),
+        "ok": statuses.get("ok", 0),
+        "error": statuses.get("error", 0),
         "skipped": sum(r["skipped"] for r in rows),
         "errors_by_reason": dict(Counter(r["reason"] for r in rows if r["reason"])),
         "frames_written": sum(r["frames"] for r in made),

@@ -29,38 +29,40 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w.io import storage
 from g2w.hud.aesthetic import NeuralDescriptor
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.profile import SynthProfile
 from g2w.hud.render import OUTPUTS, EncodeSettings, render_sample, summarize
 from g2w.hud.seeds import SeedStreams, sample_seed
+from g2w.io import storage
 from g2w.jobs.synthesize_page import write_report
 from g2w.step import Batch, Resources, Step, rows_batch
 from g2w.video.errors import VideoError
 
-MANIFEST_SCHEMA = pa.schema([
-    ("sample_id", pa.string()),
-    ("status", pa.string()),  # ok | error
-    ("reason", pa.string()),  # "" when ok; a VideoError reason or render_failed
-    ("error", pa.string()),
-    ("clip_id", pa.string()),
-    ("clip_path", pa.string()),
-    ("seed", pa.int64()),
-    ("width", pa.int32()),
-    ("height", pa.int32()),
-    ("fps", pa.float64()),
-    ("frame_count", pa.int32()),
-    ("style", pa.string()),
-    ("persistent", pa.int32()),  # persistent widgets drawn
-    ("suppressed", pa.int32()),  # persistent widgets suppressed by collisions
-    ("events", pa.int32()),  # transient events drawn
-    ("instances", pa.int32()),  # annotation instances (icons included)
-    ("render_s", pa.float64()),  # 0 when the sample was reused from an earlier run
-    ("reused", pa.bool_()),
-    ("device", pa.string()),
-    ("sample_dir", pa.string()),
-])
+MANIFEST_SCHEMA = pa.schema(
+    [
+        ("sample_id", pa.string()),
+        ("status", pa.string()),  # ok | error
+        ("reason", pa.string()),  # "" when ok; a VideoError reason or render_failed
+        ("error", pa.string()),
+        ("clip_id", pa.string()),
+        ("clip_path", pa.string()),
+        ("seed", pa.int64()),
+        ("width", pa.int32()),
+        ("height", pa.int32()),
+        ("fps", pa.float64()),
+        ("frame_count", pa.int32()),
+        ("style", pa.string()),
+        ("persistent", pa.int32()),  # persistent widgets drawn
+        ("suppressed", pa.int32()),  # persistent widgets suppressed by collisions
+        ("events", pa.int32()),  # transient events drawn
+        ("instances", pa.int32()),  # annotation instances (icons included)
+        ("render_s", pa.float64()),  # 0 when the sample was reused from an earlier run
+        ("reused", pa.bool_()),
+        ("device", pa.string()),
+        ("sample_dir", pa.string()),
+    ]
+)
 
 
 def list_clips(clips: str) -> list[dict]:
@@ -70,17 +72,25 @@ def list_clips(clips: str) -> list[dict]:
     if storage.is_uri(clips):  # a curation output in a bucket: its manifest, or the mp4s under it
         if storage.is_dir(manifest) or storage.exists(manifest):
             table = pq.read_table(manifest, columns=["clip_id", "status"]).to_pylist()
-            out = [{"clip_id": r["clip_id"], "path": storage.join(clips, "clips", f"{r['clip_id']}.mp4")}
-                   for r in table if r["status"] == "kept"]
+            out = [
+                {"clip_id": r["clip_id"], "path": storage.join(clips, "clips", f"{r['clip_id']}.mp4")}
+                for r in table
+                if r["status"] == "kept"
+            ]
         else:
             out = [{"clip_id": p.rsplit("/", 1)[-1][:-4], "path": p} for p in storage.list_files(clips, ".mp4")]
     elif os.path.exists(manifest):  # a file, or the folder of shards curation now writes
         table = pq.read_table(manifest, columns=["clip_id", "status"]).to_pylist()
-        out = [{"clip_id": r["clip_id"], "path": os.path.join(clips, "clips", f"{r['clip_id']}.mp4")}
-               for r in table if r["status"] == "kept"]
+        out = [
+            {"clip_id": r["clip_id"], "path": os.path.join(clips, "clips", f"{r['clip_id']}.mp4")}
+            for r in table
+            if r["status"] == "kept"
+        ]
     else:
-        out = [{"clip_id": os.path.splitext(os.path.basename(p))[0], "path": p}
-               for p in sorted(glob.glob(os.path.join(clips, "*.mp4")))]
+        out = [
+            {"clip_id": os.path.splitext(os.path.basename(p))[0], "path": p}
+            for p in sorted(glob.glob(os.path.join(clips, "*.mp4")))
+        ]
     if not out:
         raise ValueError(f"{clips}: no kept clips in manifest.parquet and no .mp4 files")
     return sorted(out, key=lambda c: c["clip_id"])  # a sharded manifest reads in shard order
@@ -90,8 +100,14 @@ def plan_rows(clips: list[dict], count: int, seed: int) -> list[dict]:
     rows = []
     for k in range(count):
         clip = clips[k % len(clips)]
-        rows.append({"sample_id": f"{clip['clip_id']}_s{seed}_{k:05d}", "clip_id": clip["clip_id"],
-                     "clip_path": storage.absolute(clip["path"]), "seed": sample_seed(seed, k)})
+        rows.append(
+            {
+                "sample_id": f"{clip['clip_id']}_s{seed}_{k:05d}",
+                "clip_id": clip["clip_id"],
+                "clip_path": storage.absolute(clip["path"]),
+                "seed": sample_seed(seed, k),
+            }
+        )
     return rows
 
 
@@ -155,14 +171,25 @@ class SynthesizeSamples(Step):
             return _row(base, status="error", reason="render_failed", error=f"{type(exc).__name__}: {exc}")
 
     def _render(self, base: dict, clip: str, sample_dir: str) -> dict:
-        return render_sample(clip, sample_dir, sample_id=base["sample_id"], clip_id=base["clip_id"],
-                             streams=SeedStreams(int(base["seed"])), profile=SynthProfile.from_dict(self.profile),
-                             library=self._library, encode=EncodeSettings(**self.encode), device=self.device,
-                             neural=self._neural, clip_uri=base["clip_path"])
+        return render_sample(
+            clip,
+            sample_dir,
+            sample_id=base["sample_id"],
+            clip_id=base["clip_id"],
+            streams=SeedStreams(int(base["seed"])),
+            profile=SynthProfile.from_dict(self.profile),
+            library=self._library,
+            encode=EncodeSettings(**self.encode),
+            device=self.device,
+            neural=self._neural,
+            clip_uri=base["clip_path"],
+        )
 
     def __call__(self, batch: Batch) -> Batch:
-        bases = [{"sample_id": str(s), "clip_id": str(c), "clip_path": str(p), "seed": int(e)}
-                 for s, c, p, e in zip(batch["sample_id"], batch["clip_id"], batch["clip_path"], batch["seed"])]
+        bases = [
+            {"sample_id": str(s), "clip_id": str(c), "clip_path": str(p), "seed": int(e)}
+            for s, c, p, e in zip(batch["sample_id"], batch["clip_id"], batch["clip_path"], batch["seed"])
+        ]
         rows = [self._one(b) for b in bases]
         return rows_batch(rows, MANIFEST_SCHEMA.names)
 
@@ -181,9 +208,17 @@ def _geometry(record: dict) -> dict:
     return {"width": v["width"], "height": v["height"], "fps": v["fps"], "frame_count": v["frame_count"]}
 
 
-def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, profile: SynthProfile | None = None,
-                   encode: EncodeSettings = EncodeSettings(), device: str = "auto",
-                   neural_weights: str | None = None) -> dict:
+def run_synthesize(
+    clips: str,
+    assets: str,
+    output: str,
+    count: int,
+    seed: int,
+    profile: SynthProfile | None = None,
+    encode: EncodeSettings = EncodeSettings(),
+    device: str = "auto",
+    neural_weights: str | None = None,
+) -> dict:
     """Render `count` samples from CLIPS with the library at `assets` into `output`; returns the summary."""
     from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
     from g2w.runtime.ray_init import init_ray
@@ -195,16 +230,27 @@ def run_synthesize(clips: str, assets: str, output: str, count: int, seed: int, 
     rows = plan_rows(list_clips(clips), count, seed)
     init_ray()
     gpus = 0.0  # the renderer composites in the clip's YUV on the CPU (g2w.hud.render): no GPU to ask for
-    step = SynthesizeSamples(os.path.abspath(assets), output, profile.to_dict(), dict(encode.__dict__), device, gpus,
-                             neural_weights)
+    step = SynthesizeSamples(
+        os.path.abspath(assets), output, profile.to_dict(), dict(encode.__dict__), device, gpus, neural_weights
+    )
     start = time.perf_counter()
     print(f"synthesize: {count} samples from {clips} -> {output} (GPUs per worker {gpus})", flush=True)
-    write_parquet(apply_steps(dataset_from_rows(rows), [step]), storage.join(output, "manifest.parquet"), MANIFEST_SCHEMA)
+    write_parquet(
+        apply_steps(dataset_from_rows(rows), [step]), storage.join(output, "manifest.parquet"), MANIFEST_SCHEMA
+    )
     return finish(output, time.perf_counter() - start, count, seed, clips, assets, profile, encode)
 
 
-def finish(output: str, seconds: float, count: int, seed: int, clips: str, assets: str, profile: SynthProfile,
-           encode: EncodeSettings) -> dict:
+def finish(
+    output: str,
+    seconds: float,
+    count: int,
+    seed: int,
+    clips: str,
+    assets: str,
+    profile: SynthProfile,
+    encode: EncodeSettings,
+) -> dict:
     """After the samples and OUT/manifest.parquet exist: OUT/summary.json and the report, written
     through `g2w.io.storage` (so OUT may be a bucket prefix); returns the summary."""
     manifest = storage.join(output, "manifest.parquet")
@@ -214,27 +260,46 @@ def finish(output: str, seconds: float, count: int, seed: int, clips: str, asset
     storage.write_json(storage.join(output, "summary.json"), summary)
     with storage.staged_dir(output) as local:
         write_report(local, table, summary)
-    print(f"manifest: {manifest}\nsummary:  {storage.join(output, 'summary.json')}\n"
-          f"report:   {storage.join(output, 'report.html')}", flush=True)
+    print(
+        f"manifest: {manifest}\nsummary:  {storage.join(output, 'summary.json')}\n"
+        f"report:   {storage.join(output, 'report.html')}",
+        flush=True,
+    )
     return summary
 
 
-def _summary(table: list[dict], seconds: float, count: int, seed: int, clips: str, assets: str,
-             profile: SynthProfile, encode: EncodeSettings) -> dict:
+def _summary(
+    table: list[dict],
+    seconds: float,
+    count: int,
+    seed: int,
+    clips: str,
+    assets: str,
+    profile: SynthProfile,
+    encode: EncodeSettings,
+) -> dict:
     ok = [r for r in table if r["status"] == "ok"]
     rendered = [r for r in ok if not r["reused"]]
     frames = sum(r["frame_count"] for r in rendered)
     return {
-        "samples": len(table), "requested": count, "seed": seed, "clips": clips, "assets": assets,
-        "ok": len(ok), "error": len(table) - len(ok), "reused": len(ok) - len(rendered),
+        "samples": len(table),
+        "requested": count,
+        "seed": seed,
+        "clips": clips,
+        "assets": assets,
+        "ok": len(ok),
+        "error": len(table) - len(ok),
+        "reused": len(ok) - len(rendered),
         "errors_by_reason": dict(Counter(r["reason"] for r in table if r["status"] != "ok")),
         "styles": dict(Counter(r["style"] for r in ok)),
         "mean_persistent": round(float(np.mean([r["persistent"] for r in ok])), 3) if ok else None,
         "mean_events": round(float(np.mean([r["events"] for r in ok])), 3) if ok else None,
         "suppressed": sum(r["suppressed"] for r in ok),
         "devices": dict(Counter(r["device"] for r in rendered)),
-        "profile": profile.to_dict(), "encoding": encode.__dict__,
-        "seconds": round(seconds, 3), "frames_rendered": frames,
+        "profile": profile.to_dict(),
+        "encoding": encode.__dict__,
+        "seconds": round(seconds, 3),
+        "frames_rendered": frames,
         "samples_per_s": round(len(rendered) / seconds, 4) if seconds and rendered else None,
         "frames_per_s": round(frames / seconds, 2) if seconds and rendered else None,
     }

@@ -14,16 +14,31 @@ import os
 import numpy as np
 from PIL import Image, ImageDraw
 
-from g2w.io import storage
 from g2w.fonts import font
 from g2w.hud.preview import draw_boxes
+from g2w.io import storage
 from g2w.io.html_page import fit_box, key_values, save_png, table, write_html
 from g2w.video import FrameReader
 
 SHOWN_SAMPLES = 6
 FRAME_WIDTH = 320
-COLUMNS = ("sample_id", "status", "reason", "clip_id", "style", "persistent", "suppressed", "events", "instances",
-           "width", "height", "frame_count", "render_s", "reused", "device")
+COLUMNS = (
+    "sample_id",
+    "status",
+    "reason",
+    "clip_id",
+    "style",
+    "persistent",
+    "suppressed",
+    "events",
+    "instances",
+    "width",
+    "height",
+    "frame_count",
+    "render_s",
+    "reused",
+    "device",
+)
 
 
 def sample_strip(sample_dir: str) -> np.ndarray:
@@ -32,8 +47,10 @@ def sample_strip(sample_dir: str) -> np.ndarray:
     ann = json.loads(storage.read_bytes(storage.join(sample_dir, "annotation.json")))
     n = ann["frame_count"]
     picks = [n // 6, n // 2, (5 * n) // 6]
-    with (storage.local_copy(storage.join(sample_dir, "clean.mp4")) as clean_path,
-          storage.local_copy(storage.join(sample_dir, "hud.mp4")) as hud_path):
+    with (
+        storage.local_copy(storage.join(sample_dir, "clean.mp4")) as clean_path,
+        storage.local_copy(storage.join(sample_dir, "hud.mp4")) as hud_path,
+    ):
         clean = FrameReader(clean_path).read(picks)
         hud = FrameReader(hud_path).read(picks)
     instances = {i["id"]: i for i in ann["instances"]}
@@ -44,8 +61,12 @@ def sample_strip(sample_dir: str) -> np.ndarray:
         right = draw_boxes(fit_box(hud[k], FRAME_WIDTH, 10**6), ann["frames"][index]["objects"], instances, scale)
         pair = Image.fromarray(np.concatenate([left, right], axis=1))
         caption = Image.new("RGB", (pair.width, 16), (24, 24, 28))
-        ImageDraw.Draw(caption).text((4, 2), f"{sample_dir.rstrip('/').rsplit('/', 1)[-1]}  frame {index}  clean | HUD + boxes",
-                                     font=font(11), fill=(230, 230, 230))
+        ImageDraw.Draw(caption).text(
+            (4, 2),
+            f"{sample_dir.rstrip('/').rsplit('/', 1)[-1]}  frame {index}  clean | HUD + boxes",
+            font=font(11),
+            fill=(230, 230, 230),
+        )
         tile = Image.new("RGB", (pair.width, pair.height + 16))
         tile.paste(pair, (0, 0))
         tile.paste(caption, (0, pair.height))
@@ -63,10 +84,16 @@ def write_report(output: str, rows: list[dict], summary: dict) -> str:
         width = max(s.shape[1] for s in strips)
         sheet = np.concatenate([np.pad(s, ((0, 6), (0, width - s.shape[1]), (0, 0))) for s in strips])
         save_png(os.path.join(output, "report_frames.png"), sheet)
-        sections.append(("Clean and HUD frames with annotated boxes",
-                         '<img src="report_frames.png" style="max-width:100%">'))
-    listing = [{**{c: r.get(c) for c in COLUMNS},
-                "preview": f"samples/{r['sample_id']}/preview.png" if r["status"] == "ok" else ""} for r in rows]
+        sections.append(
+            ("Clean and HUD frames with annotated boxes", '<img src="report_frames.png" style="max-width:100%">')
+        )
+    listing = [
+        {
+            **{c: r.get(c) for c in COLUMNS},
+            "preview": f"samples/{r['sample_id']}/preview.png" if r["status"] == "ok" else "",
+        }
+        for r in rows
+    ]
     sections.append(("Samples (manifest.parquet)", table(listing, [*COLUMNS, "preview"], images=("preview",))))
     sections.append(("Profile and encoding", key_values({**summary["profile"], **summary["encoding"]})))
     path = os.path.join(output, "report.html")

@@ -54,20 +54,39 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
         with open(os.path.join(init, CONFIG_NAME)) as f:
             model = HudSegmenterConfig.from_dict(json.load(f))
     os.makedirs(output, exist_ok=True)
-    task = SegmenterTask(data=[os.path.abspath(d) for d in o.data], val=[os.path.abspath(v) for v in o.val],
-                         cache_dir=os.path.join(output, "cache"), model=asdict(model),
-                         crop=o.crop, seed=o.seed, init=init, element_weight=o.element_weight,
-                         static_world_weight=o.static_world_weight, anchored_negatives=o.anchored_negatives,
-                         **({"lr": o.lr} if o.lr is not None else {}))
+    task = SegmenterTask(
+        data=[os.path.abspath(d) for d in o.data],
+        val=[os.path.abspath(v) for v in o.val],
+        cache_dir=os.path.join(output, "cache"),
+        model=asdict(model),
+        crop=o.crop,
+        seed=o.seed,
+        init=init,
+        element_weight=o.element_weight,
+        static_world_weight=o.static_world_weight,
+        anchored_negatives=o.anchored_negatives,
+        **({"lr": o.lr} if o.lr is not None else {}),
+    )
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need synthesized samples for training ({train_n} found) and validation ({val_n})")
     print(f"hud-segmenter train: {train_n} training samples, {val_n} held-out -> {output}", flush=True)
     start = time.perf_counter()
-    cfg = FitConfig(output=output, steps=o.steps, global_batch=o.batch_size, micro_batch=o.batch_size // o.num_workers,
-                    lr=task.lr, weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, o.steps), grad_clip=0.0,
-                    lr_schedule=o.lr_schedule, num_workers=o.num_workers, checkpoint_every=min(o.eval_every, o.steps),
-                    log_every=LOG_EVERY, seed=o.seed)
+    cfg = FitConfig(
+        output=output,
+        steps=o.steps,
+        global_batch=o.batch_size,
+        micro_batch=o.batch_size // o.num_workers,
+        lr=task.lr,
+        weight_decay=WEIGHT_DECAY,
+        warmup_steps=min(WARMUP_STEPS, o.steps),
+        grad_clip=0.0,
+        lr_schedule=o.lr_schedule,
+        num_workers=o.num_workers,
+        checkpoint_every=min(o.eval_every, o.steps),
+        log_every=LOG_EVERY,
+        seed=o.seed,
+    )
     summary = run_fit(task, cfg)
     seconds = time.perf_counter() - start
     model_dir = os.path.join(output, "model")
@@ -79,13 +98,27 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
     with open(os.path.join(output, "validation", "metrics.json")) as f:
         validation = json.load(f)
     shutil.copy(os.path.join(output, "validation", "overlays.png"), os.path.join(output, "overlays.png"))
-    metrics = {"validation": validation, "train_samples": train_n, "val_samples": val_n, "steps": o.steps,
-               "seed": o.seed, "batch_size": o.batch_size, "crop": o.crop, "lr_schedule": o.lr_schedule,
-               "lr": task.lr, "init": init, "element_weight": o.element_weight,
-               "static_world_weight": o.static_world_weight, "anchored_negatives": o.anchored_negatives,
-               "train_seconds": round(seconds, 1),
-               "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
-               "model": task.model, "parameters": sum(p.numel() for p in net.parameters())}
+    metrics = {
+        "validation": validation,
+        "train_samples": train_n,
+        "val_samples": val_n,
+        "steps": o.steps,
+        "seed": o.seed,
+        "batch_size": o.batch_size,
+        "crop": o.crop,
+        "lr_schedule": o.lr_schedule,
+        "lr": task.lr,
+        "init": init,
+        "element_weight": o.element_weight,
+        "static_world_weight": o.static_world_weight,
+        "anchored_negatives": o.anchored_negatives,
+        "train_seconds": round(seconds, 1),
+        "mean_samples_per_s": summary.get("mean_samples_per_s"),
+        "data": task.data,
+        "val": task.val,
+        "model": task.model,
+        "parameters": sum(p.numel() for p in net.parameters()),
+    }
     write_metrics(output, metrics)
     with open(os.path.join(output, "history.json")) as f:
         history = json.load(f)
@@ -114,19 +147,37 @@ def _loss_png(output: str, history: list[dict]) -> str:
 def _report(output: str, history: list[dict], metrics: dict) -> str:
     """`report.html` of the segmenter run (replaces the harness's generic one, which it extends)."""
     val = metrics["validation"]
-    per_label = [{"label": k, "pixel_recall": v, "label_accuracy": val["label_accuracy"].get(k),
-                  "box_ap50": val["box_ap50"].get(k)} for k, v in val["label_recall"].items()]
+    per_label = [
+        {
+            "label": k,
+            "pixel_recall": v,
+            "label_accuracy": val["label_accuracy"].get(k),
+            "box_ap50": val["box_ap50"].get(k),
+        }
+        for k, v in val["label_recall"].items()
+    ]
     path = os.path.join(output, "report.html")
-    write_html(path, "g2w hud-segmenter train", [
-        ("Held-out validation", key_values({k: v for k, v in val.items() if not isinstance(v, dict)})),
-        ("Held-out validation by source", table(
-            [{"source": k, **{m: v.get(m) for m in ("samples", "mask_iou", "pixel_f1", "box_map50")}}
-             for k, v in val.get("by_source", {}).items()], ["source", "samples", "mask_iou", "pixel_f1", "box_map50"])),
-        ("Run", key_values({k: v for k, v in metrics.items() if not isinstance(v, (dict, list))})),
-        ("Training loss", f"<img src='{_loss_png(output, history)}'>"),
-        ("Held-out frames: truth (left) and prediction (right)", "<img src='overlays.png' style='max-width:100%'>"),
-        ("Per label", table(per_label, ["label", "pixel_recall", "label_accuracy", "box_ap50"])),
-    ])
+    write_html(
+        path,
+        "g2w hud-segmenter train",
+        [
+            ("Held-out validation", key_values({k: v for k, v in val.items() if not isinstance(v, dict)})),
+            (
+                "Held-out validation by source",
+                table(
+                    [
+                        {"source": k, **{m: v.get(m) for m in ("samples", "mask_iou", "pixel_f1", "box_map50")}}
+                        for k, v in val.get("by_source", {}).items()
+                    ],
+                    ["source", "samples", "mask_iou", "pixel_f1", "box_map50"],
+                ),
+            ),
+            ("Run", key_values({k: v for k, v in metrics.items() if not isinstance(v, (dict, list))})),
+            ("Training loss", f"<img src='{_loss_png(output, history)}'>"),
+            ("Held-out frames: truth (left) and prediction (right)", "<img src='overlays.png' style='max-width:100%'>"),
+            ("Per label", table(per_label, ["label", "pixel_recall", "label_accuracy", "box_ap50"])),
+        ],
+    )
     return path
 
 
@@ -150,20 +201,39 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
     output = os.path.abspath(o.output)
     checkpoint = os.path.abspath(o.checkpoint or DEFAULT_CHECKPOINT)
     os.makedirs(output, exist_ok=True)
-    task = RefinerTask(data=[os.path.abspath(d) for d in o.data], val=[os.path.abspath(v) for v in o.val],
-                       cache_dir=os.path.join(output, "cache"), checkpoint=checkpoint,
-                       model=asdict(FullResRefinerConfig.from_dict(o.refiner())), seed=o.seed, iou_weight=o.iou_weight,
-                       real_share=o.real_share)
+    task = RefinerTask(
+        data=[os.path.abspath(d) for d in o.data],
+        val=[os.path.abspath(v) for v in o.val],
+        cache_dir=os.path.join(output, "cache"),
+        checkpoint=checkpoint,
+        model=asdict(FullResRefinerConfig.from_dict(o.refiner())),
+        seed=o.seed,
+        iou_weight=o.iou_weight,
+        real_share=o.real_share,
+    )
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need pairs for training ({train_n} found) and validation ({val_n})")
-    print(f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}",
-          flush=True)
+    print(
+        f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}",
+        flush=True,
+    )
     start = time.perf_counter()
-    cfg = FitConfig(output=output, steps=o.steps, global_batch=o.batch_size, micro_batch=o.batch_size, lr=task.lr,
-                    weight_decay=WEIGHT_DECAY, warmup_steps=min(WARMUP_STEPS, o.steps), grad_clip=0.0,
-                    lr_schedule="cosine", num_workers=1, checkpoint_every=min(o.eval_every, o.steps), log_every=LOG_EVERY,
-                    seed=o.seed)
+    cfg = FitConfig(
+        output=output,
+        steps=o.steps,
+        global_batch=o.batch_size,
+        micro_batch=o.batch_size,
+        lr=task.lr,
+        weight_decay=WEIGHT_DECAY,
+        warmup_steps=min(WARMUP_STEPS, o.steps),
+        grad_clip=0.0,
+        lr_schedule="cosine",
+        num_workers=1,
+        checkpoint_every=min(o.eval_every, o.steps),
+        log_every=LOG_EVERY,
+        seed=o.seed,
+    )
     summary = run_fit(task, cfg)
     seconds = time.perf_counter() - start
     model_dir = os.path.join(output, "model")
@@ -176,10 +246,23 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
     refiner = FullResRefiner.from_pretrained(model_dir)  # loads as the shipped one does
     with open(os.path.join(output, "validation", "metrics.json")) as f:
         validation = json.load(f)
-    metrics = {"validation": validation, "train_pairs": train_n, "val_pairs": val_n, "steps": o.steps, "seed": o.seed,
-               "batch_size": o.batch_size, "train_seconds": round(seconds, 1), "segmenter": checkpoint,
-               "mean_samples_per_s": summary.get("mean_samples_per_s"), "data": task.data, "val": task.val,
-               "model": task.model, "iou_weight": o.iou_weight, "real_share": o.real_share, "parameters": sum(p.numel() for p in refiner.parameters())}
+    metrics = {
+        "validation": validation,
+        "train_pairs": train_n,
+        "val_pairs": val_n,
+        "steps": o.steps,
+        "seed": o.seed,
+        "batch_size": o.batch_size,
+        "train_seconds": round(seconds, 1),
+        "segmenter": checkpoint,
+        "mean_samples_per_s": summary.get("mean_samples_per_s"),
+        "data": task.data,
+        "val": task.val,
+        "model": task.model,
+        "iou_weight": o.iou_weight,
+        "real_share": o.real_share,
+        "parameters": sum(p.numel() for p in refiner.parameters()),
+    }
     write_metrics(output, metrics)
     print(json.dumps(validation, indent=1), flush=True)
     print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}", flush=True)

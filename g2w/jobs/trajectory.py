@@ -27,16 +27,28 @@ from g2w.trajectory.step import EstimateTrajectories
 
 log = logging.getLogger(__name__)
 
-RESULT_SCHEMA = pa.schema([
-    ("segment_id", pa.string()), ("video", pa.string()), ("trajectory_path", pa.string()),
-    ("trajectory_status", pa.string()), ("trajectory_reason", pa.string()), ("jumps", pa.int32()),
-    ("jitter_deg_s", pa.float64()), ("drift_deg_s", pa.float64()), ("valid_fraction", pa.float64()),
-    ("hfov_deg", pa.float64()), ("frames_per_s", pa.float64()), ("record", pa.string()),
-])
+RESULT_SCHEMA = pa.schema(
+    [
+        ("segment_id", pa.string()),
+        ("video", pa.string()),
+        ("trajectory_path", pa.string()),
+        ("trajectory_status", pa.string()),
+        ("trajectory_reason", pa.string()),
+        ("jumps", pa.int32()),
+        ("jitter_deg_s", pa.float64()),
+        ("drift_deg_s", pa.float64()),
+        ("valid_fraction", pa.float64()),
+        ("hfov_deg", pa.float64()),
+        ("frames_per_s", pa.float64()),
+        ("record", pa.string()),
+    ]
+)
 
 
 def is_long_run(path: str) -> bool:
-    return storage.is_dir(storage.join(path, "manifest.parquet")) and storage.is_dir(storage.join(path, "windows.parquet"))
+    return storage.is_dir(storage.join(path, "manifest.parquet")) and storage.is_dir(
+        storage.join(path, "windows.parquet")
+    )
 
 
 def video_segment_id(path: str) -> str:
@@ -51,12 +63,26 @@ def work_rows(inputs: list[str], output: str) -> list[dict]:
             manifest = pq.read_table(storage.join(spec, "manifest.parquet")).to_pylist()
             for r in manifest:
                 if r["status"] == "kept" and r["clip_path"]:
-                    rows.append({"segment_id": r["segment_id"], "video": storage.join(spec, r["clip_path"]),
-                                 "start_s": 0.0, "end_s": 0.0, "hud_status": r["hud_status"]})
+                    rows.append(
+                        {
+                            "segment_id": r["segment_id"],
+                            "video": storage.join(spec, r["clip_path"]),
+                            "start_s": 0.0,
+                            "end_s": 0.0,
+                            "hud_status": r["hud_status"],
+                        }
+                    )
             continue
         for path in expand_inputs([spec]):
-            rows.append({"segment_id": video_segment_id(path), "video": path, "start_s": 0.0, "end_s": 0.0,
-                         "hud_status": "unknown"})
+            rows.append(
+                {
+                    "segment_id": video_segment_id(path),
+                    "video": path,
+                    "start_s": 0.0,
+                    "end_s": 0.0,
+                    "hud_status": "unknown",
+                }
+            )
     for r in rows:
         r["trajectory_path"] = storage.join(output, "trajectories", f"{r['segment_id']}.parquet")
     return rows
@@ -80,19 +106,30 @@ def run_trajectory(inputs: list[str], output: str | None, step: EstimateTrajecto
         for i in range(len(batch["segment_id"])):
             record = json.loads(batch["trajectory_record"][i])
             v = record.get("validation", {})
-            results.append({"segment_id": str(batch["segment_id"][i]), "video": videos[str(batch["segment_id"][i])],
-                            "trajectory_path": str(batch["trajectory_path"][i]),
-                            "trajectory_status": str(batch["trajectory_status"][i]),
-                            "trajectory_reason": str(batch["trajectory_reason"][i]), "jumps": v.get("jumps"),
-                            "jitter_deg_s": v.get("jitter_deg_s"), "drift_deg_s": v.get("drift_deg_s"),
-                            "valid_fraction": v.get("valid_fraction"),
-                            "hfov_deg": record.get("intrinsics", {}).get("hfov_deg"),
-                            "frames_per_s": record.get("frames_per_s"), "record": json.dumps(record)})
+            results.append(
+                {
+                    "segment_id": str(batch["segment_id"][i]),
+                    "video": videos[str(batch["segment_id"][i])],
+                    "trajectory_path": str(batch["trajectory_path"][i]),
+                    "trajectory_status": str(batch["trajectory_status"][i]),
+                    "trajectory_reason": str(batch["trajectory_reason"][i]),
+                    "jumps": v.get("jumps"),
+                    "jitter_deg_s": v.get("jitter_deg_s"),
+                    "drift_deg_s": v.get("drift_deg_s"),
+                    "valid_fraction": v.get("valid_fraction"),
+                    "hfov_deg": record.get("intrinsics", {}).get("hfov_deg"),
+                    "frames_per_s": record.get("frames_per_s"),
+                    "record": json.dumps(record),
+                }
+            )
     table = pa.Table.from_pylist(sorted(results, key=lambda r: r["segment_id"]), schema=RESULT_SCHEMA)
     with storage.staged_file(storage.join(output, "trajectory.parquet")) as local:
         pq.write_table(table, local)
-    summary = {"segments": len(results), **Counter(r["trajectory_status"] for r in results),
-               "reasons": dict(Counter(r["trajectory_reason"] for r in results if r["trajectory_reason"]))}
+    summary = {
+        "segments": len(results),
+        **Counter(r["trajectory_status"] for r in results),
+        "reasons": dict(Counter(r["trajectory_reason"] for r in results if r["trajectory_reason"])),
+    }
     storage.write_json(storage.join(output, "trajectory_summary.json"), summary)
     if is_long_run(output):
         from g2w.jobs.long_dataset import build_dataset

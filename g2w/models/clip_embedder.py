@@ -48,9 +48,13 @@ class ClipEmbedder:
         self.device = resolve_device(spec.device)
         with torch.random.fork_rng(devices=[]):  # seeded init without touching the caller's RNG
             torch.manual_seed(spec.seed)
-            self.model = open_clip.create_model(
-                name, pretrained=spec.pretrained or None, device="cpu", require_pretrained=bool(spec.pretrained)
-            ).eval().to(self.device)
+            self.model = (
+                open_clip.create_model(
+                    name, pretrained=spec.pretrained or None, device="cpu", require_pretrained=bool(spec.pretrained)
+                )
+                .eval()
+                .to(self.device)
+            )
         self.is_random = not spec.pretrained
         self.image_size = int(np.atleast_1d(self.model.visual.image_size)[0])
         self.dim = int(self.model.visual.output_dim)

@@ -46,11 +46,11 @@ class HudSegmenterConfig:
         return 3 * self.stack + 3 + 1
 
     @classmethod
-    def tiny(cls) -> "HudSegmenterConfig":
+    def tiny(cls) -> HudSegmenterConfig:
         return cls(span=8, input_long_side=96, widths=(8, 12, 16))
 
     @classmethod
-    def from_dict(cls, data: dict) -> "HudSegmenterConfig":
+    def from_dict(cls, data: dict) -> HudSegmenterConfig:
         # configs written before the refinement options existed describe the old refinement
         old = {"refine_depth": 1, "refine_median": False}
         return cls(**{**old, **data, "widths": tuple(data["widths"])})
@@ -70,8 +70,13 @@ def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
 def _separable(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
     """Depthwise 3x3 (BatchNorm) then pointwise 1x1 (BatchNorm, ReLU): about 9x cheaper than a
     dense 3x3 at these widths, with the same receptive field."""
-    return nn.Sequential(nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin),
-                         nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False),
+        nn.BatchNorm2d(cin),
+        nn.Conv2d(cin, cout, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
 
 
 class HudSegmenter(nn.Module):
@@ -90,8 +95,9 @@ class HudSegmenter(nn.Module):
         self.config = config
         w = config.widths
         self.stem = _conv(config.in_channels, w[0], stride=2)
-        self.down = nn.ModuleList(nn.Sequential(_separable(w[i], w[i + 1], 2), _separable(w[i + 1], w[i + 1]))
-                                  for i in range(len(w) - 1))
+        self.down = nn.ModuleList(
+            nn.Sequential(_separable(w[i], w[i + 1], 2), _separable(w[i + 1], w[i + 1])) for i in range(len(w) - 1)
+        )
         self.up = nn.ModuleList(_separable(w[i + 1] + w[i], w[i]) for i in reversed(range(len(w) - 1)))
         self.ui_head = nn.Conv2d(w[0], 1, 1)
         self.label_head = nn.Conv2d(w[0], config.num_labels, 1)
@@ -122,11 +128,11 @@ class HudSegmenter(nn.Module):
         coarse = F.interpolate(self.ui_head(y), size=size, mode="bilinear", align_corners=False)
         current = 3 * (self.config.stack // 2)
         median = [x[:, -4:-1]] if self.config.refine_median else []
-        ui = coarse + self.refine(torch.cat([coarse, x[:, current:current + 3], *median, x[:, -1:]], 1))
+        ui = coarse + self.refine(torch.cat([coarse, x[:, current : current + 3], *median, x[:, -1:]], 1))
         # labels stay at half resolution: they only name regions the UI logit has found
-        return ui[..., :h, :w], self.label_head(y)[..., :(h + 1) // 2, :(w + 1) // 2]
+        return ui[..., :h, :w], self.label_head(y)[..., : (h + 1) // 2, : (w + 1) // 2]
 
-    def for_inference(self) -> "HudSegmenter":
+    def for_inference(self) -> HudSegmenter:
         """An eval-mode copy with each BatchNorm folded into the convolution before it and
         channels-last weights: the same outputs (to float rounding), about 1.7x faster on CPU,
         where the small-channel convolutions dominate. Feed it channels-last inputs."""
@@ -155,7 +161,7 @@ class HudSegmenter(nn.Module):
         return path
 
     @classmethod
-    def from_pretrained(cls, directory: str, device: str = "cpu") -> "HudSegmenter":
+    def from_pretrained(cls, directory: str, device: str = "cpu") -> HudSegmenter:
         from safetensors.torch import load_file
 
         with open(os.path.join(directory, CONFIG_NAME)) as f:
@@ -189,7 +195,7 @@ class FullResRefinerConfig:
         return sum(self.dilations)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "FullResRefinerConfig":
+    def from_dict(cls, data: dict) -> FullResRefinerConfig:
         data = dict(data)
         if "dilations" in data:
             data["dilations"] = tuple(data["dilations"])
@@ -241,7 +247,7 @@ class FullResRefiner(nn.Module):
         return path
 
     @classmethod
-    def from_pretrained(cls, directory: str) -> "FullResRefiner | None":
+    def from_pretrained(cls, directory: str) -> FullResRefiner | None:
         """The refiner saved in `directory`, or None when the folder has none."""
         from safetensors.torch import load_file
 

@@ -56,17 +56,22 @@ class Method:
         return getattr(importlib.import_module(module), attr)
 
 
-METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("identity", "g2w.remove.baselines:identity", mask=False, ref_pt=False),
-    Method("telea-gt", "g2w.remove.baselines:telea_gt", mask=True, ref_pt=False),
-    Method("telea", "g2w.remove.baselines:telea", mask=False, ref_pt=False),  # options: mask=segmenter|gt
-    Method("propagate", "g2w.remove.propagate:propagate", mask=False, ref_pt=False),  # options: mask=segmenter|gt
-    Method("unblend+propagate", "g2w.remove.propagate:unblend_propagate", mask=False, ref_pt=False),  # likewise
-    Method("gamecleaner", "g2w.remove.gamecleaner:gamecleaner", mask=False, ref_pt=True, gpu=True),
-)}
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("identity", "g2w.remove.baselines:identity", mask=False, ref_pt=False),
+        Method("telea-gt", "g2w.remove.baselines:telea_gt", mask=True, ref_pt=False),
+        Method("telea", "g2w.remove.baselines:telea", mask=False, ref_pt=False),  # options: mask=segmenter|gt
+        Method("propagate", "g2w.remove.propagate:propagate", mask=False, ref_pt=False),  # options: mask=segmenter|gt
+        Method("unblend+propagate", "g2w.remove.propagate:unblend_propagate", mask=False, ref_pt=False),  # likewise
+        Method("gamecleaner", "g2w.remove.gamecleaner:gamecleaner", mask=False, ref_pt=True, gpu=True),
+    )
+}
 
 
-DEFAULT_METHOD = "unblend+propagate"  # mask-free: the segmenter's mask, translucent layers inverted, the rest propagated
+DEFAULT_METHOD = (
+    "unblend+propagate"  # mask-free: the segmenter's mask, translucent layers inverted, the rest propagated
+)
 
 
 def get_method(name: str) -> Method:

@@ -47,17 +47,27 @@ def even_size(case: Case) -> tuple[int, int, float]:
     return info.width - info.width % 2, info.height - info.height % 2, info.fps
 
 
-def telea(case: Case, out_path: str, mask: str = "segmenter", radius: int = 3, dilate_px: int = 2, crf: int = 18,
-          preset: str = "veryfast", checkpoint: str | None = None, mask_rules: str | None = None,
-          progress=None) -> int:
+def telea(
+    case: Case,
+    out_path: str,
+    mask: str = "segmenter",
+    radius: int = 3,
+    dilate_px: int = 2,
+    crf: int = 18,
+    preset: str = "veryfast",
+    checkpoint: str | None = None,
+    mask_rules: str | None = None,
+    progress=None,
+) -> int:
     """Inpaint every frame inside the chosen mask; returns the frames written. `mask_rules`: the
     segmenter mask's rules (`g2w.segment.mask_rules`; default `REMOVAL_RULES`)."""
     w, h, fps = even_size(case)
     written = 0
     with VideoWriter(out_path, w, h, fps, crf=crf, preset=preset) as writer:
         # strict: a mask stream shorter or longer than the video is an error, not a short output
-        for frame, hole in zip(iter_frames(case.source), case_holes(case, mask, dilate_px, checkpoint, mask_rules),
-                               strict=True):
+        for frame, hole in zip(
+            iter_frames(case.source), case_holes(case, mask, dilate_px, checkpoint, mask_rules), strict=True
+        ):
             if hole.shape != frame.rgb.shape[:2]:
                 raise ValueError(f"{case.case_id}: mask {hole.shape} does not match frame {frame.rgb.shape[:2]}")
             rgb = cv2.inpaint(frame.rgb, hole, radius, cv2.INPAINT_TELEA) if hole.any() else frame.rgb
@@ -68,9 +78,17 @@ def telea(case: Case, out_path: str, mask: str = "segmenter", radius: int = 3, d
     return written
 
 
-def telea_gt(case: Case, out_path: str, radius: int = 3, dilate_px: int = 2, crf: int = 18,
-             preset: str = "veryfast", progress=None) -> int:
+def telea_gt(
+    case: Case,
+    out_path: str,
+    radius: int = 3,
+    dilate_px: int = 2,
+    crf: int = 18,
+    preset: str = "veryfast",
+    progress=None,
+) -> int:
     """Telea inside the ground-truth mask (the oracle baseline). Its options are spelled out so
     callers that read a method's signature (the service's option checks) see them."""
-    return telea(case, out_path, mask="gt", radius=radius, dilate_px=dilate_px, crf=crf, preset=preset,
-                 progress=progress)
+    return telea(
+        case, out_path, mask="gt", radius=radius, dilate_px=dilate_px, crf=crf, preset=preset, progress=progress
+    )

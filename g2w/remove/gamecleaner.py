@@ -49,9 +49,18 @@ def weights_path(checkpoint: str) -> str:
     return path
 
 
-def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str | None = None,
-                reference_image: str | None = None, steps: int = 50, base_dir: str | None = None,
-                mllm_dir: str | None = None, seed: int = 0, progress=None) -> int:
+def gamecleaner(
+    case: Case,
+    out_path: str,
+    checkpoint: str,
+    reference: str | None = None,
+    reference_image: str | None = None,
+    steps: int = 50,
+    base_dir: str | None = None,
+    mllm_dir: str | None = None,
+    seed: int = 0,
+    progress=None,
+) -> int:
     from g2w.models.gamecleaner import flow
     from g2w.models.gamecleaner.clips import clip_frames, resize_frames
 
@@ -68,8 +77,9 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str | Non
     generator = torch.Generator(device).manual_seed(seed)
     user_frame = None
     if source_kind == "image":  # read before any work, so a bad image costs nothing
-        user_frame = read_reference_image(image_path(reference_image, case.case_id), cfg.width, cfg.height,
-                                          info.width / info.height)
+        user_frame = read_reference_image(
+            image_path(reference_image, case.case_id), cfg.width, cfg.height, info.width / info.height
+        )
 
     def dit(z, t, c, s, r):
         if progress:  # each sampling step is a point where a canceled job can stop
@@ -78,7 +88,10 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str | Non
 
     w, h = info.width - info.width % 2, info.height - info.height % 2
     written = 0
-    with reference_video(case, source_kind, progress and (lambda: progress(0))) as ref_video, VideoWriter(out_path, w, h, cfg.fps) as writer:
+    with (
+        reference_video(case, source_kind, progress and (lambda: progress(0))) as ref_video,
+        VideoWriter(out_path, w, h, cfg.fps) as writer,
+    ):
         for k in range(windows):
             source = clip_frames(case.source, cfg, start_s=k * span_s)
             src = enc.encode(source)
@@ -87,7 +100,7 @@ def gamecleaner(case: Case, out_path: str, checkpoint: str, reference: str | Non
             context = model.context(enc.mllm_states(source, model.condition.queries).to(dtype))
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
                 latent = flow.euler_sample(dit, context, src.to(dtype), ref, steps=steps, generator=generator)
-            for out in resize_frames(enc.decode(latent), w, h)[:total - written]:
+            for out in resize_frames(enc.decode(latent), w, h)[: total - written]:
                 writer.write(out)
                 written += 1
                 if progress:

@@ -72,10 +72,10 @@ def fit_reference(image: np.ndarray, width: int, height: int, source_aspect: flo
     h, w = image.shape[:2]
     if w / h > source_aspect:  # too wide: crop the sides
         keep = max(1, round(h * source_aspect))
-        image = image[:, (w - keep) // 2:(w - keep) // 2 + keep]
+        image = image[:, (w - keep) // 2 : (w - keep) // 2 + keep]
     elif w / h < source_aspect:  # too tall: crop top and bottom
         keep = max(1, round(w / source_aspect))
-        image = image[(h - keep) // 2:(h - keep) // 2 + keep]
+        image = image[(h - keep) // 2 : (h - keep) // 2 + keep]
     if image.shape[:2] == (height, width):
         return np.ascontiguousarray(image)
     interp = cv2.INTER_AREA if image.shape[1] >= width else cv2.INTER_CUBIC
@@ -100,8 +100,10 @@ def reference_video(case: Case, source: str, progress=None) -> Iterator[str | No
     `progress()` is called while `self` cleans the source, so a canceled job can stop there too."""
     if source == "oracle":
         if not case.reference or not os.path.exists(case.reference):
-            raise ReferenceError("reference_missing", f"{case.case_id}: an oracle reference needs the case's "
-                                                      "clean video (synthetic cases only)")
+            raise ReferenceError(
+                "reference_missing",
+                f"{case.case_id}: an oracle reference needs the case's clean video (synthetic cases only)",
+            )
         yield case.reference
     elif source == "self":
         from g2w.remove.propagate import propagate

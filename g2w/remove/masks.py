@@ -31,7 +31,7 @@ def _nearest(listed: list[int], frame: int) -> int | None:
     if not listed:
         return None
     k = bisect.bisect_left(listed, frame)
-    candidates = listed[max(0, k - 1):k + 1]
+    candidates = listed[max(0, k - 1) : k + 1]
     return min(candidates, key=lambda f: (abs(f - frame), f))
 
 
@@ -51,8 +51,13 @@ def box_masks(annotation: Annotation, width: int, height: int, frame_count: int)
         yield mask
 
 
-def raw_masks(case: Case, source: str = "gt", checkpoint: str | None = None,
-              rules: str | Sequence[MaskRule] | None = None, decoded: Iterable | None = None) -> Iterator[np.ndarray]:
+def raw_masks(
+    case: Case,
+    source: str = "gt",
+    checkpoint: str | None = None,
+    rules: str | Sequence[MaskRule] | None = None,
+    decoded: Iterable | None = None,
+) -> Iterator[np.ndarray]:
     """The case's masks before dilation, one per frame of its source video. For `segmenter`: the
     checkpoint's refined mask (near the UI the video's own pixels decide), adjusted by `rules`
     (`g2w.segment.mask_rules`; default `REMOVAL_RULES`); `decoded` is the source's frames
@@ -82,8 +87,14 @@ def holes(masks: Iterator[np.ndarray], dilate_px: int) -> Iterator[np.ndarray]:
         yield cv2.dilate(hole, kernel) if dilate_px and hole.any() else hole
 
 
-def case_holes(case: Case, source: str = "gt", dilate_px: int = 2, checkpoint: str | None = None,
-               rules: str | Sequence[MaskRule] | None = None, decoded: Iterable | None = None) -> Iterator[np.ndarray]:
+def case_holes(
+    case: Case,
+    source: str = "gt",
+    dilate_px: int = 2,
+    checkpoint: str | None = None,
+    rules: str | Sequence[MaskRule] | None = None,
+    decoded: Iterable | None = None,
+) -> Iterator[np.ndarray]:
     """What a remover fills in each frame: the chosen mask, binarised and dilated (`rules`,
     `decoded`: see `raw_masks`)."""
     return holes(raw_masks(case, source, checkpoint, rules, decoded), dilate_px)

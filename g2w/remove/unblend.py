@@ -61,8 +61,9 @@ class Unblend:
     agree_b: float = 4.0  # ... and their `b` (opacity x colour) within this many grey levels
 
 
-def fit_layer(observed: np.ndarray, world: np.ndarray, valid: np.ndarray,
-              iterations: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def fit_layer(
+    observed: np.ndarray, world: np.ndarray, valid: np.ndarray, iterations: int = 4
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per pixel, `s` (n,), `b` (n, 3), the robust residual (n,) and the world's spread (n,) of
     the fit `observed = s * world + b` over frames.
 
@@ -120,15 +121,27 @@ class ChunkReport:
         """One line: the share inverted and why the rest was left to the fill."""
         if not self.hole_px:
             return "no hole pixels"
-        parts = [f"{name[:-3].replace('_', ' ')} {getattr(self, name) / self.hole_px:.0%}"
-                 for name in ("moving_px", "unseen_px", "still_world_px", "opaque_px", "misfit_px") if getattr(self, name)]
+        parts = [
+            f"{name[:-3].replace('_', ' ')} {getattr(self, name) / self.hole_px:.0%}"
+            for name in ("moving_px", "unseen_px", "still_world_px", "opaque_px", "misfit_px")
+            if getattr(self, name)
+        ]
         return f"un-blended {self.inverted_px / self.hole_px:.0%} of hole pixels" + (
-            f"; filled: {', '.join(parts)}" if parts else "")
+            f"; filled: {', '.join(parts)}" if parts else ""
+        )
 
 
-def _spread_layer(s: np.ndarray, b: np.ndarray, fitted: np.ndarray, ys: np.ndarray, xs: np.ndarray,
-                  shape: tuple[int, int], reach: int, agree_s: float, agree_b: float,
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _spread_layer(
+    s: np.ndarray,
+    b: np.ndarray,
+    fitted: np.ndarray,
+    ys: np.ndarray,
+    xs: np.ndarray,
+    shape: tuple[int, int],
+    reach: int,
+    agree_s: float,
+    agree_b: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`s`, `b` at every pixel (ys, xs), the unfitted ones the mean of the fitted pixels within
     `reach` px (a box) where those agree (standard deviation of `s` at most `agree_s`, of `b` at
     most `agree_b` grey levels: one smooth panel, not scattered fits of a widget that is no
@@ -145,16 +158,21 @@ def _spread_layer(s: np.ndarray, b: np.ndarray, fitted: np.ndarray, ys: np.ndarr
     pooled = np.dstack([cv2.boxFilter(planes[..., c], -1, (k, k), normalize=False) for c in range(7)])[ys, xs]
     weight = np.maximum(pooled[:, 0], 1e-6)
     mean_s, mean_b = pooled[:, 1] / weight, pooled[:, 4:] / weight[:, None]
-    var_s = pooled[:, 2] / weight - mean_s ** 2
-    var_b = pooled[:, 3] / weight - (mean_b ** 2).mean(1)
-    found = fitted | ((pooled[:, 0] >= 1) & (var_s <= agree_s ** 2) & (var_b <= agree_b ** 2))
+    var_s = pooled[:, 2] / weight - mean_s**2
+    var_b = pooled[:, 3] / weight - (mean_b**2).mean(1)
+    found = fitted | ((pooled[:, 0] >= 1) & (var_s <= agree_s**2) & (var_b <= agree_b**2))
     s = np.where(fitted, s, mean_s).astype(np.float32)
     b = np.where(fitted[:, None], b, mean_b).astype(np.float32)
     return s, b, found
 
 
-def unblend_chunk(frames: list[np.ndarray], holes: list[np.ndarray], filled: list[np.ndarray],
-                  steps: list[np.ndarray], rule: Unblend = Unblend()) -> tuple[list[np.ndarray], ChunkReport]:
+def unblend_chunk(
+    frames: list[np.ndarray],
+    holes: list[np.ndarray],
+    filled: list[np.ndarray],
+    steps: list[np.ndarray],
+    rule: Unblend = Unblend(),
+) -> tuple[list[np.ndarray], ChunkReport]:
     """`filled` (the fill's frames for `frames` with `holes`, and its `steps` maps: `fill_chunk`)
     with the hole pixels of static translucent layers replaced by the inverted blend; frames are
     copied only where changed. Returns the frames and what was done (`ChunkReport`)."""
@@ -197,8 +215,12 @@ def unblend_chunk(frames: list[np.ndarray], holes: list[np.ndarray], filled: lis
     total = np.maximum(valid.sum(1), 1)
     mean_o = (valid[..., None] * observed).sum(1) / total[:, None]
     seen_std = np.sqrt((valid[..., None] * (observed - mean_o[:, None]) ** 2).sum((1, 2)) / (3 * total))
-    sane = ((alpha >= -0.05) & (colour >= -16).all(1) & (colour <= 271).all(1)
-            & (seen_std >= rule.min_world_std * np.maximum(s, 1e-3)))
+    sane = (
+        (alpha >= -0.05)
+        & (colour >= -16).all(1)
+        & (colour <= 271).all(1)
+        & (seen_std >= rule.min_world_std * np.maximum(s, 1e-3))
+    )
     opaque = known & (alpha > rule.ceiling)
     ok = known & ~opaque & sane
     report.unseen_px += int(np.count_nonzero(~known & ~enough))

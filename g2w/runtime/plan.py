@@ -49,8 +49,10 @@ class UnitCosts:
     def from_summary(cls, summary: dict, cpus: float | None = None) -> UnitCosts:
         t, counts, thr = summary["timings_s"], summary["counts"], summary["throughput"]
         if not thr.get("sources_analysed") or not counts.get("kept"):
-            raise ValueError("the summary must come from a run that analysed its sources and kept clips "
-                             "(a rerun that skipped everything measures nothing)")
+            raise ValueError(
+                "the summary must come from a run that analysed its sources and kept clips "
+                "(a rerun that skipped everything measures nothing)"
+            )
         cpus = cpus or summary.get("cluster", {}).get("CPU")
         if not cpus:
             raise ValueError("the summary does not say how many CPUs the run had: pass --measured-cpus")
@@ -68,9 +70,18 @@ class UnitCosts:
         )
 
 
-def plan(units: UnitCosts, clips: int, window_s: float, cpu: NodeType, cpu_nodes: int, head: NodeType,
-         select_s_per_million: float, gpu: NodeType | None = None, gpu_nodes: int = 0,
-         gpu_windows_per_s: float | None = None) -> dict:
+def plan(
+    units: UnitCosts,
+    clips: int,
+    window_s: float,
+    cpu: NodeType,
+    cpu_nodes: int,
+    head: NodeType,
+    select_s_per_million: float,
+    gpu: NodeType | None = None,
+    gpu_nodes: int = 0,
+    gpu_windows_per_s: float | None = None,
+) -> dict:
     """Stage wall times, node counts, cost and the bottleneck for `clips` kept clips;
     `select_s_per_million` is selection's wall time per million windows at scale."""
     windows = clips * units.windows_per_clip
@@ -91,34 +102,56 @@ def plan(units: UnitCosts, clips: int, window_s: float, cpu: NodeType, cpu_nodes
     gpu_cost = gpu_nodes * gpu.usd_per_hour * analyse_s / 3600 if uses_gpu else 0.0  # autoscaled: up for analysis only
     cost = wall_s / 3600 * (head.usd_per_hour + cpu_nodes * cpu.usd_per_hour) + gpu_cost
     return {
-        "clips": clips, "windows": round(windows), "video_hours": round(video_s / 3600, 1), "sources": round(sources),
-        "nodes": {"head": {**asdict(head), "count": 1}, "cpu": {**asdict(cpu), "count": cpu_nodes},
-                  "gpu": {**asdict(gpu), "count": gpu_nodes if uses_gpu else 0} if gpu else None},
+        "clips": clips,
+        "windows": round(windows),
+        "video_hours": round(video_s / 3600, 1),
+        "sources": round(sources),
+        "nodes": {
+            "head": {**asdict(head), "count": 1},
+            "cpu": {**asdict(cpu), "count": cpu_nodes},
+            "gpu": {**asdict(gpu), "count": gpu_nodes if uses_gpu else 0} if gpu else None,
+        },
         "stage_hours": {k: round(v / 3600, 5) for k, v in stages.items()},
         "wall_hours": round(wall_s / 3600, 2),
         "cost_usd": round(cost, 2),
         "bottleneck": max(stages, key=stages.get),
         "measured_on": {"cpus": units.measured_cpus, "clip_device": units.measured_device},
-        "assumptions": ("decode/encode scale linearly with cores; selection on one node at "
-                        f"{select_s_per_million:g} s per million windows; the measured run's source mix"
-                        + ("" if uses_gpu else "; CLIP cost as measured (on " + units.measured_device + ")")),
+        "assumptions": (
+            "decode/encode scale linearly with cores; selection on one node at "
+            f"{select_s_per_million:g} s per million windows; the measured run's source mix"
+            + ("" if uses_gpu else "; CLIP cost as measured (on " + units.measured_device + ")")
+        ),
     }
 
 
 def table(result: dict) -> str:
     """The plan as a Markdown table."""
     lines = ["| stage | hours |", "|---|---:|"]
-    lines += [f"| {k}{' (bottleneck)' if k == result['bottleneck'] else ''} | {v:.2f} |" for k, v in result["stage_hours"].items()]
+    lines += [
+        f"| {k}{' (bottleneck)' if k == result['bottleneck'] else ''} | {v:.2f} |"
+        for k, v in result["stage_hours"].items()
+    ]
     nodes = ", ".join(f"{n['count']} x {n['name']}" for n in result["nodes"].values() if n and n["count"])
-    lines += [f"| **wall** | **{result['wall_hours']:.2f}** |", "",
-              f"{result['clips']:,} clips from {result['windows']:,} windows ({result['video_hours']:,} h of video, "
-              f"~{result['sources']:,} sources) on {nodes}: **${result['cost_usd']:,.0f}**.",
-              f"Assumptions: {result['assumptions']}."]
+    lines += [
+        f"| **wall** | **{result['wall_hours']:.2f}** |",
+        "",
+        f"{result['clips']:,} clips from {result['windows']:,} windows ({result['video_hours']:,} h of video, "
+        f"~{result['sources']:,} sources) on {nodes}: **${result['cost_usd']:,.0f}**.",
+        f"Assumptions: {result['assumptions']}.",
+    ]
     return "\n".join(lines) + "\n"
 
 
-def sweep(units: UnitCosts, clips: int, window_s: float, cpu: NodeType, head: NodeType, max_nodes: int,
-          select_s_per_million: float, **gpu) -> list[dict]:
+def sweep(
+    units: UnitCosts,
+    clips: int,
+    window_s: float,
+    cpu: NodeType,
+    head: NodeType,
+    max_nodes: int,
+    select_s_per_million: float,
+    **gpu,
+) -> list[dict]:
     """The plan at CPU node counts from 1 to max_nodes (about 12 points, log-spaced)."""
     counts = sorted({max(1, round(max_nodes ** (i / 11))) for i in range(12)})
     return [plan(units, clips, window_s, cpu, n, head, select_s_per_million, **gpu) for n in counts]
@@ -164,4 +197,3 @@ def write_plan(output: str, result: dict, points: list[dict]) -> dict:
         f.write(table(result))
     plot(paths["png"], points, result)
     return paths
-

@@ -32,9 +32,7 @@ class _DropAuthDefaultNotice(logging.Filter):
         return not record.getMessage().startswith("Token authentication is enabled")
 
 
-logging.getLogger("ray._private.authentication.authentication_token_setup").addFilter(
-    _DropAuthDefaultNotice()
-)
+logging.getLogger("ray._private.authentication.authentication_token_setup").addFilter(_DropAuthDefaultNotice())
 
 
 class _DropProgressOffNotice(logging.Filter):

@@ -21,8 +21,8 @@ import ray.train.torch
 from ray.train import CheckpointConfig, FailureConfig, RunConfig, ScalingConfig
 from ray.train.torch import TorchTrainer
 
-from g2w.runtime.ray_init import init_ray
 from g2w.io.storage import is_uri
+from g2w.runtime.ray_init import init_ray
 from g2w.train import checkpoint
 from g2w.train.config import FitConfig
 from g2w.train.loop import train_worker
@@ -76,10 +76,17 @@ def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
     trainer = TorchTrainer(
         _worker,
         train_loop_config={"task": task, "cfg": cfg},
-        scaling_config=ScalingConfig(num_workers=cfg.num_workers, use_gpu=cfg.use_gpu,
-                                     resources_per_worker={"CPU": cfg.cpus_per_worker, **({"GPU": 1} if cfg.use_gpu else {})}),
-        run_config=RunConfig(name=name, storage_path=storage, failure_config=FailureConfig(max_failures=cfg.max_failures),
-                             checkpoint_config=CheckpointConfig(num_to_keep=cfg.keep_checkpoints)),
+        scaling_config=ScalingConfig(
+            num_workers=cfg.num_workers,
+            use_gpu=cfg.use_gpu,
+            resources_per_worker={"CPU": cfg.cpus_per_worker, **({"GPU": 1} if cfg.use_gpu else {})},
+        ),
+        run_config=RunConfig(
+            name=name,
+            storage_path=storage,
+            failure_config=FailureConfig(max_failures=cfg.max_failures),
+            checkpoint_config=CheckpointConfig(num_to_keep=cfg.keep_checkpoints),
+        ),
     )
     result = trainer.fit()
     if result.checkpoint is None:
@@ -87,11 +94,17 @@ def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
     with result.checkpoint.as_directory() as ckpt, tempfile.TemporaryDirectory(prefix="g2w-run-") as out:
         state = checkpoint.read_state(ckpt)
         history = state["history"]
-        summary = {"task": task.name, "steps": state["step"], "final_loss": history[-1]["loss"] if history else None,
-                   "first_loss": history[0]["loss"] if history else None,
-                   "mean_samples_per_s": _mean(h["samples_per_s"] for h in history),
-                   "mean_mfu": _mean(h["mfu"] for h in history if h.get("mfu") is not None),
-                   "num_workers": cfg.num_workers, "checkpoint": _location(cfg.output, result.checkpoint.path), "config": cfg.to_dict()}
+        summary = {
+            "task": task.name,
+            "steps": state["step"],
+            "final_loss": history[-1]["loss"] if history else None,
+            "first_loss": history[0]["loss"] if history else None,
+            "mean_samples_per_s": _mean(h["samples_per_s"] for h in history),
+            "mean_mfu": _mean(h["mfu"] for h in history if h.get("mfu") is not None),
+            "num_workers": cfg.num_workers,
+            "checkpoint": _location(cfg.output, result.checkpoint.path),
+            "config": cfg.to_dict(),
+        }
         shutil.copy(os.path.join(ckpt, checkpoint.WEIGHTS), os.path.join(out, checkpoint.WEIGHTS))
         validation = state.get("validation", [])
         if os.path.isdir(os.path.join(ckpt, "validation")):
@@ -102,8 +115,11 @@ def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
             json.dump(history, f)
         write_report(out, summary, history, validation)
         _publish(out, cfg.output)
-    print(f"[train] {task.name}: {summary['steps']} steps, loss {summary['first_loss']} -> {summary['final_loss']}\n"
-          f"run:     {cfg.output}\nreport:  {os.path.join(cfg.output, 'report.html')}", flush=True)
+    print(
+        f"[train] {task.name}: {summary['steps']} steps, loss {summary['first_loss']} -> {summary['final_loss']}\n"
+        f"run:     {cfg.output}\nreport:  {os.path.join(cfg.output, 'report.html')}",
+        flush=True,
+    )
     return summary
 
 

@@ -61,8 +61,17 @@ def spec_for(seed: int, index: int, duration_s: float) -> VideoSpec:
     """The index-th video of a batch: sizes, rates, games and events rotate so any 6 consecutive
     videos cover every size and event kind, and any 4 every game."""
     width, height = SIZES[index % len(SIZES)]
-    return VideoSpec(seed, index, width, height, RATES[index % len(RATES)], float(duration_s),
-                     STYLES[index % len(STYLES)], hud=index % 3 == 1, first_event=EVENTS[index % len(EVENTS)])
+    return VideoSpec(
+        seed,
+        index,
+        width,
+        height,
+        RATES[index % len(RATES)],
+        float(duration_s),
+        STYLES[index % len(STYLES)],
+        hud=index % 3 == 1,
+        first_event=EVENTS[index % len(EVENTS)],
+    )
 
 
 class _Plan:
@@ -93,7 +102,9 @@ class _Plan:
             frame = cv2.warpAffine(frame, shift, (w, h), borderMode=cv2.BORDER_REFLECT)
         if src.blur:
             h, w = frame.shape[:2]
-            small = cv2.resize(frame, (max(1, w // BLUR_FACTOR), max(1, h // BLUR_FACTOR)), interpolation=cv2.INTER_AREA)
+            small = cv2.resize(
+                frame, (max(1, w // BLUR_FACTOR), max(1, h // BLUR_FACTOR)), interpolation=cv2.INTER_AREA
+            )
             frame = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
         if src.dark_gain < 1.0:
             frame = cv2.convertScaleAbs(frame, alpha=src.dark_gain)
@@ -165,8 +176,14 @@ def write_sample(spec: VideoSpec, out_dir: str | os.PathLike, crf: int = 20, pre
     return video
 
 
-def generate_samples(out_dir: str | os.PathLike, count: int, seed: int = 0, duration_s: float = 30.0,
-                     progress=None, baked_hud: bool = True) -> list[str]:
+def generate_samples(
+    out_dir: str | os.PathLike,
+    count: int,
+    seed: int = 0,
+    duration_s: float = 30.0,
+    progress=None,
+    baked_hud: bool = True,
+) -> list[str]:
     """`count` varied sample videos with sidecars in `out_dir`; returns their paths.
 
     `baked_hud=False` leaves the baked HUD off every video (it is otherwise on every third one,

@@ -51,21 +51,31 @@ class BakedHud:
             ("match_status", self._timer_at),
             ("watermark", self._watermark_at),
         ]
-        for label, place in optional:
+        for _label, place in optional:
             if rng.random() < 0.6:
                 self.elements.append(place())
 
     # --- element placement -------------------------------------------------------------
     def _crosshair_at(self) -> _Element:
         s = int(0.05 * self.u) | 1
-        return _Element("crosshair", self.width // 2 - s // 2, self.height // 2 - s // 2,
-                        lambda t: self._cached(("crosshair",), lambda: self._crosshair(s)), False)
+        return _Element(
+            "crosshair",
+            self.width // 2 - s // 2,
+            self.height // 2 - s // 2,
+            lambda t: self._cached(("crosshair",), lambda: self._crosshair(s)),
+            False,
+        )
 
     def _ammo_at(self) -> _Element:
         size = int(0.06 * self.u)
         w = _text_patch("888 / 888", size).shape[1]
-        return _Element("weapon_ammo", self.width - self.margin - w, self.height - self.margin - int(1.4 * size),
-                        lambda t: self._ammo(t, size), True)
+        return _Element(
+            "weapon_ammo",
+            self.width - self.margin - w,
+            self.height - self.margin - int(1.4 * size),
+            lambda t: self._ammo(t, size),
+            True,
+        )
 
     def _timer_at(self) -> _Element:
         size = int(0.05 * self.u)
@@ -74,9 +84,15 @@ class BakedHud:
 
     def _watermark_at(self) -> _Element:
         size = int(0.035 * self.u)
-        return _Element("watermark", self.margin, self.margin,
-                        lambda t: self._cached(("watermark",), lambda: _text_patch(
-                            "G2W.TV", size, color=(255, 255, 255, 120), outline=(0, 0, 0, 60))), False)
+        return _Element(
+            "watermark",
+            self.margin,
+            self.margin,
+            lambda t: self._cached(
+                ("watermark",), lambda: _text_patch("G2W.TV", size, color=(255, 255, 255, 120), outline=(0, 0, 0, 60))
+            ),
+            False,
+        )
 
     # --- element drawing ---------------------------------------------------------------
     def _cached(self, key, make):

@@ -37,8 +37,15 @@ def colorize(field: np.ndarray, dark: tuple[int, int, int], light: tuple[int, in
     return (np.array(dark, np.float32) * (1 - f) + np.array(light, np.float32) * f).astype(np.uint8)
 
 
-def bricks(rng: np.random.Generator, height: int, width: int, rows: int, cols: int,
-           brick: tuple[int, int, int], mortar: tuple[int, int, int]) -> np.ndarray:
+def bricks(
+    rng: np.random.Generator,
+    height: int,
+    width: int,
+    rows: int,
+    cols: int,
+    brick: tuple[int, int, int],
+    mortar: tuple[int, int, int],
+) -> np.ndarray:
     """A running-bond brick wall with per-brick tint and surface noise."""
     tex = colorize(tileable_noise(rng, height, width, 8, 3), tuple(c // 2 for c in brick), brick)
     bh, bw = height / rows, width / cols
@@ -57,10 +64,11 @@ def bricks(rng: np.random.Generator, height: int, width: int, rows: int, cols: i
     return tex
 
 
-def checker_tiles(rng: np.random.Generator, size: int, n: int,
-                  a: tuple[int, int, int], b: tuple[int, int, int]) -> np.ndarray:
+def checker_tiles(
+    rng: np.random.Generator, size: int, n: int, a: tuple[int, int, int], b: tuple[int, int, int]
+) -> np.ndarray:
     """Square floor tiles in two colours with grout lines and wear."""
-    idx = (np.arange(size) * n // size)
+    idx = np.arange(size) * n // size
     pattern = (idx[:, None] + idx[None, :]) % 2
     base = np.where(pattern[..., None] == 1, np.array(a, np.uint8), np.array(b, np.uint8))
     wear = tileable_noise(rng, size, size, 6, 3)[..., None]

@@ -57,8 +57,9 @@ class FrameSource:
     shake: tuple[float, float] = (0.0, 0.0)  # camera jitter (dx, dy), fractions of the width
 
 
-def plan_blocks(rng: np.random.Generator, frame_count: int, fps: float, first_event: str | None,
-                new_scene_p: float = 0.7) -> tuple[list[Block], int]:
+def plan_blocks(
+    rng: np.random.Generator, frame_count: int, fps: float, first_event: str | None, new_scene_p: float = 0.7
+) -> tuple[list[Block], int]:
     """Blocks covering [0, frame_count), and the number of scenes they use.
 
     `first_event` forces the kind of the second block so a batch of videos covers every kind.
@@ -139,8 +140,9 @@ def frame_sources(blocks: list[Block], fps: float) -> list[FrameSource]:
 
 
 def _replayed(source: FrameSource) -> FrameSource:
-    return FrameSource(source.scene, source.cam_t, source.anim_t, source.hud_t, source.dark_gain,
-                       source.blur, True, source.shake)
+    return FrameSource(
+        source.scene, source.cam_t, source.anim_t, source.hud_t, source.dark_gain, source.blur, True, source.shake
+    )
 
 
 def continues(before: FrameSource, after: FrameSource, fps: float) -> bool:
@@ -148,8 +150,11 @@ def continues(before: FrameSource, after: FrameSource, fps: float) -> bool:
     if (before.scene, before.cam_t, before.anim_t) == (after.scene, after.cam_t, after.anim_t):
         return True
     step = 1.0 / fps + 1e-9
-    return (before.scene == after.scene and 0 <= after.cam_t - before.cam_t <= step
-            and 0 <= after.anim_t - before.anim_t <= step)
+    return (
+        before.scene == after.scene
+        and 0 <= after.cam_t - before.cam_t <= step
+        and 0 <= after.anim_t - before.anim_t <= step
+    )
 
 
 def cut_frames(sources: list[FrameSource], fps: float) -> list[int]:
@@ -163,8 +168,12 @@ def ground_truth(blocks: list[Block], sources: list[FrameSource], fps: float) ->
     cut_set = set(cuts)
 
     def span(b: Block) -> dict:
-        return {"start_frame": b.start_frame, "end_frame": b.end_frame,
-                "start_s": b.start_frame / fps, "end_s": b.end_frame / fps}
+        return {
+            "start_frame": b.start_frame,
+            "end_frame": b.end_frame,
+            "start_s": b.start_frame / fps,
+            "end_s": b.end_frame / fps,
+        }
 
     truth: dict = {
         "cuts": [{"frame": f, "time_s": f / fps} for f in cuts],
@@ -173,10 +182,14 @@ def ground_truth(blocks: list[Block], sources: list[FrameSource], fps: float) ->
     for kind in ("frozen", "dark", "blur", "shaky", "idle"):
         truth[f"{kind}_spans"] = [span(b) for b in blocks if b.kind == kind]
     truth["duplicate_spans"] = [
-        {**span(b), "source_start_frame": b.start_frame - round(DUPLICATE_S * fps),
-         "source_end_frame": b.end_frame - round(DUPLICATE_S * fps),
-         "source_start_s": (b.start_frame - round(DUPLICATE_S * fps)) / fps,
-         "source_end_s": (b.end_frame - round(DUPLICATE_S * fps)) / fps}
-        for b in blocks if b.kind == "duplicate"
+        {
+            **span(b),
+            "source_start_frame": b.start_frame - round(DUPLICATE_S * fps),
+            "source_end_frame": b.end_frame - round(DUPLICATE_S * fps),
+            "source_start_s": (b.start_frame - round(DUPLICATE_S * fps)) / fps,
+            "source_end_s": (b.end_frame - round(DUPLICATE_S * fps)) / fps,
+        }
+        for b in blocks
+        if b.kind == "duplicate"
     ]
     return truth

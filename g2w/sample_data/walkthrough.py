@@ -110,11 +110,16 @@ def _room(rng: np.random.Generator, spec: WalkSpec) -> _Room:
     ceiling = colorize(tileable_noise(rng, _TEX, _TEX, 4), pal["dark"], pal["secondary"])
     wall_c = bricks(rng, _TEX, _TEX, 6, 3, pal["secondary"], pal["dark"])
     shades = (0.95, 0.8, 0.6, 1.0, 0.85, 0.7)  # each face lit differently, so corners show
-    faces = [np.clip(f.astype(np.float32) * s, 0, 255).astype(np.uint8)
-             for f, s in zip((wall_a, wall_b, ceiling, floor, wall_c, wall_a[::-1]), shades)]
+    faces = [
+        np.clip(f.astype(np.float32) * s, 0, 255).astype(np.uint8)
+        for f, s in zip((wall_a, wall_b, ceiling, floor, wall_c, wall_a[::-1]), shades)
+    ]
     direction = 1 if rng.random() < 0.5 else -1
-    return _Room(np.concatenate(faces), rng.uniform(0, 2 * np.pi, 6),
-                 direction * math.radians(spec.turn_deg_s) * rng.uniform(0.7, 1.3))
+    return _Room(
+        np.concatenate(faces),
+        rng.uniform(0, 2 * np.pi, 6),
+        direction * math.radians(spec.turn_deg_s) * rng.uniform(0.7, 1.3),
+    )
 
 
 def _rays(spec: WalkSpec) -> np.ndarray:
@@ -206,20 +211,39 @@ class Walkthrough:
         for i in range(spec.frame_count):
             shot, r, c = self.camera(i)
             rows.append([round(i / spec.fps, 6), shot, *np.round(quaternion(r), 8).tolist(), *np.round(c, 6).tolist()])
-        transitions = [{"time_s": float(self.starts[k + 1]), "kind": kind,
-                        "duration_s": spec.dissolve_s if kind == "dissolve" else 0.0}
-                       for k, kind in enumerate(spec.transitions)]
+        transitions = [
+            {
+                "time_s": float(self.starts[k + 1]),
+                "kind": kind,
+                "duration_s": spec.dissolve_s if kind == "dissolve" else 0.0,
+            }
+            for k, kind in enumerate(spec.transitions)
+        ]
         return {
-            "generator": "g2w.sample_data.walkthrough", "video": video_name, "spec": asdict(spec),
-            "width": spec.width, "height": spec.height, "fps": spec.fps, "frame_count": spec.frame_count,
+            "generator": "g2w.sample_data.walkthrough",
+            "video": video_name,
+            "spec": asdict(spec),
+            "width": spec.width,
+            "height": spec.height,
+            "fps": spec.fps,
+            "frame_count": spec.frame_count,
             "duration_s": spec.frame_count / spec.fps,
-            "intrinsics": {"hfov_deg": spec.hfov_deg, "fx": spec.focal_px, "fy": spec.focal_px,
-                           "cx": spec.width / 2, "cy": spec.height / 2},
+            "intrinsics": {
+                "hfov_deg": spec.hfov_deg,
+                "fx": spec.focal_px,
+                "fy": spec.focal_px,
+                "cx": spec.width / 2,
+                "cy": spec.height / 2,
+            },
             "transitions": transitions,
-            "jumps_s": list(spec.jumps_s), "jitter_spans_s": [list(s) for s in spec.jitter_spans_s],
-            "camera": {"convention": "camera-to-world rotation, OpenCV axes (x right, y down, z forward); "
-                                     "world frame: the shot's room",
-                       "columns": ["time_s", "shot", "qx", "qy", "qz", "qw", "x", "y", "z"], "rows": rows},
+            "jumps_s": list(spec.jumps_s),
+            "jitter_spans_s": [list(s) for s in spec.jitter_spans_s],
+            "camera": {
+                "convention": "camera-to-world rotation, OpenCV axes (x right, y down, z forward); "
+                "world frame: the shot's room",
+                "columns": ["time_s", "shot", "qx", "qy", "qz", "qw", "x", "y", "z"],
+                "rows": rows,
+            },
         }
 
 

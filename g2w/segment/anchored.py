@@ -45,8 +45,8 @@ def _texture(donors: list[dict], rng: np.random.Generator, h: int, w: int) -> tu
     ch = int(min(dh, max(4, round(h * rng.uniform(0.5, 1.5)))))
     cw = int(min(dw, max(4, round(w * rng.uniform(0.5, 1.5)))))
     y0, x0 = int(rng.integers(dh - ch + 1)), int(rng.integers(dw - cw + 1))
-    texture = cv2.resize(frame[y0:y0 + ch, x0:x0 + cw], (w, h), interpolation=cv2.INTER_LINEAR)
-    world = cv2.resize(ui[y0:y0 + ch, x0:x0 + cw], (w, h), interpolation=cv2.INTER_NEAREST) == 0
+    texture = cv2.resize(frame[y0 : y0 + ch, x0 : x0 + cw], (w, h), interpolation=cv2.INTER_LINEAR)
+    world = cv2.resize(ui[y0 : y0 + ch, x0 : x0 + cw], (w, h), interpolation=cv2.INTER_NEAREST) == 0
     texture = texture.astype(np.float32)
     if rng.random() < 0.5:
         texture, world = texture[:, ::-1], world[:, ::-1]
@@ -80,8 +80,8 @@ def _path(motion: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.
     if rng.random() < 0.5:
         for _ in range(int(rng.integers(1, 3))):
             start, length = int(rng.integers(n)), int(rng.integers(2, 6))
-            gain[start:start + length] *= rng.uniform(1.2, 1.6)
-            dy[start:start + length] -= rng.uniform(1.0, 4.0)
+            gain[start : start + length] *= rng.uniform(1.2, 1.6)
+            dy[start : start + length] -= rng.uniform(1.0, 4.0)
     return np.round(dx).astype(int), np.round(dy).astype(int), gain
 
 
@@ -90,7 +90,7 @@ def _local_light(frames: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarr
     y0, y1, x0, x1 = box
     h, w = frames.shape[1:3]
     gy, gx = (y1 - y0) // 2, (x1 - x0) // 2
-    region = frames[:, max(0, y0 - gy):min(h, y1 + gy), max(0, x0 - gx):min(w, x1 + gx)]
+    region = frames[:, max(0, y0 - gy) : min(h, y1 + gy), max(0, x0 - gx) : min(w, x1 + gx)]
     return region.astype(np.float32).mean(axis=(1, 2, 3)) + 1.0
 
 
@@ -120,15 +120,16 @@ def composite(frames: np.ndarray, ui: np.ndarray, donors: list[dict], rng: np.ra
         fy0, fy1, fx0, fx1 = max(0, ty), min(h, ty + oh), max(0, tx), min(w, tx + ow)
         if fy1 <= fy0 or fx1 <= fx0:
             continue
-        a = alpha[fy0 - ty:fy1 - ty, fx0 - tx:fx1 - tx] * free[fy0:fy1, fx0:fx1]
-        sprite = np.clip(texture[fy0 - ty:fy1 - ty, fx0 - tx:fx1 - tx] * gain[k], 0, 255)
+        a = alpha[fy0 - ty : fy1 - ty, fx0 - tx : fx1 - tx] * free[fy0:fy1, fx0:fx1]
+        sprite = np.clip(texture[fy0 - ty : fy1 - ty, fx0 - tx : fx1 - tx] * gain[k], 0, 255)
         under = out[k, fy0:fy1, fx0:fx1].astype(np.float32)
         out[k, fy0:fy1, fx0:fx1] = np.round(under + a[..., None] * (sprite - under)).astype(np.uint8)
     return out
 
 
-def anchored_input(sample: dict, t: int, config: HudSegmenterConfig, donors: list[dict],
-                   rng: np.random.Generator) -> np.ndarray:
+def anchored_input(
+    sample: dict, t: int, config: HudSegmenterConfig, donors: list[dict], rng: np.random.Generator
+) -> np.ndarray:
     """The network input for frame t of a cached sample (as `g2w.segment.data.frame_input` builds it)
     with a screen-anchored world object composited into every frame the input reads: the stack and
     the whole statistics window, so its median and spread see the object as they would in a game."""
@@ -137,5 +138,5 @@ def anchored_input(sample: dict, t: int, config: HudSegmenterConfig, donors: lis
     stack = stack_indices(t, n, config)
     lo, hi = min(start, *stack), max(min(n, start + config.span), *(i + 1 for i in stack))
     clip = composite(frames[lo:hi], sample["ui"][lo:hi], donors, rng)
-    median, spread = window_stats(clip[start - lo:min(n, start + config.span) - lo])
+    median, spread = window_stats(clip[start - lo : min(n, start + config.span) - lo])
     return assemble([clip[i - lo] for i in stack], median, spread)

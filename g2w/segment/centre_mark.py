@@ -91,20 +91,21 @@ class CentreMark:
     def paint(self, frame_mask: np.ndarray) -> np.ndarray:
         """`frame_mask` (full size, 0/255) with the mark OR'ed in, in place."""
         h, w = self.mask.shape
-        region = frame_mask[self.y0:self.y0 + h, self.x0:self.x0 + w]
+        region = frame_mask[self.y0 : self.y0 + h, self.x0 : self.x0 + w]
         np.maximum(region, self.mask, out=region)
         return frame_mask
 
 
-def window_centre_mark(lumas: list[np.ndarray], chromas: list[np.ndarray | None] | None = None,
-                       rule: CentreMarkRule = CentreMarkRule()) -> CentreMark | None:
+def window_centre_mark(
+    lumas: list[np.ndarray], chromas: list[np.ndarray | None] | None = None, rule: CentreMarkRule = CentreMarkRule()
+) -> CentreMark | None:
     """The static marks near the centre of a window of full-size luma frames, with each frame's
     `centre_chroma` when known (None: none found, or the camera too still to tell)."""
     if len(lumas) < 8:
         return None
     height, width = lumas[0].shape
     x0, y0, bw, bh = centre_box(width, height, rule)
-    crops = [y[y0:y0 + bh, x0:x0 + bw] for y in lumas]
+    crops = [y[y0 : y0 + bh, x0 : x0 + bw] for y in lumas]
     median = temporal_median(crops)
     deviation = np.zeros(median.shape, np.float32)
     for c in crops:
@@ -122,8 +123,10 @@ def window_centre_mark(lumas: list[np.ndarray], chromas: list[np.ndarray | None]
     limit = rule.reach * np.hypot(cx, cy)
     keep = np.zeros(count, bool)
     for k in range(1, count):
-        if (stats[k, cv2.CC_STAT_AREA] > rule.max_area * bw * bh
-                or max(stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]) > rule.max_extent * height):
+        if (
+            stats[k, cv2.CC_STAT_AREA] > rule.max_area * bw * bh
+            or max(stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]) > rule.max_extent * height
+        ):
             continue
         ys, xs = np.nonzero(comp == k)
         if np.hypot(xs - cx, ys - cy).min() > limit:

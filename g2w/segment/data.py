@@ -43,8 +43,11 @@ def _label_maps(annotation: dict, size: tuple[int, int], frames: int) -> np.ndar
         objects = sorted(rec["objects"], key=lambda o: -(o["box"][2] - o["box"][0]) * (o["box"][3] - o["box"][1]))
         for obj in objects:
             x1, y1, x2, y2 = obj["box"]
-            out[t, int(y1 * sy):max(int(y1 * sy) + 1, round(y2 * sy)),
-                int(x1 * sx):max(int(x1 * sx) + 1, round(x2 * sx))] = label_of[obj["id"]]
+            out[
+                t,
+                int(y1 * sy) : max(int(y1 * sy) + 1, round(y2 * sy)),
+                int(x1 * sx) : max(int(x1 * sx) + 1, round(x2 * sx)),
+            ] = label_of[obj["id"]]
     return out
 
 
@@ -69,8 +72,9 @@ def load_sample(sample_dir: str, config: HudSegmenterConfig, crf: int | None = N
     info = probe(video)
     w, h = model_size(info.width, info.height, config.input_long_side)
     frames = np.stack([f.rgb for f in iter_frames(video, width=w, height=h)])
-    masks = np.stack([cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA) for m in iter_masks(
-        os.path.join(sample_dir, "mask.mkv"))])
+    masks = np.stack(
+        [cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA) for m in iter_masks(os.path.join(sample_dir, "mask.mkv"))]
+    )
     n = min(len(frames), len(masks))
     frames, ui = frames[:n], (masks[:n] >= 128).astype(np.uint8)
     if crf is not None:
@@ -102,13 +106,14 @@ def frame_input(sample: dict, t: int, config: HudSegmenterConfig) -> np.ndarray:
     start = t - t % config.span
     stats = sample.setdefault("stats", {})  # one median per window, reused by its frames
     if start not in stats:
-        stats[start] = window_stats(frames[start:start + config.span])
+        stats[start] = window_stats(frames[start : start + config.span])
     median, spread = stats[start]
     return assemble([frames[i] for i in stack_indices(t, len(frames), config)], median, spread)
 
 
-def rescale(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor,
-            size: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def rescale(
+    x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, size: tuple[int, int]
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Input (bilinear) and targets (nearest) scaled to `size` (h, w), sampled at the same points.
 
     Targets use "nearest-exact", which samples at pixel centres as bilinear with
@@ -121,8 +126,9 @@ def rescale(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor,
     return x, ui, labels
 
 
-def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
-            rng: np.random.Generator, jitter: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def augment(
+    x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int, rng: np.random.Generator, jitter: bool = True
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Scale and aspect jitter, a random crop of `crop` x `crop`, brightness/contrast and blur
     (`jitter=False`: the crop alone).
 
@@ -140,7 +146,7 @@ def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
         labels = F.pad(labels, (0, pad_w, 0, pad_h), value=IGNORE)
     y0 = int(rng.integers(0, x.shape[-2] - crop + 1))
     x0 = int(rng.integers(0, x.shape[-1] - crop + 1))
-    x, ui, labels = (a[..., y0:y0 + crop, x0:x0 + crop] for a in (x, ui, labels))
+    x, ui, labels = (a[..., y0 : y0 + crop, x0 : x0 + crop] for a in (x, ui, labels))
     if not jitter:
         return x.contiguous(), ui.contiguous(), labels.contiguous()
     contrast, brightness = rng.uniform(0.6, 1.4), rng.uniform(-0.15, 0.15)
@@ -149,7 +155,7 @@ def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
     x = torch.cat([rgb, spread]).clamp(0, 1)
     if rng.random() < 0.3:
         sigma = rng.uniform(0.4, 1.2)
-        k = torch.exp(-torch.arange(-2, 3, dtype=x.dtype) ** 2 / (2 * sigma ** 2))
+        k = torch.exp(-(torch.arange(-2, 3, dtype=x.dtype) ** 2) / (2 * sigma**2))
         k = k / k.sum()
         c = x.shape[0]
         x = F.conv2d(F.pad(x[None], (2, 2, 0, 0), mode="replicate"), k.view(1, 1, 1, 5).repeat(c, 1, 1, 1), groups=c)
@@ -157,8 +163,15 @@ def augment(x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int,
     return x.contiguous(), ui.contiguous(), labels.contiguous()
 
 
-def random_item(samples: list[dict], config: HudSegmenterConfig, crop: int, rng: np.random.Generator,
-                jitter: bool = True, anchored: float = 0.0, donors: list[dict] | None = None):
+def random_item(
+    samples: list[dict],
+    config: HudSegmenterConfig,
+    crop: int,
+    rng: np.random.Generator,
+    jitter: bool = True,
+    anchored: float = 0.0,
+    donors: list[dict] | None = None,
+):
     """One augmented training example (input, UI target, label target) from a random sample and frame.
 
     `anchored`: the share of examples that get a screen-anchored world object (`g2w.segment.anchored`)

@@ -66,7 +66,9 @@ def window_top(probabilities: list[np.ndarray]) -> np.ndarray | None:
     return top
 
 
-def candidate_tiles(probabilities: list[np.ndarray], tile: int, level: int, top: np.ndarray | None = None) -> np.ndarray:
+def candidate_tiles(
+    probabilities: list[np.ndarray], tile: int, level: int, top: np.ndarray | None = None
+) -> np.ndarray:
     """(K, 2) int (tile row, tile column) of every tile where any of the upsampled uint8
     probabilities reaches `level` (`top`: their `window_top`, when already computed)."""
     if top is None:
@@ -85,7 +87,9 @@ def crop_tiles(padded: np.ndarray, tiles: np.ndarray, tile: int, margin: int) ->
     side = tile + 2 * margin
     gh, gw = (padded.shape[0] - 2 * margin) // tile, (padded.shape[1] - 2 * margin) // tile
     sy, sx = padded.strides
-    view = np.lib.stride_tricks.as_strided(padded, (gh, gw, side, side), (tile * sy, tile * sx, sy, sx), writeable=False)
+    view = np.lib.stride_tricks.as_strided(
+        padded, (gh, gw, side, side), (tile * sy, tile * sx, sy, sx), writeable=False
+    )
     return view[tiles[:, 0], tiles[:, 1]]
 
 
@@ -106,8 +110,9 @@ _LOGIT = np.log((np.clip(np.arange(256), 0.5, 254.5) / 255) / (1 - np.clip(np.ar
 _LOGIT_4 = (_LOGIT / 4).astype(np.float32)
 
 
-def evidence(q: np.ndarray, luma: np.ndarray, median: np.ndarray, spread: np.ndarray,
-             top: np.ndarray | None = None) -> torch.Tensor:
+def evidence(
+    q: np.ndarray, luma: np.ndarray, median: np.ndarray, spread: np.ndarray, top: np.ndarray | None = None
+) -> torch.Tensor:
     """(K, 5 or 6, S, S) float32 refiner input (channels-last in memory) from uint8 crops (K, S, S):
     coarse logit / 4, luma, median, spread and |luma - median|, the last four in 0..1, then
     (when `top` is given) the window's maximum coarse logit / 4."""
@@ -128,8 +133,15 @@ SURE_LOGIT = 20.0
 
 
 @torch.inference_mode()
-def refine_tiles(refiner: FullResRefiner, q: np.ndarray, luma: np.ndarray, median: np.ndarray,
-                 spread: np.ndarray, top: np.ndarray | None = None, batch: int = 256) -> np.ndarray:
+def refine_tiles(
+    refiner: FullResRefiner,
+    q: np.ndarray,
+    luma: np.ndarray,
+    median: np.ndarray,
+    spread: np.ndarray,
+    top: np.ndarray | None = None,
+    batch: int = 256,
+) -> np.ndarray:
     """(K, tile, tile) float32 refined UI logits of K candidate tiles.
 
     Tiles the coarse map already settles in this frame skip the convolutions: wholly inside a
@@ -144,9 +156,8 @@ def refine_tiles(refiner: FullResRefiner, q: np.ndarray, luma: np.ndarray, media
     out[inner.min(axis=1) >= SURE_UI] = SURE_LOGIT
     todo = np.flatnonzero((inner.min(axis=1) < SURE_UI) & (inner.max(axis=1) >= SURE_WORLD))
     for start in range(0, len(todo), batch):
-        part = todo[start:start + batch]
-        x = evidence(q[part], luma[part], median[part], spread[part],
-                     top[part] if refiner.config.window_max else None)
+        part = todo[start : start + batch]
+        x = evidence(q[part], luma[part], median[part], spread[part], top[part] if refiner.config.window_max else None)
         out[part] = refiner(x)[:, 0].numpy()
     return out
 
@@ -171,7 +182,9 @@ class FullResTiles:
         """(height, width) uint8 0/255 mask: refined probability >= threshold (the refiner's
         decision alone; the mask rules add the rest)."""
         t = self.tile
-        level = float(np.log(threshold / (1 - threshold))) if 0 < threshold < 1 else (-np.inf if threshold <= 0 else np.inf)
+        level = (
+            float(np.log(threshold / (1 - threshold))) if 0 < threshold < 1 else (-np.inf if threshold <= 0 else np.inf)
+        )
         gh, gw = -(-self.height // t), -(-self.width // t)
         grid = np.zeros((gh, t, gw, t), np.uint8)
         if len(self.tiles):
@@ -179,8 +192,12 @@ class FullResTiles:
         return np.ascontiguousarray(grid.reshape(gh * t, gw * t)[: self.height, : self.width])
 
 
-def window_refinement(refiner: FullResRefiner, uis: list[np.ndarray], lumas: list[np.ndarray],
-                      chromas: list[np.ndarray | None] | None = None) -> list[FullResTiles]:
+def window_refinement(
+    refiner: FullResRefiner,
+    uis: list[np.ndarray],
+    lumas: list[np.ndarray],
+    chromas: list[np.ndarray | None] | None = None,
+) -> list[FullResTiles]:
     """Refine one statistics window: the segmenter's UI probabilities (model resolution) and the
     frames' lumas (full size), both in frame order, with the frames' `centre_chroma` when known;
     returns one `FullResTiles` per frame, each with the window's centre mark

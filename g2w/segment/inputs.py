@@ -11,7 +11,7 @@ here, so the model sees the same thing in both.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -26,7 +26,7 @@ def model_size(width: int, height: int, long_side: int) -> tuple[int, int]:
     return max(8, round(width * scale)), max(8, round(height * scale))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sorting_network(n: int) -> tuple[tuple[int, int], ...]:
     """Batcher's odd-even merge sort for n inputs, as (i, j) compare-exchange pairs (i < j)."""
     pairs, p = [], 1
@@ -86,7 +86,7 @@ def clip_inputs(frames: np.ndarray, config: HudSegmenterConfig) -> Iterator[np.n
     """Inputs for every frame of a clip held in memory (N, H, W, 3), in order."""
     n = len(frames)
     for start in range(0, n, config.span):
-        median, spread = window_stats(frames[start:start + config.span])
+        median, spread = window_stats(frames[start : start + config.span])
         for t in range(start, min(n, start + config.span)):
             yield assemble([frames[i] for i in stack_indices(t, n, config)], median, spread)
 
@@ -108,7 +108,7 @@ def stream_inputs(frames: Iterable[np.ndarray], config: HudSegmenterConfig) -> I
         if start >= known:
             return
         end = min(start + config.span, known)
-        median, spread = window_stats(np.stack(buffer[start - base:end - base]))
+        median, spread = window_stats(np.stack(buffer[start - base : end - base]))
         for t in range(start, end):
             # until the stream ends, the reach ahead is buffered, so clamping at `known` is exact
             # `reach` frames before `start` stay buffered, so every index is >= base

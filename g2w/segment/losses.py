@@ -25,7 +25,6 @@ import torch.nn.functional as F
 
 from g2w.segment.data import IGNORE
 
-
 # static world: the spread plane (mean absolute luma deviation x 4, /255) below 6 levels of luma, and the
 # current frame within 8 levels (each of R, G, B) of the window's median. Chosen on training pairs
 # (Freedoom + synthesized; 9n): about a fifth of their world pixels. World pixels within
@@ -37,14 +36,20 @@ STATIC_DEVIATION = 8.0
 STATIC_BORDER = 2
 
 
-def static_world(x: torch.Tensor, ui: torch.Tensor, stack: int = 3, spread_below: float = STATIC_SPREAD,
-                 deviation_below: float = STATIC_DEVIATION, border: int = STATIC_BORDER) -> torch.Tensor:
+def static_world(
+    x: torch.Tensor,
+    ui: torch.Tensor,
+    stack: int = 3,
+    spread_below: float = STATIC_SPREAD,
+    deviation_below: float = STATIC_DEVIATION,
+    border: int = STATIC_BORDER,
+) -> torch.Tensor:
     """(B, H, W) bool: world pixels (ui == 0), farther than `border` pixels from any UI pixel,
     that look static in the network input x (B, C, H, W) laid out as
     `g2w.segment.inputs.assemble` writes it (stack frames RGB, median RGB, spread)."""
     current = 3 * (stack // 2)
     spread = x[:, -1] * (255.0 / 4)
-    deviation = (x[:, current:current + 3] - x[:, -4:-1]).abs().amax(1) * 255.0
+    deviation = (x[:, current : current + 3] - x[:, -4:-1]).abs().amax(1) * 255.0
     world = ui < 0.5
     if border > 0:
         world = F.max_pool2d(ui[:, None].float(), 2 * border + 1, stride=1, padding=border)[:, 0] < 0.5
@@ -77,9 +82,16 @@ def element_recall_loss(logits: torch.Tensor, labels: torch.Tensor, num_labels: 
     return (sums[present] / counts[present]).mean()
 
 
-def segmenter_loss(ui_logits: torch.Tensor, label_logits: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor,
-                   label_weight: float = 0.3, element_weight: float = 0.0, static_weight: float = 0.0,
-                   static: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
+def segmenter_loss(
+    ui_logits: torch.Tensor,
+    label_logits: torch.Tensor,
+    ui: torch.Tensor,
+    labels: torch.Tensor,
+    label_weight: float = 0.3,
+    element_weight: float = 0.0,
+    static_weight: float = 0.0,
+    static: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, dict]:
     """ui_logits (B, 1, H, W), label_logits (B, L, ceil(H/2), ceil(W/2)), ui (B, H, W) 0/1, labels (B, H, W)
     with -1 ignored (subsampled to the label head's half resolution here). `element_weight`: the
     per-element term (`element_recall_loss`, on the full-resolution labels), off by default.

@@ -137,8 +137,12 @@ class StillDetailRule:
         return fr.still.join(mask) if fr is not None and fr.still is not None else mask
 
 
-RULES: dict[str, type] = {"centre_mark": CentreMarkRule, "coarse_support": CoarseSupportRule,
-                          "support_motion": SupportMotionRule, "still_detail": StillDetailRule}
+RULES: dict[str, type] = {
+    "centre_mark": CentreMarkRule,
+    "coarse_support": CoarseSupportRule,
+    "support_motion": SupportMotionRule,
+    "still_detail": StillDetailRule,
+}
 # coarse_support's level chosen on heldout720 and checked on heldout2; support_motion's ratio and
 # still_detail: docs/results/mask_rules.md (each rule left out in turn)
 DETECT_RULES = "centre_mark"
@@ -172,8 +176,9 @@ def _parse(spec: str) -> tuple[MaskRule, ...]:
     return tuple(rules)
 
 
-def apply_rules(rules: Sequence[MaskRule], mask: np.ndarray, prediction: FramePrediction, width: int,
-                height: int) -> np.ndarray:
+def apply_rules(
+    rules: Sequence[MaskRule], mask: np.ndarray, prediction: FramePrediction, width: int, height: int
+) -> np.ndarray:
     """`mask` (full size, 0/255, the refiner's) with `rules` applied in order."""
     previous = mask
     for rule in rules:

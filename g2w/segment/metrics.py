@@ -66,8 +66,13 @@ class SegmentationScore:
     predicted_boxes: dict = field(default_factory=lambda: defaultdict(list))
     true_boxes: dict = field(default_factory=lambda: defaultdict(list))
 
-    def add_pixels(self, predicted: np.ndarray, truth: np.ndarray, predicted_labels: np.ndarray | None = None,
-                   true_labels: np.ndarray | None = None) -> None:
+    def add_pixels(
+        self,
+        predicted: np.ndarray,
+        truth: np.ndarray,
+        predicted_labels: np.ndarray | None = None,
+        true_labels: np.ndarray | None = None,
+    ) -> None:
         """predicted/truth: boolean UI masks; labels: int maps (-1 where no UI) of the same shape."""
         self.tp += int((predicted & truth).sum())
         self.fp += int((predicted & ~truth).sum())
@@ -90,8 +95,10 @@ class SegmentationScore:
 
     def result(self) -> dict:
         union = self.tp + self.fp + self.fn
-        ap = {label: average_precision(self.predicted_boxes[label], self.true_boxes[label])
-              for label in sorted(self.true_boxes)}
+        ap = {
+            label: average_precision(self.predicted_boxes[label], self.true_boxes[label])
+            for label in sorted(self.true_boxes)
+        }
         ap = {k: round(v, 4) for k, v in ap.items() if v is not None}
         return {
             "mask_iou": round(self.tp / union, 4) if union else None,

@@ -8,8 +8,9 @@ import numpy as np
 TINT = np.array([255, 0, 160], np.float32)
 
 
-def overlay(rgb: np.ndarray, mask: np.ndarray, boxes: list[tuple[str, list[int]]] = (),
-            color=(0, 255, 0)) -> np.ndarray:
+def overlay(
+    rgb: np.ndarray, mask: np.ndarray, boxes: list[tuple[str, list[int]]] = (), color=(0, 255, 0)
+) -> np.ndarray:
     """rgb (H, W, 3) with mask (H, W; >0 = UI) tinted magenta and each (label, box) outlined."""
     out = rgb.astype(np.float32)
     ui = mask > 0

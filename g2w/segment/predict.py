@@ -50,8 +50,13 @@ class FramePrediction:
         return cv2.resize(best, self.ui.shape[::-1], interpolation=cv2.INTER_NEAREST)
 
 
-def full_mask(prediction: FramePrediction, width: int, height: int, threshold: float = 0.5,
-              rules: str | Sequence[MaskRule] | None = DETECT_RULES) -> np.ndarray:
+def full_mask(
+    prediction: FramePrediction,
+    width: int,
+    height: int,
+    threshold: float = 0.5,
+    rules: str | Sequence[MaskRule] | None = DETECT_RULES,
+) -> np.ndarray:
     """(height, width) uint8 0/255 mask: the full-resolution refinement's when the prediction
     carries one for this size, else the probability upsampled bilinearly, then thresholded;
     then `rules` (`mask_rules.parse_rules`; by default detect's) applied in order.
@@ -60,8 +65,9 @@ def full_mask(prediction: FramePrediction, width: int, height: int, threshold: f
     run several times faster than float32 at 720p); a pixel can only flip where the upsampled
     probability lies within 1/255 of the threshold.
     """
-    return apply_rules(parse_rules(rules), refined_mask(prediction, width, height, threshold), prediction,
-                       width, height)
+    return apply_rules(
+        parse_rules(rules), refined_mask(prediction, width, height, threshold), prediction, width, height
+    )
 
 
 def refined_mask(prediction: FramePrediction, width: int, height: int, threshold: float = 0.5) -> np.ndarray:
@@ -77,8 +83,9 @@ def refined_mask(prediction: FramePrediction, width: int, height: int, threshold
     return cv2.threshold(q, level - 1, 255, cv2.THRESH_BINARY)[1]
 
 
-def instances(prediction: FramePrediction, width: int, height: int,
-              threshold: float = 0.5) -> list[tuple[str, float, list[int]]]:
+def instances(
+    prediction: FramePrediction, width: int, height: int, threshold: float = 0.5
+) -> list[tuple[str, float, list[int]]]:
     """[(label, score, box in video pixels)] for each connected UI region of one frame.
 
     A 3x3 closing first joins the glyphs of one text widget into one region. A centre mark the
@@ -97,15 +104,29 @@ def instances(prediction: FramePrediction, width: int, height: int,
         ys, xs = np.nonzero(comp == k)
         label = LABELS[int(prediction.labels[:, ys // 2, xs // 2].mean(axis=1).argmax())]  # half-res label grid
         score = float(prediction.ui[ys, xs].mean())
-        box = [int(np.floor(x * sx)), int(np.floor(y * sy)),
-               min(width, int(np.ceil((x + bw) * sx))), min(height, int(np.ceil((y + bh) * sy)))]
+        box = [
+            int(np.floor(x * sx)),
+            int(np.floor(y * sy)),
+            min(width, int(np.ceil((x + bw) * sx))),
+            min(height, int(np.ceil((y + bh) * sy))),
+        ]
         if box[2] > box[0] and box[3] > box[1]:
             out.append((label, round(score, 4), box))
     fr = prediction.full_res
     if fr is not None and fr.mark is not None and (fr.width, fr.height) == (width, height):
         ys, xs = np.nonzero(fr.mark.mask)
-        out.append(("crosshair", 1.0, [fr.mark.x0 + int(xs.min()), fr.mark.y0 + int(ys.min()),
-                                       fr.mark.x0 + int(xs.max()) + 1, fr.mark.y0 + int(ys.max()) + 1]))
+        out.append(
+            (
+                "crosshair",
+                1.0,
+                [
+                    fr.mark.x0 + int(xs.min()),
+                    fr.mark.y0 + int(ys.min()),
+                    fr.mark.x0 + int(xs.max()) + 1,
+                    fr.mark.y0 + int(ys.max()) + 1,
+                ],
+            )
+        )
     return out
 
 
@@ -121,8 +142,11 @@ class Tracker:
     def add(self, index: int, found: list[tuple[str, float, list[int]]]) -> None:
         objects, taken = [], set()
         for label, score, box in sorted(found, key=lambda f: -f[1]):
-            live = [(box_iou(box, t["box"]), tid) for tid, t in self.tracks.items()
-                    if t["label"] == label and tid not in taken and index - t["last_frame"] <= self.memory]
+            live = [
+                (box_iou(box, t["box"]), tid)
+                for tid, t in self.tracks.items()
+                if t["label"] == label and tid not in taken and index - t["last_frame"] <= self.memory
+            ]
             iou, tid = max(live, default=(0.0, None))
             if tid is None or iou < TRACK_IOU:
                 tid = f"ui{len(self.tracks):04d}"
@@ -134,12 +158,27 @@ class Tracker:
 
     def annotation(self, width: int, height: int, fps: float, frame_count: int) -> dict:
         """The Appendix G annotation: an instance seen on at least half the frames is persistent."""
-        instances_ = [{"id": tid, "label": t["label"], "role": t["label"],
-                       "kind": "persistent" if t["frames"] >= frame_count / 2 else "transient", "parent": None}
-                      for tid, t in self.tracks.items()]
-        return {"version": 1, "width": width, "height": height, "fps": float(fps), "frame_count": frame_count,
-                "coordinates": "half-open xyxy", "alpha_threshold": None, "instances": instances_,
-                "frames": self.frames}
+        instances_ = [
+            {
+                "id": tid,
+                "label": t["label"],
+                "role": t["label"],
+                "kind": "persistent" if t["frames"] >= frame_count / 2 else "transient",
+                "parent": None,
+            }
+            for tid, t in self.tracks.items()
+        ]
+        return {
+            "version": 1,
+            "width": width,
+            "height": height,
+            "fps": float(fps),
+            "frame_count": frame_count,
+            "coordinates": "half-open xyxy",
+            "alpha_threshold": None,
+            "instances": instances_,
+            "frames": self.frames,
+        }
 
 
 def _batched(items: Iterable, size: int) -> Iterator[list]:
@@ -168,8 +207,9 @@ class Segmenter:
     probability (removal masks, curation) do not pay for it; `g2w detect` turns it on.
     """
 
-    def __init__(self, checkpoint: str | None = None, device: str = "cpu", threads: int | None = None,
-                 full_res: bool = False):
+    def __init__(
+        self, checkpoint: str | None = None, device: str = "cpu", threads: int | None = None, full_res: bool = False
+    ):
         if threads:
             torch.set_num_threads(max(1, threads - 1))
         self.checkpoint = checkpoint or DEFAULT_CHECKPOINT
@@ -218,7 +258,9 @@ class Segmenter:
 
         def predicted() -> Iterator[FramePrediction]:
             first = 0
-            for batch in prefetch(_batched(stream_inputs(low(), self.config), BATCH), depth=ahead):  # decode beside the network
+            for batch in prefetch(
+                _batched(stream_inputs(low(), self.config), BATCH), depth=ahead
+            ):  # decode beside the network
                 yield from self.predict(batch, first)
                 first += len(batch)
 
@@ -234,10 +276,12 @@ class Segmenter:
         if window:
             yield from self._refine(window, lumas, chromas)
 
-    def _refine(self, window: list[FramePrediction], lumas: dict[int, np.ndarray],
-                chromas: dict[int, np.ndarray | None]) -> list[FramePrediction]:
-        found = window_refinement(self.refiner, [p.ui for p in window], [lumas[p.index] for p in window],
-                                  [chromas[p.index] for p in window])
+    def _refine(
+        self, window: list[FramePrediction], lumas: dict[int, np.ndarray], chromas: dict[int, np.ndarray | None]
+    ) -> list[FramePrediction]:
+        found = window_refinement(
+            self.refiner, [p.ui for p in window], [lumas[p.index] for p in window], [chromas[p.index] for p in window]
+        )
         for pred, fr in zip(window, found):
             pred.full_res = fr
             del lumas[pred.index], chromas[pred.index]

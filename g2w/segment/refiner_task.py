@@ -24,8 +24,17 @@ import torch
 import torch.nn.functional as F
 
 from g2w.models.hud_segmenter import FullResRefiner, FullResRefinerConfig
-from g2w.segment.fullres import (candidate_tiles, crop_tiles, evidence, frame_luma, pad_to_tiles, refine_tiles,
-                                 tile_statistics, upsampled_probability, window_top)
+from g2w.segment.fullres import (
+    candidate_tiles,
+    crop_tiles,
+    evidence,
+    frame_luma,
+    pad_to_tiles,
+    refine_tiles,
+    tile_statistics,
+    upsampled_probability,
+    window_top,
+)
 from g2w.segment.metrics import SegmentationScore
 from g2w.segment.task import generator_rng, sample_dirs, source_group
 from g2w.train_task import TrainTask, cpu_copy
@@ -150,8 +159,10 @@ class RefinerTask(TrainTask):
 
     def records(self, pairs: list[str]) -> list[list[dict]]:
         segmenter = self._segmenter()
-        return [frame_records(cached_pair_tiles(d, segmenter, self.config, self.cache_dir), self.config.margin)
-                for d in sample_dirs(pairs)]
+        return [
+            frame_records(cached_pair_tiles(d, segmenter, self.config, self.cache_dir), self.config.margin)
+            for d in sample_dirs(pairs)
+        ]
 
     def train_records(self) -> list[list[dict]]:
         """Per training pair, its cached frames that have candidate tiles (built once per worker)."""
@@ -182,8 +193,13 @@ class RefinerTask(TrainTask):
             frames = pairs[int(i)] or [r for p in pairs for r in p]  # a pair without candidates lends another's
             rec = frames[int(rng.integers(len(frames)))]
             pick = rng.integers(len(rec["tiles"]), size=self.tiles_per_example)
-            x = evidence(rec["q"][pick], rec["y"][pick], rec["med"][pick], rec["spread"][pick],
-                         rec["top"][pick] if self.config.window_max else None)
+            x = evidence(
+                rec["q"][pick],
+                rec["y"][pick],
+                rec["med"][pick],
+                rec["spread"][pick],
+                rec["top"][pick] if self.config.window_max else None,
+            )
             y = torch.from_numpy(rec["truth"][pick]).float()[:, None]
             if rng.random() < 0.5:
                 x, y = x.flip(-1), y.flip(-1)
@@ -212,8 +228,11 @@ class RefinerTask(TrainTask):
             gp, gr = groups.setdefault(g, (SegmentationScore(), SegmentationScore()))
             for rec in frame_records(cached_pair_tiles(d, segmenter, self.config, self.cache_dir), model.margin):
                 add_frame(model, rec, [plain, gp], [refined, gr])
-        result = {"plain": _iou_f1(plain), "refined": _iou_f1(refined),
-                  "by_source": {g: {"plain": _iou_f1(p), "refined": _iou_f1(r)} for g, (p, r) in sorted(groups.items())}}
+        result = {
+            "plain": _iou_f1(plain),
+            "refined": _iou_f1(refined),
+            "by_source": {g: {"plain": _iou_f1(p), "refined": _iou_f1(r)} for g, (p, r) in sorted(groups.items())},
+        }
         return result
 
     def validate(self, model: torch.nn.Module, out_dir: str, device: torch.device | str = "cpu") -> list[dict]:
@@ -222,8 +241,13 @@ class RefinerTask(TrainTask):
         result = self.metrics(cpu)
         with open(os.path.join(out_dir, "metrics.json"), "w") as f:
             json.dump(result, f, indent=2)
-        return [{"label": "held-out full-size mask IoU, plain / refined",
-                 "plain_iou": result["plain"]["mask_iou"], "refined_iou": result["refined"]["mask_iou"]}]
+        return [
+            {
+                "label": "held-out full-size mask IoU, plain / refined",
+                "plain_iou": result["plain"]["mask_iou"],
+                "refined_iou": result["refined"]["mask_iou"],
+            }
+        ]
 
 
 def refiner_loss(logits: torch.Tensor, truth: torch.Tensor, iou_weight: float = 0.0) -> torch.Tensor:
@@ -239,7 +263,9 @@ def refiner_loss(logits: torch.Tensor, truth: torch.Tensor, iou_weight: float = 
     return loss
 
 
-def add_frame(model: FullResRefiner, rec: dict, plain: list[SegmentationScore], refined: list[SegmentationScore]) -> None:
+def add_frame(
+    model: FullResRefiner, rec: dict, plain: list[SegmentationScore], refined: list[SegmentationScore]
+) -> None:
     """Add one cached frame's pixel counts (`rec` trimmed to the model's margin); truth outside
     the candidate tiles is missed by both."""
     outside = int(rec["truth_total"]) - (int(rec["truth"].sum()) if len(rec["tiles"]) else 0)
@@ -260,5 +286,10 @@ def add_frame(model: FullResRefiner, rec: dict, plain: list[SegmentationScore], 
 
 def _iou_f1(score: SegmentationScore) -> dict:
     tp, fp, fn = score.tp, score.fp, score.fn
-    return {"mask_iou": round(tp / max(1, tp + fp + fn), 4), "pixel_f1": round(2 * tp / max(1, 2 * tp + fp + fn), 4),
-            "tp": int(tp), "fp": int(fp), "fn": int(fn)}
+    return {
+        "mask_iou": round(tp / max(1, tp + fp + fn), 4),
+        "pixel_f1": round(2 * tp / max(1, 2 * tp + fp + fn), 4),
+        "tp": int(tp),
+        "fp": int(fp),
+        "fn": int(fn),
+    }

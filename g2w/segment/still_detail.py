@@ -27,8 +27,9 @@ JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # pixels 2 px apart
 GROW = np.ones((3, 3), np.uint8)
 
 
-def tile_still_detail(median: np.ndarray, spread: np.ndarray, margin: int,
-                      rule: CentreMarkRule = CentreMarkRule()) -> np.ndarray:
+def tile_still_detail(
+    median: np.ndarray, spread: np.ndarray, margin: int, rule: CentreMarkRule = CentreMarkRule()
+) -> np.ndarray:
     """(K, tile, tile) bool over candidate tiles from their `fullres.tile_statistics` crops (with
     `margin`): still pixels that stand out by `rule.detail` in the median and whose surrounding
     world moves (its level at least `rule.moving`)."""

@@ -47,8 +47,10 @@ class WindowSpread:
         built once per window, shared by its frames."""
         if self._full is None:
             ones = np.ones((len(self.tiles), self.tile, self.tile), bool)
-            self._full = (tiles_to_frame(self.spread, self.tiles, self.tile, self.width, self.height),
-                          tiles_to_frame(ones, self.tiles, self.tile, self.width, self.height))
+            self._full = (
+                tiles_to_frame(self.spread, self.tiles, self.tile, self.width, self.height),
+                tiles_to_frame(ones, self.tiles, self.tile, self.width, self.height),
+            )
         return self._full
 
 
@@ -74,8 +76,9 @@ def _box_sums(integral: np.ndarray, ys: np.ndarray, xs: np.ndarray, half: int) -
     return integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
 
 
-def keep_still_support(refined: np.ndarray, supported: np.ndarray, window: WindowSpread,
-                       ratio: float = RATIO) -> np.ndarray:
+def keep_still_support(
+    refined: np.ndarray, supported: np.ndarray, window: WindowSpread, ratio: float = RATIO
+) -> np.ndarray:
     """`supported` (0/255) without the parts it adds to `refined` that move like the world."""
     added = ((supported > 0) & (refined == 0)).astype(np.uint8)
     points = cv2.findNonZero(added)  # x, y per pixel; several times faster than np.nonzero here

@@ -73,7 +73,7 @@ def source_group(sample_dir: str) -> str:
 
 def generator_rng(generator: torch.Generator) -> np.random.Generator:
     """A numpy RNG seeded deterministically from the harness's torch generator (advancing it)."""
-    seed = torch.randint(0, 2 ** 62, (1,), generator=generator, device=generator.device)
+    seed = torch.randint(0, 2**62, (1,), generator=generator, device=generator.device)
     return np.random.default_rng(int(seed))
 
 
@@ -114,8 +114,9 @@ class SegmenterTask(TrainTask):
             dirs = sample_dirs(self.data)
             if not dirs:
                 raise ValueError(f"no synthesized samples under {self.data}")
-            crfs = [self.crfs[int(np.random.default_rng([self.seed, i]).integers(len(self.crfs)))]
-                    for i in range(len(dirs))]
+            crfs = [
+                self.crfs[int(np.random.default_rng([self.seed, i]).integers(len(self.crfs)))] for i in range(len(dirs))
+            ]
             self._train = [cached_sample(d, self.config, self.cache_dir, crf) for d, crf in zip(dirs, crfs)]
         return self._train
 
@@ -132,8 +133,18 @@ class SegmenterTask(TrainTask):
     def examples(self, indices: Sequence[int], rng: np.random.Generator, device: torch.device | str = "cpu"):
         """Augmented (input, UI target, label target) tensors: one random frame and crop per index."""
         samples = self.train_samples()
-        items = [random_item([samples[int(i)]], self.config, self.crop, rng, self.jitter,
-                             anchored=self.anchored_negatives, donors=samples) for i in indices]
+        items = [
+            random_item(
+                [samples[int(i)]],
+                self.config,
+                self.crop,
+                rng,
+                self.jitter,
+                anchored=self.anchored_negatives,
+                donors=samples,
+            )
+            for i in indices
+        ]
         return tuple(torch.stack(parts).to(device) for parts in zip(*items))
 
     def loss(self, model: torch.nn.Module, batch: dict, generator: torch.Generator) -> torch.Tensor:
@@ -141,8 +152,15 @@ class SegmenterTask(TrainTask):
         x, ui, labels = self.examples(batch["index"].tolist(), generator_rng(generator), device)
         ui_logits, label_logits = model(x)
         static = static_world(x, ui, self.config.stack) if self.static_world_weight > 0 else None
-        loss, _ = segmenter_loss(ui_logits, label_logits, ui, labels, element_weight=self.element_weight,
-                                 static_weight=self.static_world_weight, static=static)
+        loss, _ = segmenter_loss(
+            ui_logits,
+            label_logits,
+            ui,
+            labels,
+            element_weight=self.element_weight,
+            static_weight=self.static_world_weight,
+            static=static,
+        )
         return loss
 
     def save_weights(self, model: torch.nn.Module, path: str) -> None:
@@ -181,7 +199,9 @@ class SegmenterTask(TrainTask):
                     score.add_boxes((d, int(t)), found, true_boxes)
         model.train(was_training)
         result = overall.result()
-        result["by_source"] = {name: {**score.result(), "samples": counts[name]} for name, score in sorted(groups.items())}
+        result["by_source"] = {
+            name: {**score.result(), "samples": counts[name]} for name, score in sorted(groups.items())
+        }
         return result
 
     @torch.inference_mode()
@@ -211,9 +231,13 @@ class SegmenterTask(TrainTask):
         with open(os.path.join(out_dir, "metrics.json"), "w") as f:
             json.dump(result, f, indent=2)
         self.overlays(cpu, os.path.join(out_dir, "overlays.png"))
-        return [{"label": "held-out frames: truth (left) and prediction (right)",
-                 "image_overlays": "validation/overlays.png",
-                 **{k: v for k, v in result.items() if not isinstance(v, dict)}}]
+        return [
+            {
+                "label": "held-out frames: truth (left) and prediction (right)",
+                "image_overlays": "validation/overlays.png",
+                **{k: v for k, v in result.items() if not isinstance(v, dict)},
+            }
+        ]
 
 
 def predict_frame(model: HudSegmenter, x: np.ndarray, index: int) -> FramePrediction:
@@ -237,8 +261,12 @@ def annotation_boxes(annotation: dict, t: int, width: int, height: int) -> list[
             continue
         for obj in rec["objects"]:
             x1, y1, x2, y2 = obj["box"]
-            box = [int(np.floor(x1 * sx)), int(np.floor(y1 * sy)),
-                   min(width, int(np.ceil(x2 * sx))), min(height, int(np.ceil(y2 * sy)))]
+            box = [
+                int(np.floor(x1 * sx)),
+                int(np.floor(y1 * sy)),
+                min(width, int(np.ceil(x2 * sx))),
+                min(height, int(np.ceil(y2 * sy))),
+            ]
             if box[2] > box[0] and box[3] > box[1]:
                 out.append((label_of[obj["id"]], box))
     return out
@@ -249,4 +277,3 @@ def write_metrics(run_dir: str, metrics: dict) -> str:
     with open(path, "w") as f:
         json.dump(metrics, f, indent=2)
     return path
-

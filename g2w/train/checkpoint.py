@@ -24,8 +24,15 @@ WEIGHTS = "weights.safetensors"
 STATE = "state.json"
 
 
-def save(ckpt_dir: str, task: TrainTask, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
-         state: dict, rank: int, sharded: bool = False) -> None:
+def save(
+    ckpt_dir: str,
+    task: TrainTask,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    state: dict,
+    rank: int,
+    sharded: bool = False,
+) -> None:
     os.makedirs(os.path.join(ckpt_dir, "rng"), exist_ok=True)
     torch.save(_rng_state(), os.path.join(ckpt_dir, "rng", f"rank{rank}.pt"))
     if sharded:  # gathering the weights and writing DCP shards are collectives: every rank takes part
@@ -41,8 +48,14 @@ def save(ckpt_dir: str, task: TrainTask, model: torch.nn.Module, optimizer: torc
         json.dump(state, f)
 
 
-def restore(ckpt_dir: str, task: TrainTask, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
-            rank: int, sharded: bool = False) -> dict:
+def restore(
+    ckpt_dir: str,
+    task: TrainTask,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    rank: int,
+    sharded: bool = False,
+) -> dict:
     """Load weights, optimizer and this rank's RNG; returns the saved state (next step, history)."""
     if sharded:
         sharding.restore(ckpt_dir, model, optimizer)

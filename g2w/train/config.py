@@ -46,8 +46,9 @@ class FitConfig:
         """Micro-batches each worker runs per optimizer step."""
         per_step = self.num_workers * self.micro_batch
         if self.global_batch % per_step:
-            raise ValueError(f"global_batch {self.global_batch} is not a multiple of "
-                             f"num_workers x micro_batch = {per_step}")
+            raise ValueError(
+                f"global_batch {self.global_batch} is not a multiple of num_workers x micro_batch = {per_step}"
+            )
         return self.global_batch // per_step
 
     def validate(self) -> None:

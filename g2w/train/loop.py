@@ -50,7 +50,9 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     fsdp = cfg.parallel == "fsdp"
     if fsdp:
         if not dist.is_initialized():
-            raise ValueError("parallel='fsdp' needs a process group: train through g2w.runtime.train.run_fit (Ray Train)")
+            raise ValueError(
+                "parallel='fsdp' needs a process group: train through g2w.runtime.train.run_fit (Ray Train)"
+            )
         sharding.shard(model, task.shard_units(model), device)
     params = task.trainable_parameters(model)  # after sharding: FSDP swaps in sharded parameters
     optimizer = torch.optim.AdamW(params.values(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay)
@@ -61,7 +63,11 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
             print(f"[train] resuming {task.name} at step {state['step']} from {ckpt}", flush=True)
     distributed = world > 1
     ddp = distributed and not fsdp
-    runner = torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=task.unused_parameters) if ddp else model
+    runner = (
+        torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=task.unused_parameters)
+        if ddp
+        else model
+    )
     accumulation = cfg.accumulation()
     n = task.num_examples()
     peak = peak_flops(cfg, device)
@@ -80,23 +86,30 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
             sync = not distributed or i == len(micros) - 1
             if fsdp:  # reduce-scatter gradients only after the last micro-batch, like DDP's no_sync
                 model.set_requires_gradient_sync(sync)
-            with (runner.no_sync() if ddp and not sync else contextlib.nullcontext()), _autocast(cfg, device):
+            with runner.no_sync() if ddp and not sync else contextlib.nullcontext(), _autocast(cfg, device):
                 loss = task.loss(runner, batch, generator)
                 (loss / accumulation).backward()
             total += loss.detach().float()
         for p in params.values():
             if p.grad is None:
                 p.grad = torch.zeros_like(p)
-        grad_norm = torch.nn.utils.clip_grad_norm_(params.values(), cfg.grad_clip if cfg.grad_clip > 0 else float("inf"))
+        grad_norm = torch.nn.utils.clip_grad_norm_(
+            params.values(), cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
+        )
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         if distributed:
             dist.all_reduce(total)
         seconds = time.perf_counter() - start
         samples_per_s = cfg.global_batch / seconds
-        last = {"step": step + 1, "loss": float(total) / (accumulation * world), "lr": lr,
-                "grad_norm": float(full(grad_norm)), "samples_per_s": round(samples_per_s, 3),
-                "mfu": round(flops * samples_per_s / (peak * world), 4) if flops and peak else None}
+        last = {
+            "step": step + 1,
+            "loss": float(total) / (accumulation * world),
+            "lr": lr,
+            "grad_norm": float(full(grad_norm)),
+            "samples_per_s": round(samples_per_s, 3),
+            "mfu": round(flops * samples_per_s / (peak * world), 4) if flops and peak else None,
+        }
         history.append(last)
         done = step + 1 == cfg.steps
         if done or (step + 1) % cfg.checkpoint_every == 0:
@@ -104,8 +117,11 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
         elif (step + 1) % cfg.log_every == 0:
             session.report(last, None)
         if rank == 0 and ((step + 1) % cfg.log_every == 0 or done):
-            print(f"[train] {task.name} step {last['step']}/{cfg.steps} loss {last['loss']:.5f} lr {lr:.2e} "
-                  f"{last['samples_per_s']} samples/s" + (f" mfu {last['mfu']:.1%}" if last["mfu"] else ""), flush=True)
+            print(
+                f"[train] {task.name} step {last['step']}/{cfg.steps} loss {last['loss']:.5f} lr {lr:.2e} "
+                f"{last['samples_per_s']} samples/s" + (f" mfu {last['mfu']:.1%}" if last["mfu"] else ""),
+                flush=True,
+            )
     return last
 
 

@@ -31,11 +31,13 @@ def global_batch(seed: int, step: int, batch: int, n: int) -> np.ndarray:
     return out
 
 
-def micro_batches(seed: int, step: int, batch: int, micro: int, n: int, rank: int, world: int) -> list[tuple[np.ndarray, int]]:
+def micro_batches(
+    seed: int, step: int, batch: int, micro: int, n: int, rank: int, world: int
+) -> list[tuple[np.ndarray, int]]:
     """This worker's micro-batches of step `step`: (example indices, noise seed) pairs."""
     indices = global_batch(seed, step, batch, n)
     count = batch // micro
-    return [(indices[k * micro:(k + 1) * micro], micro_seed(seed, step, k)) for k in range(rank, count, world)]
+    return [(indices[k * micro : (k + 1) * micro], micro_seed(seed, step, k)) for k in range(rank, count, world)]
 
 
 def micro_seed(seed: int, step: int, k: int) -> int:
@@ -45,8 +47,9 @@ def micro_seed(seed: int, step: int, k: int) -> int:
 LR_SCHEDULES = ("constant", "cosine")
 
 
-def learning_rate(base: float, step: int, warmup: int = 0, total: int = 0, shape: str = "constant",
-                  floor: float = 0.0) -> float:
+def learning_rate(
+    base: float, step: int, warmup: int = 0, total: int = 0, shape: str = "constant", floor: float = 0.0
+) -> float:
     """The rate of optimizer step `step` (0-based): linear warm-up over `warmup` steps, then
     `constant`, or `cosine` from `base` down to `floor * base` at step `total` (the run's length)."""
     if step < warmup:

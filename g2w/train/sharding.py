@@ -30,8 +30,11 @@ def shard(model: torch.nn.Module, units: Sequence[torch.nn.Module], device: torc
     """Shard `units` one by one, then the rest of `model` (bf16 compute, fp32 reductions on GPU)."""
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
-    policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32) if device.type == "cuda" \
+    policy = (
+        MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+        if device.type == "cuda"
         else MixedPrecisionPolicy()
+    )
     for unit in units:
         fully_shard(unit, mp_policy=policy)
     fully_shard(model, mp_policy=policy)
@@ -73,4 +76,6 @@ def restore(ckpt_dir: str, model: torch.nn.Module, optimizer: torch.optim.Optimi
     model_state, optim_state = get_state_dict(model, optimizer, options=_options(load=False))
     state = {"model": model_state, "optim": optim_state}
     dcp.load(state, checkpoint_id=path)
-    set_state_dict(model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optim"], options=_options(load=True))
+    set_state_dict(
+        model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optim"], options=_options(load=True)
+    )

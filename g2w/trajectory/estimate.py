@@ -123,8 +123,11 @@ def _track(prev, cur, pts: np.ndarray, cfg: TrackerConfig) -> tuple[np.ndarray, 
     """(n,) bool good tracks and (n, 2) positions in cur."""
     if not len(pts):
         return np.zeros(0, bool), pts
-    lk = dict(winSize=(cfg.lk_window, cfg.lk_window), maxLevel=cfg.lk_levels,
-              criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03))
+    lk = dict(
+        winSize=(cfg.lk_window, cfg.lk_window),
+        maxLevel=cfg.lk_levels,
+        criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03),
+    )
     fwd, st1, _ = cv2.calcOpticalFlowPyrLK(prev, cur, pts.reshape(-1, 1, 2), None, **lk)
     back, st2, _ = cv2.calcOpticalFlowPyrLK(cur, prev, fwd, None, **lk)
     fb = np.linalg.norm(back.reshape(-1, 2) - pts, axis=1)
@@ -208,15 +211,29 @@ class TrajectoryEstimator:
 
     def result(self) -> RawTrajectory:
         n = len(self.times)
-        return RawTrajectory(np.asarray(self.times, np.float64), np.asarray(self.rot).reshape(n, 3, 3),
-                             np.asarray(self.dirs, np.float64).reshape(n, 3), np.asarray(self.conf, np.float64),
-                             list(self.methods), np.asarray(self.tracks, np.int32), np.asarray(self.corners, np.int32),
-                             np.asarray(self.breaks, bool), float(self.k[0, 0]), self.size)
+        return RawTrajectory(
+            np.asarray(self.times, np.float64),
+            np.asarray(self.rot).reshape(n, 3, 3),
+            np.asarray(self.dirs, np.float64).reshape(n, 3),
+            np.asarray(self.conf, np.float64),
+            list(self.methods),
+            np.asarray(self.tracks, np.int32),
+            np.asarray(self.corners, np.int32),
+            np.asarray(self.breaks, bool),
+            float(self.k[0, 0]),
+            self.size,
+        )
 
 
-def estimate(path: str, start_s: float = 0.0, end_s: float | None = None, hfov_deg: float | None = None,
-             hud_mask: np.ndarray | None = None, source_size: tuple[int, int] | None = None,
-             cfg: TrackerConfig = TrackerConfig()) -> RawTrajectory:
+def estimate(
+    path: str,
+    start_s: float = 0.0,
+    end_s: float | None = None,
+    hfov_deg: float | None = None,
+    hud_mask: np.ndarray | None = None,
+    source_size: tuple[int, int] | None = None,
+    cfg: TrackerConfig = TrackerConfig(),
+) -> RawTrajectory:
     """The trajectory of [start_s, end_s) of a video. `hud_mask`: the detector's UI mask at the
     video's size (255 = UI). Without `hfov_deg` the field of view is estimated first."""
     from g2w.trajectory.intrinsics import estimate_hfov
@@ -235,6 +252,9 @@ def estimate(path: str, start_s: float = 0.0, end_s: float | None = None, hfov_d
     for t, gray in frames_gray(path, start_s, end_s, size):
         est.add(t, gray)
     raw = est.result()
-    raw.info = {**info, "hfov_deg": float(hfov_deg), "hud_masked_fraction": 0.0 if mask is None
-                else float(np.mean(mask == 0))}
+    raw.info = {
+        **info,
+        "hfov_deg": float(hfov_deg),
+        "hud_masked_fraction": 0.0 if mask is None else float(np.mean(mask == 0)),
+    }
     return raw

@@ -14,8 +14,9 @@ import numpy as np
 from g2w.rotations import angle_deg, matrices
 
 
-def rotation_error_deg_s(times: np.ndarray, est: np.ndarray, gt: np.ndarray, span_s: float = 1.0,
-                         valid: np.ndarray | None = None) -> dict:
+def rotation_error_deg_s(
+    times: np.ndarray, est: np.ndarray, gt: np.ndarray, span_s: float = 1.0, valid: np.ndarray | None = None
+) -> dict:
     """Mean, median and 95th percentile of the relative-rotation error (deg/s) over `span_s`;
     `est`, `gt`: (n, 3, 3) camera-to-world rotations at `times`; `valid`: frames that may start
     or end a span."""
@@ -33,8 +34,12 @@ def rotation_error_deg_s(times: np.ndarray, est: np.ndarray, gt: np.ndarray, spa
     rel_est = np.einsum("nji,njk->nik", est[i], est[i + step])
     rel_gt = np.einsum("nji,njk->nik", gt[i], gt[i + step])
     err = angle_deg(np.einsum("nji,njk->nik", rel_gt, rel_est)) / (step / fps)
-    return {"mean": float(err.mean()), "median": float(np.median(err)), "p95": float(np.percentile(err, 95)),
-            "spans": int(len(i))}
+    return {
+        "mean": float(err.mean()),
+        "median": float(np.median(err)),
+        "p95": float(np.percentile(err, 95)),
+        "spans": int(len(i)),
+    }
 
 
 def sidecar_rotations(camera: dict[str, np.ndarray]) -> np.ndarray:

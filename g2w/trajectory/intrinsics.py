@@ -11,7 +11,6 @@ record says so.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import cv2
@@ -54,8 +53,9 @@ def rotation_likeness(h: np.ndarray, k: np.ndarray) -> float:
     return float((s[0] - s[2]) / max(s[1], 1e-12))
 
 
-def estimate_hfov(frames: Iterable[tuple[float, np.ndarray]], size: tuple[int, int], mask,
-                  cfg: TrackerConfig) -> tuple[float, dict]:
+def estimate_hfov(
+    frames: Iterable[tuple[float, np.ndarray]], size: tuple[int, int], mask, cfg: TrackerConfig
+) -> tuple[float, dict]:
     """(horizontal field of view in degrees, a record of how it was found)."""
     homographies = []
     for p0, p1 in _pairs(frames, mask, cfg):
@@ -67,8 +67,8 @@ def estimate_hfov(frames: Iterable[tuple[float, np.ndarray]], size: tuple[int, i
     scores = np.array([[rotation_likeness(h, intrinsics(*size, fov)) for h in homographies] for fov in CANDIDATES_DEG])
     best = float(CANDIDATES_DEG[int(np.argmin(np.median(scores, axis=1)))])
     if best in (CANDIDATES_DEG[0], CANDIDATES_DEG[-1]):
-        return DEFAULT_HFOV_DEG, {"hfov_pairs": len(homographies),
-                                  "hfov_note": f"estimate at the search bound ({best:g}): default used"}
+        return DEFAULT_HFOV_DEG, {
+            "hfov_pairs": len(homographies),
+            "hfov_note": f"estimate at the search bound ({best:g}): default used",
+        }
     return best, {"hfov_pairs": len(homographies), "hfov_note": ""}
-
-

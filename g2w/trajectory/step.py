@@ -57,25 +57,49 @@ class EstimateTrajectories(Step):
         done = read_record(row["trajectory_path"])
         if done is not None:
             v = done["validation"]
-            return {**out, "trajectory_status": v["status"], "trajectory_reason": v["reason"], "trajectory_record": done}
+            return {
+                **out,
+                "trajectory_status": v["status"],
+                "trajectory_reason": v["reason"],
+                "trajectory_record": done,
+            }
         clock = time.perf_counter()
         try:
             mask = self._mask(row)
             end = float(row["end_s"]) if row.get("end_s") is not None and float(row["end_s"]) > 0 else None
             raw = estimate(row["video"], float(row.get("start_s") or 0.0), end, self.hfov_deg, mask, cfg=self.tracker)
         except (VideoError, ValueError, OSError) as exc:
-            return {**out, "trajectory_path": "", "trajectory_status": "error", "trajectory_reason": "unreadable",
-                    "trajectory_record": {"message": f"{type(exc).__name__}: {exc}"}}
+            return {
+                **out,
+                "trajectory_path": "",
+                "trajectory_status": "error",
+                "trajectory_reason": "unreadable",
+                "trajectory_record": {"message": f"{type(exc).__name__}: {exc}"},
+            }
         seconds = time.perf_counter() - clock
         check = validate(raw, self.validation)
-        record = {"intrinsics": {"hfov_deg": raw.info["hfov_deg"], "fx": raw.fx, "cx": raw.work_size[0] / 2,
-                                 "cy": raw.work_size[1] / 2, "work_width": raw.work_size[0],
-                                 "work_height": raw.work_size[1]},
-                  "estimate": raw.info, "validation": check, "seconds": round(seconds, 3),
-                  "frames_per_s": round(len(raw.times) / max(seconds, 1e-9), 2), "hud_masked": mask is not None}
+        record = {
+            "intrinsics": {
+                "hfov_deg": raw.info["hfov_deg"],
+                "fx": raw.fx,
+                "cx": raw.work_size[0] / 2,
+                "cy": raw.work_size[1] / 2,
+                "work_width": raw.work_size[0],
+                "work_height": raw.work_size[1],
+            },
+            "estimate": raw.info,
+            "validation": check,
+            "seconds": round(seconds, 3),
+            "frames_per_s": round(len(raw.times) / max(seconds, 1e-9), 2),
+            "hud_masked": mask is not None,
+        }
         write_trajectory(row["trajectory_path"], raw, record)
-        return {**out, "trajectory_status": check["status"], "trajectory_reason": check["reason"],
-                "trajectory_record": record}
+        return {
+            **out,
+            "trajectory_status": check["status"],
+            "trajectory_reason": check["reason"],
+            "trajectory_record": record,
+        }
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [{k: batch[k][i] for k in batch} for i in range(len(batch["segment_id"]))]

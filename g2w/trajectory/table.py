@@ -30,18 +30,33 @@ from g2w.rotations import matrices, quaternion
 from g2w.trajectory.estimate import RawTrajectory
 
 META_KEY = b"g2w.trajectory"
-TRAJECTORY_SCHEMA = pa.schema([
-    ("time_s", pa.float64()), ("qx", pa.float64()), ("qy", pa.float64()), ("qz", pa.float64()), ("qw", pa.float64()),
-    ("tx", pa.float64()), ("ty", pa.float64()), ("tz", pa.float64()), ("confidence", pa.float32()),
-    ("method", pa.string()), ("tracks", pa.int32()),
-])
+TRAJECTORY_SCHEMA = pa.schema(
+    [
+        ("time_s", pa.float64()),
+        ("qx", pa.float64()),
+        ("qy", pa.float64()),
+        ("qz", pa.float64()),
+        ("qw", pa.float64()),
+        ("tx", pa.float64()),
+        ("ty", pa.float64()),
+        ("tz", pa.float64()),
+        ("confidence", pa.float32()),
+        ("method", pa.string()),
+        ("tracks", pa.int32()),
+    ]
+)
 
 
 def to_table(raw: RawTrajectory, record: dict) -> pa.Table:
     quats = np.array([quaternion(r) for r in raw.rotations]).reshape(-1, 4)
-    columns = {"time_s": raw.times, **{c: quats[:, k] for k, c in enumerate(("qx", "qy", "qz", "qw"))},
-               **{c: raw.directions[:, k] for k, c in enumerate(("tx", "ty", "tz"))},
-               "confidence": raw.confidence.astype(np.float32), "method": raw.methods, "tracks": raw.tracks}
+    columns = {
+        "time_s": raw.times,
+        **{c: quats[:, k] for k, c in enumerate(("qx", "qy", "qz", "qw"))},
+        **{c: raw.directions[:, k] for k, c in enumerate(("tx", "ty", "tz"))},
+        "confidence": raw.confidence.astype(np.float32),
+        "method": raw.methods,
+        "tracks": raw.tracks,
+    }
     table = pa.Table.from_pydict(columns, schema=TRAJECTORY_SCHEMA)
     return table.replace_schema_metadata({META_KEY: json.dumps(record).encode()})
 

@@ -91,18 +91,30 @@ def validate(raw: RawTrajectory, cfg: ValidationConfig = ValidationConfig()) -> 
     n = len(raw.times)
     fps = (n - 1) / max(raw.times[-1] - raw.times[0], 1e-9) if n > 1 else 0.0
     valid = np.array([m != "none" for m in raw.methods]) if n else np.zeros(0, bool)
-    scores = {"frames": n, "fps": round(fps, 3), "valid_fraction": float(valid.mean()) if n else 0.0,
-              "median_corners": float(np.median(raw.corners)) if n else 0.0, "jumps": 0, "jump_times_s": [],
-              "max_step_deg_s": 0.0, "jitter_deg_s": 0.0, "drift_deg_s": 0.0}
+    scores = {
+        "frames": n,
+        "fps": round(fps, 3),
+        "valid_fraction": float(valid.mean()) if n else 0.0,
+        "median_corners": float(np.median(raw.corners)) if n else 0.0,
+        "jumps": 0,
+        "jump_times_s": [],
+        "max_step_deg_s": 0.0,
+        "jitter_deg_s": 0.0,
+        "drift_deg_s": 0.0,
+    }
     if n > 1:
         omega = rotation_vectors_deg(raw.rotations) * fps
         speed = np.linalg.norm(omega, axis=1)
         fast = np.flatnonzero(speed > cfg.max_step_deg_s) + 1
         jumps = np.union1d(fast, np.flatnonzero(raw.breaks))
         jitter = jitter_scores(omega, fps, cfg)
-        scores.update(jumps=int(len(jumps)), jump_times_s=[round(float(raw.times[j]), 3) for j in jumps],
-                      max_step_deg_s=float(speed.max()), jitter_deg_s=float(jitter.max()) if len(jitter) else 0.0,
-                      drift_deg_s=drift_score(omega, fps, cfg))
+        scores.update(
+            jumps=int(len(jumps)),
+            jump_times_s=[round(float(raw.times[j]), 3) for j in jumps],
+            max_step_deg_s=float(speed.max()),
+            jitter_deg_s=float(jitter.max()) if len(jitter) else 0.0,
+            drift_deg_s=drift_score(omega, fps, cfg),
+        )
     failed = []
     if n == 0 or scores["median_corners"] < cfg.min_corners:
         failed.append("no_features")
@@ -114,5 +126,10 @@ def validate(raw: RawTrajectory, cfg: ValidationConfig = ValidationConfig()) -> 
         failed.append("jitter")
     if scores["drift_deg_s"] > cfg.max_drift_deg_s:
         failed.append("drift")
-    return {"status": "rejected" if failed else "accepted", "reason": failed[0] if failed else "",
-            "checks_failed": failed, **scores, "config": asdict(cfg)}
+    return {
+        "status": "rejected" if failed else "accepted",
+        "reason": failed[0] if failed else "",
+        "checks_failed": failed,
+        **scores,
+        "config": asdict(cfg),
+    }

@@ -20,7 +20,20 @@ from g2w.video.probe import probe
 av.logging.set_level(None)
 
 __all__ = [
-    "CorruptVideoError", "DecodedFrame", "EmptyFileError", "FrameReader", "MaskWriter",
-    "MissingFileError", "NoVideoStreamError", "NotMediaError", "VideoError", "VideoWriter",
-    "iter_frames", "iter_masks", "iter_video_frames", "nvenc_available", "probe", "read_masks",
+    "CorruptVideoError",
+    "DecodedFrame",
+    "EmptyFileError",
+    "FrameReader",
+    "MaskWriter",
+    "MissingFileError",
+    "NoVideoStreamError",
+    "NotMediaError",
+    "VideoError",
+    "VideoWriter",
+    "iter_frames",
+    "iter_masks",
+    "iter_video_frames",
+    "nvenc_available",
+    "probe",
+    "read_masks",
 ]

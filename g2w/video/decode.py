@@ -43,9 +43,7 @@ class FrameReader:
             pass
         self._decord_error = decord.DECORDError
         try:
-            self._vr = decord.VideoReader(
-                path, ctx=decord.cpu(0), width=width, height=height, num_threads=threads
-            )
+            self._vr = decord.VideoReader(path, ctx=decord.cpu(0), width=width, height=height, num_threads=threads)
         except decord.DECORDError as exc:
             raise CorruptVideoError(f"{path}: decord cannot open it ({exc})") from exc
         self.path = path

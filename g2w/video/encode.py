@@ -16,8 +16,15 @@ import numpy as np
 
 # libx264 preset names mapped to NVENC's p1 (fastest) .. p7 (best).
 _NVENC_PRESETS = {
-    "ultrafast": "p1", "superfast": "p1", "veryfast": "p2", "faster": "p3", "fast": "p4",
-    "medium": "p4", "slow": "p5", "slower": "p6", "veryslow": "p7",
+    "ultrafast": "p1",
+    "superfast": "p1",
+    "veryfast": "p2",
+    "faster": "p3",
+    "fast": "p4",
+    "medium": "p4",
+    "slow": "p5",
+    "slower": "p6",
+    "veryslow": "p7",
 }
 
 
@@ -25,11 +32,14 @@ _NTSC_BASES = (24, 30, 48, 60, 120, 240)
 _BT709, _LIMITED_RANGE = 1, 1  # FFmpeg's AVCOL_* codes for BT.709 and MPEG (limited) range
 _KR, _KB = 0.2126, 0.0722
 # RGB (0-255) -> limited-range Y'CbCr with BT.709 coefficients, as one affine 3x4 matrix.
-_RGB_TO_YCBCR_709 = np.array([
-    [219 / 255 * _KR, 219 / 255 * (1 - _KR - _KB), 219 / 255 * _KB, 16.0],
-    [-224 / 255 * _KR / (2 - 2 * _KB), -224 / 255 * (1 - _KR - _KB) / (2 - 2 * _KB), 112 / 255, 128.0],
-    [112 / 255, -224 / 255 * (1 - _KR - _KB) / (2 - 2 * _KR), -224 / 255 * _KB / (2 - 2 * _KR), 128.0],
-], np.float32)
+_RGB_TO_YCBCR_709 = np.array(
+    [
+        [219 / 255 * _KR, 219 / 255 * (1 - _KR - _KB), 219 / 255 * _KB, 16.0],
+        [-224 / 255 * _KR / (2 - 2 * _KB), -224 / 255 * (1 - _KR - _KB) / (2 - 2 * _KB), 112 / 255, 128.0],
+        [112 / 255, -224 / 255 * (1 - _KR - _KB) / (2 - 2 * _KR), -224 / 255 * _KB / (2 - 2 * _KR), 128.0],
+    ],
+    np.float32,
+)
 
 
 def rgb_to_i420_bt709(rgb: np.ndarray) -> np.ndarray:

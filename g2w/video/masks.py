@@ -27,9 +27,7 @@ class MaskWriter(StreamFile):
 
     def write(self, mask: np.ndarray) -> None:
         if mask.shape != (self.height, self.width) or mask.dtype != np.uint8:
-            raise ValueError(
-                f"expected uint8 mask of shape {(self.height, self.width)}, got {mask.dtype} {mask.shape}"
-            )
+            raise ValueError(f"expected uint8 mask of shape {(self.height, self.width)}, got {mask.dtype} {mask.shape}")
         self._write_array(mask, "gray")
 
 

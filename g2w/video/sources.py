@@ -19,22 +19,24 @@ from g2w.video.probe import probe
 
 _HASH_SPAN = 1 << 20
 
-SOURCES_SCHEMA = pa.schema([
-    ("source_id", pa.string()),
-    ("path", pa.string()),
-    ("size_bytes", pa.int64()),
-    ("status", pa.string()),  # ok | error
-    ("reason", pa.string()),  # machine-readable error class, "" when ok
-    ("error", pa.string()),  # human-readable message, "" when ok
-    ("has_video", pa.bool_()),
-    ("width", pa.int32()),
-    ("height", pa.int32()),
-    ("fps", pa.float64()),
-    ("frame_count", pa.int64()),
-    ("duration_s", pa.float64()),
-    ("codec", pa.string()),
-    ("rotation", pa.int32()),
-])
+SOURCES_SCHEMA = pa.schema(
+    [
+        ("source_id", pa.string()),
+        ("path", pa.string()),
+        ("size_bytes", pa.int64()),
+        ("status", pa.string()),  # ok | error
+        ("reason", pa.string()),  # machine-readable error class, "" when ok
+        ("error", pa.string()),  # human-readable message, "" when ok
+        ("has_video", pa.bool_()),
+        ("width", pa.int32()),
+        ("height", pa.int32()),
+        ("fps", pa.float64()),
+        ("frame_count", pa.int64()),
+        ("duration_s", pa.float64()),
+        ("codec", pa.string()),
+        ("rotation", pa.int32()),
+    ]
+)
 
 
 def source_id(path: str) -> str:
@@ -51,9 +53,22 @@ def source_id(path: str) -> str:
 
 def probe_row(path: str, verify: bool = True) -> dict:
     """The sources-table row for one path. Never raises for bad input: it reports it."""
-    row = {"source_id": "", "path": path, "size_bytes": 0, "status": "ok", "reason": "", "error": "",
-           "has_video": False, "width": 0, "height": 0, "fps": 0.0, "frame_count": 0, "duration_s": 0.0,
-           "codec": "", "rotation": 0}
+    row = {
+        "source_id": "",
+        "path": path,
+        "size_bytes": 0,
+        "status": "ok",
+        "reason": "",
+        "error": "",
+        "has_video": False,
+        "width": 0,
+        "height": 0,
+        "fps": 0.0,
+        "frame_count": 0,
+        "duration_s": 0.0,
+        "codec": "",
+        "rotation": 0,
+    }
     if storage.exists(path):
         row["size_bytes"] = storage.size(path)
         row["source_id"] = source_id(path)

@@ -22,11 +22,14 @@ def ycbcr_matrix(matrix: str) -> np.ndarray:
     """RGB (0-255) -> limited-range Y'CbCr, as one affine (3, 4) float32 matrix."""
     kr, kb = MATRICES[matrix]
     kg = 1 - kr - kb
-    return np.array([
-        [219 / 255 * kr, 219 / 255 * kg, 219 / 255 * kb, 16.0],
-        [-112 / 255 * kr / (1 - kb), -112 / 255 * kg / (1 - kb), 112 / 255, 128.0],
-        [112 / 255, -112 / 255 * kg / (1 - kr), -112 / 255 * kb / (1 - kr), 128.0],
-    ], np.float32)
+    return np.array(
+        [
+            [219 / 255 * kr, 219 / 255 * kg, 219 / 255 * kb, 16.0],
+            [-112 / 255 * kr / (1 - kb), -112 / 255 * kg / (1 - kb), 112 / 255, 128.0],
+            [112 / 255, -112 / 255 * kg / (1 - kr), -112 / 255 * kb / (1 - kr), 128.0],
+        ],
+        np.float32,
+    )
 
 
 def planes(i420: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,7 +68,7 @@ def i420_to_rgb(i420: np.ndarray, matrix: str = "bt601") -> np.ndarray:
 
 
 def passthrough_matrix(frame: av.VideoFrame) -> str | None:
-    """"bt709" or "bt601" for a limited-range yuv420p frame, whose planes can be encoded as they
+    """ "bt709" or "bt601" for a limited-range yuv420p frame, whose planes can be encoded as they
     are; None for any other format or range (those go through RGB)."""
     if frame.format.name != "yuv420p" or frame.color_range == _JPEG_RANGE:
         return None

@@ -26,9 +26,19 @@ def _clip(path, n=150, spike=None, kind="continuous", cuts=(), parts=None):
     histogram = np.full(n, 0.01)
     for i in ([spike] if spike is not None else []) + [int(round(c * 30)) for c in cuts]:
         difference[i], histogram[i] = 1.0, 0.5
-    v = {"path": path, "game": "g", "kind": kind, "cuts": list(cuts), "shaky_from": None, "times": times,
-         "difference": difference, "histogram": histogram, "flat": np.zeros(n, bool), "shift": np.zeros((n, 2)),
-         "frames": {"contrast": np.linspace(10, 40, n)}}
+    v = {
+        "path": path,
+        "game": "g",
+        "kind": kind,
+        "cuts": list(cuts),
+        "shaky_from": None,
+        "times": times,
+        "difference": difference,
+        "histogram": histogram,
+        "flat": np.zeros(n, bool),
+        "shift": np.zeros((n, 2)),
+        "frames": {"contrast": np.linspace(10, 40, n)},
+    }
     if parts is not None:
         v["recipe_parts"] = parts
     return v
@@ -57,8 +67,13 @@ def test_labels_follow_a_clip_into_a_concatenation_and_need_its_fingerprint():
     clip = _clip("/c/clean/x-s0001.mp4")
     fingerprint = [float(clip["frames"]["contrast"][k]) for k in bench.FINGERPRINT_FRAMES]
     # 2 s of another clip, then clip x from its start: its frame 40 is frame 100 of the concatenation
-    concat = _clip("/w/g_concat_z.mp4", n=200, kind="concatenated", cuts=[2.0],
-                   parts=[("/c/clean/z-s0001.mp4", 2.0), ("/c/clean/x-s0001.mp4", 99.0)])
+    concat = _clip(
+        "/w/g_concat_z.mp4",
+        n=200,
+        kind="concatenated",
+        cuts=[2.0],
+        parts=[("/c/clean/z-s0001.mp4", 2.0), ("/c/clean/x-s0001.mp4", 99.0)],
+    )
     assert bench.attach_jumps([clip, concat], _labels("x-s0001", [40, 42], fingerprint)) == []
     assert concat["jumps"] == [(100 / 30, 102 / 30)] and clip["jumps"] == [(40 / 30, 42 / 30)]
     warnings = bench.attach_jumps([clip, concat], _labels("x-s0001", [40, 42], [f + 5 for f in fingerprint]))

@@ -8,8 +8,9 @@ import sys
 import pytest
 import torch
 
-SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                      "benchmarks", "gpu_curation.py")
+SCRIPT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks", "gpu_curation.py"
+)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only message")

@@ -21,15 +21,34 @@ def caption_reply(body) -> str:
     text = body["messages"][0]["content"][0]["text"]
     duration = float(re.search(r"segment of ([0-9.]+) seconds", text).group(1))
     half = duration / 2
-    return json.dumps({
-        "global_static": {"environment": "indoor room", "architecture": "brick walls", "weather": "none",
-                          "lighting": "even", "time_of_day": "unknown", "season": "none",
-                          "perspective": "first_person", "composition": "walls, tiled floor, ceiling"},
-        "local_static": [{"start_s": 0, "end_s": half, "text": "a brick wall ahead"},
-                         {"start_s": half, "end_s": duration, "text": "a corner of the room"}],
-        "dynamic_events": [{"start_s": 1.0, "end_s": 2.0, "text": "the camera turns left"}],
-        "agent_actions": [{"start_s": 0, "end_s": duration, "agent": "player", "action": "walk",
-                           "text": "the player walks while turning"}]})
+    return json.dumps(
+        {
+            "global_static": {
+                "environment": "indoor room",
+                "architecture": "brick walls",
+                "weather": "none",
+                "lighting": "even",
+                "time_of_day": "unknown",
+                "season": "none",
+                "perspective": "first_person",
+                "composition": "walls, tiled floor, ceiling",
+            },
+            "local_static": [
+                {"start_s": 0, "end_s": half, "text": "a brick wall ahead"},
+                {"start_s": half, "end_s": duration, "text": "a corner of the room"},
+            ],
+            "dynamic_events": [{"start_s": 1.0, "end_s": 2.0, "text": "the camera turns left"}],
+            "agent_actions": [
+                {
+                    "start_s": 0,
+                    "end_s": duration,
+                    "agent": "player",
+                    "action": "walk",
+                    "text": "the player walks while turning",
+                }
+            ],
+        }
+    )
 
 
 def off_schema(body) -> str:
@@ -45,8 +64,9 @@ def server():
 
 @pytest.fixture(scope="module")
 def video(tmp_path_factory):
-    return write_walkthrough(WalkSpec(seed=8, width=320, height=180, fps=15, shot_s=(6.0,)),
-                             tmp_path_factory.mktemp("walk"))
+    return write_walkthrough(
+        WalkSpec(seed=8, width=320, height=180, fps=15, shot_s=(6.0,)), tmp_path_factory.mktemp("walk")
+    )
 
 
 def _client(server, **kw):

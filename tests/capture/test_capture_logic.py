@@ -12,8 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from g2w.capture import GAMES, get_game
-from g2w.capture import wad
+from g2w.capture import GAMES, get_game, wad
 from g2w.capture.annotate import annotate_mask
 from g2w.capture.clip import ClipSpec, capture_clip, plan_clips
 from g2w.capture.game import Demo, Game, Region
@@ -43,14 +42,14 @@ def test_wad_demo_lumps_and_length(tmp_path):
     assert wad.read_lump(str(tmp_path / "x.wad"), "DEMO2") == demo
     assert wad.demo_tics(demo) == 70
     with pytest.raises(ValueError):
-        wad.demo_tics(b"\x6a" + demo[1:])          # not a v1.9 demo
+        wad.demo_tics(b"\x6a" + demo[1:])  # not a v1.9 demo
 
 
 def _runs(frames=4):
     rng = np.random.default_rng(0)
     clean = rng.integers(0, 256, (frames, H, W, 3), dtype=np.uint8)
     hud = clean.copy()
-    hud[:, 40:46, 4:20] = 255                       # a status readout, inside the layout
+    hud[:, 40:46, 4:20] = 255  # a status readout, inside the layout
     return hud, clean
 
 
@@ -59,20 +58,26 @@ def test_pair_mask_covers_the_hud_and_world_is_identical_outside():
     check = check_pair(hud, clean, LAYOUT)
     assert check.status == "ok", check.reason
     assert check.mask.shape == (4, H, W) and set(np.unique(check.mask)) == {0, 255}
-    assert (check.mask[:, 40:46, 4:20] == 255).all()                       # covers the HUD
-    assert (check.mask[:, 40 - DILATION_PX:46 + DILATION_PX, 4 - DILATION_PX:20 + DILATION_PX] == 255).all()
-    assert check.mask[:, :30].max() == 0                                   # nothing else
+    assert (check.mask[:, 40:46, 4:20] == 255).all()  # covers the HUD
+    assert (check.mask[:, 40 - DILATION_PX : 46 + DILATION_PX, 4 - DILATION_PX : 20 + DILATION_PX] == 255).all()
+    assert check.mask[:, :30].max() == 0  # nothing else
     assert check.stats["mad_outside_mask_lossless"] == 0.0
-    assert mad_outside(hud, clean, np.zeros_like(check.mask)) > 0          # the HUD does count without mask
+    assert mad_outside(hud, clean, np.zeros_like(check.mask)) > 0  # the HUD does count without mask
 
 
-@pytest.mark.parametrize("damage, reason", [
-    ("desync", "desync"), ("no_hud", "hud_missing"), ("short", "frame_count_mismatch"), ("huge", "hud_too_large"),
-])
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        ("desync", "desync"),
+        ("no_hud", "hud_missing"),
+        ("short", "frame_count_mismatch"),
+        ("huge", "hud_too_large"),
+    ],
+)
 def test_broken_pairs_are_rejected_with_a_reason(damage, reason):
     hud, clean = _runs()
     if damage == "desync":
-        hud[2, 12:30, 20:50] ^= 1                   # the world moved in one run only
+        hud[2, 12:30, 20:50] ^= 1  # the world moved in one run only
     elif damage == "no_hud":
         hud[3] = clean[3]
     elif damage == "short":
@@ -80,8 +85,9 @@ def test_broken_pairs_are_rejected_with_a_reason(damage, reason):
     else:
         hud[:, 30:, :] = 0
         hud[:, :6] = 0
-    check = check_pair(hud, clean, LAYOUT if damage != "huge" else (Region("all", "other_hud", "persistent",
-                                                                           (0, 0, 1, 1)),))
+    check = check_pair(
+        hud, clean, LAYOUT if damage != "huge" else (Region("all", "other_hud", "persistent", (0, 0, 1, 1)),)
+    )
     assert (check.status, check.reason) == ("rejected", reason)
     assert check.mask is None
 
@@ -89,13 +95,13 @@ def test_broken_pairs_are_rejected_with_a_reason(damage, reason):
 def test_annotation_labels_layout_regions_and_tracks_unknown_ui():
     frames = 5
     raw = np.zeros((frames, H, W), bool)
-    raw[:, 40:46, 4:20] = True                       # status region
-    raw[1:3, 1:3, 2:30] = True                       # a message, frames 1-2
-    for t in range(frames):                          # unknown UI drifting right, outside the layout
-        raw[t, 20:26, 30 + t:38 + t] = True
-    raw[0, 30, 60] = True                            # a speck: in the mask, not annotated
+    raw[:, 40:46, 4:20] = True  # status region
+    raw[1:3, 1:3, 2:30] = True  # a message, frames 1-2
+    for t in range(frames):  # unknown UI drifting right, outside the layout
+        raw[t, 20:26, 30 + t : 38 + t] = True
+    raw[0, 30, 60] = True  # a speck: in the mask, not annotated
     ann = annotate_mask(raw, LAYOUT, 30)
-    parsed = parse_annotation(ann)                   # what g2w evaluate reads
+    parsed = parse_annotation(ann)  # what g2w evaluate reads
     assert parsed.frame_count == frames and len(parsed.frames) == frames
     labels = {i.id: i.label for i in parsed.instances.values()}
     assert labels == {"status": "player_status", "notice": "screen_notice", "other-1": "other_hud"}
@@ -126,7 +132,7 @@ def test_plan_is_deterministic_distinct_and_fits_the_demos():
     game = _Fake()
     plan = plan_clips(game, 10, seed=3)
     assert plan == plan_clips(game, 10, seed=3)
-    assert len({c.clip_id for c in plan}) == len(plan) == 4           # a: 1, 7, 13; b: 1
+    assert len({c.clip_id for c in plan}) == len(plan) == 4  # a: 1, 7, 13; b: 1
     assert {(c.demo_id, c.start_s) for c in plan} == {("a", 1), ("a", 7), ("a", 13), ("b", 1)}
     assert len(plan_clips(game, 2, seed=3)) == 2
     assert ClipSpec.from_json(plan[0].to_json()) == plan[0]
@@ -215,12 +221,12 @@ def test_unpaired_game_writes_one_clean_clip_and_no_case(monkeypatch, tmp_path):
     monkeypatch.setattr("g2w.capture.clip.virtual_display", lambda w, h: contextlib.nullcontext(":0"))
     spec = ClipSpec(game.name, "live-a", 1, frames=6, width=64, height=48)
     row = capture_clip(spec, str(tmp_path))
-    assert (row["status"], row["paired"], row["frames"], game.runs) == ("ok", False, 6, [False])   # one clean run
+    assert (row["status"], row["paired"], row["frames"], game.runs) == ("ok", False, 6, [False])  # one clean run
     assert len(FrameReader(row["clean_path"])) == 6 and not os.path.exists(tmp_path / "cases")
-    assert capture_clip(spec, str(tmp_path))["skipped"] and game.runs == [False]                    # reused
+    assert capture_clip(spec, str(tmp_path))["skipped"] and game.runs == [False]  # reused
     assert set(row) == set(MANIFEST_SCHEMA.names)
     pq.write_table(pa.Table.from_pylist([row], schema=MANIFEST_SCHEMA), tmp_path / "m.parquet")
-    assert _write_cases(str(tmp_path / "m.parquet"), str(tmp_path)) == 0                         # no case for it
+    assert _write_cases(str(tmp_path / "m.parquet"), str(tmp_path)) == 0  # no case for it
     assert _per_game([row])[game.name]["pairs"] == 0 and _per_game([row])[game.name]["hud_coverage_mean"] is None
 
     failing = _LiveMatch(fail=True)

@@ -44,18 +44,19 @@ def shim(tmp_path_factory):
 
 def _child(shim: str, perturb: int) -> list[int]:
     env = {**os.environ, "LD_PRELOAD": shim, "G2W_PIN_SIZE": str(PIN)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(perturb)], env=env, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(perturb)], env=env, capture_output=True, text=True, check=True
+    ).stdout
     return [int(v == "True") if v in ("True", "False") else int(v) for v in out.split()]
 
 
 def test_time_and_player_addresses_do_not_depend_on_the_run(shim):
     first, second = _child(shim, 3), _child(shim, 211)
     now, a, b, c, reused, _ = first
-    assert now == 1609459200                     # the fixed date: no frame presented yet
-    assert first[:5] == second[:5]               # same seed, same low address bits, however the heap lay
-    assert a != b and reused == 1                # distinct players; a freed slot is given out again
+    assert now == 1609459200  # the fixed date: no frame presented yet
+    assert first[:5] == second[:5]  # same seed, same low address bits, however the heap lay
+    assert a != b and reused == 1  # distinct players; a freed slot is given out again
 
 
 def test_other_sizes_stay_on_the_heap(shim):
-    assert len({_child(shim, n)[5] for n in (3, 4, 5, 211)}) > 1   # the heap's own layout shows through
+    assert len({_child(shim, n)[5] for n in (3, 4, 5, 211)}) > 1  # the heap's own layout shows through

@@ -36,7 +36,9 @@ def load(*parts) -> list[dict]:
 
 
 def k8s_docs() -> list[dict]:
-    return [d for name in sorted(os.listdir(os.path.join(ROOT, "k8s"))) if name.endswith(".yaml") for d in load("k8s", name)]
+    return [
+        d for name in sorted(os.listdir(os.path.join(ROOT, "k8s"))) if name.endswith(".yaml") for d in load("k8s", name)
+    ]
 
 
 def ray_kinds(docs: list[dict]) -> dict[str, dict]:
@@ -46,8 +48,11 @@ def ray_kinds(docs: list[dict]) -> dict[str, dict]:
 def cluster_spec(doc: dict) -> dict:
     """The RayClusterSpec inside a RayCluster, RayJob or RayService."""
     spec = doc["spec"]
-    return {"RayCluster": lambda: spec, "RayJob": lambda: spec["rayClusterSpec"],
-            "RayService": lambda: spec["rayClusterConfig"]}[doc["kind"]]()
+    return {
+        "RayCluster": lambda: spec,
+        "RayJob": lambda: spec["rayClusterSpec"],
+        "RayService": lambda: spec["rayClusterConfig"],
+    }[doc["kind"]]()
 
 
 def groups(doc: dict) -> list[tuple[str, dict]]:
@@ -56,6 +61,7 @@ def groups(doc: dict) -> list[tuple[str, dict]]:
 
 
 # --- cluster.yaml -----------------------------------------------------------------------------
+
 
 def ray_up_profiles(config: dict) -> list[str]:
     """Every node type has an IAM instance profile whose policy file is in aws/."""
@@ -71,30 +77,43 @@ def ray_up_profiles(config: dict) -> list[str]:
 
 def ray_up_image(config: dict) -> list[str]:
     """Every node type boots an AMI whose NVIDIA driver runs the cu130 wheels (not Ray's default DLAMI)."""
-    return [f"{name}: ImageId {t['node_config'].get('ImageId')!r} is not the OSS-driver GPU base AMI"
-            for name, t in config["available_node_types"].items()
-            if "base-oss-nvidia-driver-gpu" not in t["node_config"].get("ImageId", "")]
+    return [
+        f"{name}: ImageId {t['node_config'].get('ImageId')!r} is not the OSS-driver GPU base AMI"
+        for name, t in config["available_node_types"].items()
+        if "base-oss-nvidia-driver-gpu" not in t["node_config"].get("ImageId", "")
+    ]
 
 
 def ray_up_spot(config: dict) -> list[str]:
     """Each worker pool has a spot type, preferred, and an on-demand twin with the same resources."""
     problems = []
     workers = {n: t for n, t in config["available_node_types"].items() if n != config["head_node_type"]}
-    spot = {n: t for n, t in workers.items() if t["node_config"].get("InstanceMarketOptions", {}).get("MarketType") == "spot"}
+    spot = {
+        n: t
+        for n, t in workers.items()
+        if t["node_config"].get("InstanceMarketOptions", {}).get("MarketType") == "spot"
+    }
     for name, t in spot.items():
-        twins = [o for o in workers.values() if o not in spot.values() and o["resources"] == t["resources"]
-                 and o.get("labels") == t.get("labels")]
+        twins = [
+            o
+            for o in workers.values()
+            if o not in spot.values() and o["resources"] == t["resources"] and o.get("labels") == t.get("labels")
+        ]
         if not twins:
             problems.append(f"{name}: no on-demand type with the same resources to fall back to")
         elif any(o.get("priority", 0) >= t.get("priority", 0) for o in twins):
             problems.append(f"{name}: spot is not preferred (priority not above its on-demand twin)")
-    if not any("GPU" in t["resources"] for t in spot.values()) or not any("GPU" not in t["resources"] for t in spot.values()):
+    if not any("GPU" in t["resources"] for t in spot.values()) or not any(
+        "GPU" not in t["resources"] for t in spot.values()
+    ):
         problems.append("spot capacity must exist for both the CPU and the GPU pool")
     return problems
 
 
 def ray_up_scaling(config: dict) -> list[str]:
-    return [] if config.get("upscaling_speed", 1.0) >= 4 else [f"upscaling_speed {config.get('upscaling_speed', 1.0)} < 4"]
+    return (
+        [] if config.get("upscaling_speed", 1.0) >= 4 else [f"upscaling_speed {config.get('upscaling_speed', 1.0)} < 4"]
+    )
 
 
 def ray_up_labels(config: dict) -> list[str]:
@@ -119,6 +138,7 @@ def ray_up_instances(config: dict) -> list[str]:
 
 
 # --- k8s/ -------------------------------------------------------------------------------------
+
 
 def auth_options(docs: list[dict]) -> list[str]:
     """Token auth through spec.authOptions (which KubeRay hands to the autoscaler sidecar, the
@@ -188,8 +208,9 @@ def requests_fit(docs: list[dict]) -> list[str]:
                     if not r:
                         problems.append(f"{kind}/{group}: no {which}")
                     elif _quantity(r.get("cpu", 0)) > cpu or _quantity(r.get("memory", 0)) > gib:
-                        problems.append(f"{kind}/{group}: {which} {r} exceed {instance}'s allocatable "
-                                        f"{cpu:.2f} CPU, {gib:.1f} GiB")
+                        problems.append(
+                            f"{kind}/{group}: {which} {r} exceed {instance}'s allocatable {cpu:.2f} CPU, {gib:.1f} GiB"
+                        )
     return problems
 
 
@@ -201,7 +222,9 @@ def pool_labels(docs: list[dict]) -> list[str]:
             limits = g["template"]["spec"]["containers"][0].get("resources", {}).get("limits", {})
             want = "head" if group == "head" else ("gpu" if limits.get("nvidia.com/gpu") else "cpu")
             if g.get("labels", {}).get(POOL_LABEL) != want:
-                problems.append(f"{kind}/{group}: label {POOL_LABEL}={g.get('labels', {}).get(POOL_LABEL)!r}, expected {want!r}")
+                problems.append(
+                    f"{kind}/{group}: label {POOL_LABEL}={g.get('labels', {}).get(POOL_LABEL)!r}, expected {want!r}"
+                )
     return problems
 
 
@@ -220,8 +243,12 @@ def rayjob_keeps_goal(docs: list[dict]) -> list[str]:
     if not cfg.uses_clip or not cfg.clip_pretrained:
         problems.append("RayJob: no --clip-pretrained, so curation falls back to the appearance descriptor")
     else:
-        mounts = [m["mountPath"] for _, g in groups(ray_kinds(docs)["RayJob"])
-                  for c in g["template"]["spec"]["containers"] for m in c.get("volumeMounts", [])]
+        mounts = [
+            m["mountPath"]
+            for _, g in groups(ray_kinds(docs)["RayJob"])
+            for c in g["template"]["spec"]["containers"]
+            for m in c.get("volumeMounts", [])
+        ]
         if not any(cfg.clip_pretrained.startswith(m.rstrip("/") + "/") for m in mounts):
             problems.append(f"RayJob: CLIP weights {cfg.clip_pretrained} are on no mounted volume")
     if cfg.max_candidates < KEPT_CLIPS_GOAL:
@@ -242,8 +269,10 @@ def rayservice_is_serve_config(docs: list[dict], expected: dict | None = None) -
     problems = []
     for key in sorted(set(got) | set(expected)):
         if got.get(key) != expected.get(key):
-            problems.append(f"RayService serveConfigV2.{key} differs from serve/config.yaml: "
-                            f"{json.dumps(got.get(key), sort_keys=True)[:200]}")
+            problems.append(
+                f"RayService serveConfigV2.{key} differs from serve/config.yaml: "
+                f"{json.dumps(got.get(key), sort_keys=True)[:200]}"
+            )
     return problems
 
 

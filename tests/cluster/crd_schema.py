@@ -17,8 +17,11 @@ import os
 import yaml
 
 KUBERAY_VERSION = "v1.7.0"
-CRD_FILES = {"RayCluster": "ray.io_rayclusters.yaml", "RayJob": "ray.io_rayjobs.yaml",
-             "RayService": "ray.io_rayservices.yaml"}
+CRD_FILES = {
+    "RayCluster": "ray.io_rayclusters.yaml",
+    "RayJob": "ray.io_rayjobs.yaml",
+    "RayService": "ray.io_rayservices.yaml",
+}
 
 
 def crd_dir(root: str) -> str | None:
@@ -41,8 +44,12 @@ def strict(node):
     if node.get("x-kubernetes-int-or-string"):
         out.pop("type", None)
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    if (out.get("type") == "object" and "properties" in out and "additionalProperties" not in out
-            and not node.get("x-kubernetes-preserve-unknown-fields")):
+    if (
+        out.get("type") == "object"
+        and "properties" in out
+        and "additionalProperties" not in out
+        and not node.get("x-kubernetes-preserve-unknown-fields")
+    ):
         out["additionalProperties"] = False
     return out
 

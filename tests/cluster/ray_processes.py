@@ -33,20 +33,33 @@ def free_ports(n: int) -> list[int]:
 
 def node_port_args() -> list[str]:
     """Every port a raylet opens, free ones, so nothing collides with other Ray instances here."""
-    names = ("node-manager-port", "object-manager-port", "dashboard-agent-listen-port", "dashboard-agent-grpc-port",
-             "metrics-export-port", "runtime-env-agent-port")
+    names = (
+        "node-manager-port",
+        "object-manager-port",
+        "dashboard-agent-listen-port",
+        "dashboard-agent-grpc-port",
+        "metrics-export-port",
+        "runtime-env-agent-port",
+    )
     low = 20000 + secrets.randbelow(40) * 1000  # a worker-port range of our own
-    return [f"--{n}={p}" for n, p in zip(names, free_ports(len(names)))] + \
-        [f"--min-worker-port={low}", f"--max-worker-port={low + 300}"]
+    return [f"--{n}={p}" for n, p in zip(names, free_ports(len(names)))] + [
+        f"--min-worker-port={low}",
+        f"--max-worker-port={low + 300}",
+    ]
 
 
 class LocalCluster:
     """A head (with a dashboard, for `ray job submit`) and any extra raylets, all this test's."""
 
     def __init__(self, head_args: list[str], extra_env: dict | None = None, gcs_port: int | None = None):
-        self.env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16),
-                    "PYTHONPATH": ROOT, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
-                    **(extra_env or {})}
+        self.env = {
+            **os.environ,
+            "RAY_AUTH_MODE": "token",
+            "RAY_AUTH_TOKEN": secrets.token_hex(16),
+            "PYTHONPATH": ROOT,
+            "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
+            **(extra_env or {}),
+        }
         self.env.pop("RAY_ADDRESS", None)
         self.temp = tempfile.mkdtemp(prefix="g2wr", dir="/tmp")  # short: socket paths have a length limit
         self.head_args, self.gcs_port = head_args, gcs_port
@@ -61,9 +74,18 @@ class LocalCluster:
         self.gcs = self.gcs_port or gcs
         self.address = f"127.0.0.1:{self.gcs}"
         self.dashboard = f"http://127.0.0.1:{dashboard}"
-        return self._start(["--head", f"--port={self.gcs}", "--include-dashboard=true", "--dashboard-host=127.0.0.1",
-                            f"--dashboard-port={dashboard}", f"--ray-client-server-port={client}",
-                            f"--temp-dir={self.temp}", *self.head_args])
+        return self._start(
+            [
+                "--head",
+                f"--port={self.gcs}",
+                "--include-dashboard=true",
+                "--dashboard-host=127.0.0.1",
+                f"--dashboard-port={dashboard}",
+                f"--ray-client-server-port={client}",
+                f"--temp-dir={self.temp}",
+                *self.head_args,
+            ]
+        )
 
     def _start(self, args: list[str]) -> subprocess.Popen:
         cmd = [RAY, "start", "--block", "--disable-usage-stats", *node_port_args(), *args]

@@ -51,18 +51,38 @@ print(json.dumps({"before": before, "possible": possible, "during": during, "aft
 def _config(gcs: int) -> dict:
     mb = 1 << 20
     return {
-        "cluster_name": "g2w-fake", "max_workers": 4, "upscaling_speed": 1.0, "idle_timeout_minutes": 0.1,
-        "provider": {"type": "fake_multinode", "use_node_id_as_ip": True, "disable_node_updaters": True,
-                     "disable_launch_config_check": True, "gcs_address": f"127.0.0.1:{gcs}"},
+        "cluster_name": "g2w-fake",
+        "max_workers": 4,
+        "upscaling_speed": 1.0,
+        "idle_timeout_minutes": 0.1,
+        "provider": {
+            "type": "fake_multinode",
+            "use_node_id_as_ip": True,
+            "disable_node_updaters": True,
+            "disable_launch_config_check": True,
+            "gcs_address": f"127.0.0.1:{gcs}",
+        },
         "available_node_types": {
             "ray.head.default": {"resources": {"CPU": 1}, "node_config": {}, "max_workers": 0},
-            "gpu_worker": {"resources": {"CPU": 1, "GPU": 1, "object_store_memory": 100 * mb}, "node_config": {},
-                           "min_workers": 0, "max_workers": 2},
+            "gpu_worker": {
+                "resources": {"CPU": 1, "GPU": 1, "object_store_memory": 100 * mb},
+                "node_config": {},
+                "min_workers": 0,
+                "max_workers": 2,
+            },
         },
         "head_node_type": "ray.head.default",
-        "auth": {}, "docker": {}, "file_mounts": {}, "cluster_synced_files": [], "file_mounts_sync_continuously": False,
-        "initialization_commands": [], "setup_commands": [], "head_setup_commands": [], "worker_setup_commands": [],
-        "head_start_ray_commands": [], "worker_start_ray_commands": [],
+        "auth": {},
+        "docker": {},
+        "file_mounts": {},
+        "cluster_synced_files": [],
+        "file_mounts_sync_continuously": False,
+        "initialization_commands": [],
+        "setup_commands": [],
+        "head_setup_commands": [],
+        "worker_setup_commands": [],
+        "head_start_ray_commands": [],
+        "worker_start_ray_commands": [],
     }
 
 
@@ -76,8 +96,13 @@ def test_a_gpu_pool_scales_from_zero_and_back(tmp_path):
     cluster = LocalCluster(cluster_args, extra_env=fake, gcs_port=gcs)
     try:
         cluster.wait_for("/1.0 CPU")
-        out = subprocess.run([sys.executable, "-c", _CLIENT], env={**cluster.env, "RAY_ADDRESS": cluster.address, "G2W_MAX_GPUS": "2"},
-                             capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [sys.executable, "-c", _CLIENT],
+            env={**cluster.env, "RAY_ADDRESS": cluster.address, "G2W_MAX_GPUS": "2"},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert out.returncode == 0, out.stderr[-3000:]
         # the autoscaler's event lines ("(autoscaler +Ns) ...") reach the driver's stdout too, in any order
         seen = json.loads(next(line for line in reversed(out.stdout.splitlines()) if line.startswith('{"before"')))

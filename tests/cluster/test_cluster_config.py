@@ -39,7 +39,10 @@ def test_cluster_yaml_is_valid_for_the_ray_cluster_launcher(cluster_yaml):
     types = cluster_yaml["available_node_types"]
     assert cluster_yaml["head_node_type"] == "head" and types["head"]["resources"] == {"CPU": 0}
     assert all(t["max_workers"] <= cluster_yaml["max_workers"] for t in types.values())
-    assert all("RAY_AUTH_MODE=token" in " ".join(cluster_yaml[k]) for k in ("head_start_ray_commands", "worker_start_ray_commands"))
+    assert all(
+        "RAY_AUTH_MODE=token" in " ".join(cluster_yaml[k])
+        for k in ("head_start_ray_commands", "worker_start_ray_commands")
+    )
 
 
 def test_a_broken_cluster_yaml_is_rejected_by_the_same_schema(cluster_yaml):
@@ -49,8 +52,14 @@ def test_a_broken_cluster_yaml_is_rejected_by_the_same_schema(cluster_yaml):
         jsonschema.validate(config, _ray_schema())
 
 
-RAY_UP_CHECKS = [checks.ray_up_profiles, checks.ray_up_image, checks.ray_up_spot, checks.ray_up_scaling,
-                 checks.ray_up_labels, checks.ray_up_instances]
+RAY_UP_CHECKS = [
+    checks.ray_up_profiles,
+    checks.ray_up_image,
+    checks.ray_up_spot,
+    checks.ray_up_scaling,
+    checks.ray_up_labels,
+    checks.ray_up_instances,
+]
 
 
 @pytest.mark.parametrize("check", RAY_UP_CHECKS, ids=lambda c: c.__name__)
@@ -90,12 +99,20 @@ def _wrong_size(c):
     c["available_node_types"]["cpu_spot"]["resources"]["CPU"] = 64
 
 
-@pytest.mark.parametrize("check,mutate", [
-    (checks.ray_up_profiles, _drop_profiles), (checks.ray_up_image, _default_ami),
-    (checks.ray_up_spot, _no_fallback), (checks.ray_up_spot, _on_demand_first), (checks.ray_up_scaling, _slow),
-    (checks.ray_up_labels, _unlabelled), (checks.ray_up_labels, _gpu_labelled_cpu),
-    (checks.ray_up_instances, _wrong_size),
-], ids=lambda x: x.__name__)
+@pytest.mark.parametrize(
+    "check,mutate",
+    [
+        (checks.ray_up_profiles, _drop_profiles),
+        (checks.ray_up_image, _default_ami),
+        (checks.ray_up_spot, _no_fallback),
+        (checks.ray_up_spot, _on_demand_first),
+        (checks.ray_up_scaling, _slow),
+        (checks.ray_up_labels, _unlabelled),
+        (checks.ray_up_labels, _gpu_labelled_cpu),
+        (checks.ray_up_instances, _wrong_size),
+    ],
+    ids=lambda x: x.__name__,
+)
 def test_each_cluster_yaml_check_fails_on_its_defect(check, mutate, cluster_yaml):
     config = copy.deepcopy(cluster_yaml)
     mutate(config)
@@ -112,9 +129,16 @@ def test_the_iam_policies_parse_and_let_workers_write_the_outputs():
     assert any(s["Action"] == "iam:PassRole" and s["Resource"].endswith(":role/g2w-worker") for s in head["Statement"])
 
 
-K8S_CHECKS = [checks.auth_options, checks.service_accounts, checks.requests_fit, checks.pool_labels,
-              checks.rayjob_keeps_goal, checks.rayservice_is_serve_config, checks.gcs_fault_tolerance,
-              checks.volumes_defined]
+K8S_CHECKS = [
+    checks.auth_options,
+    checks.service_accounts,
+    checks.requests_fit,
+    checks.pool_labels,
+    checks.rayjob_keeps_goal,
+    checks.rayservice_is_serve_config,
+    checks.gcs_fault_tolerance,
+    checks.volumes_defined,
+]
 
 
 @pytest.mark.parametrize("check", K8S_CHECKS, ids=lambda c: c.__name__)
@@ -133,7 +157,9 @@ def _env_auth_only(docs):
 
 def _hand_set_token(docs):
     c = checks.cluster_spec(_kind(docs, "RayCluster"))["headGroupSpec"]["template"]["spec"]["containers"][0]
-    c.setdefault("env", []).append({"name": "RAY_AUTH_TOKEN", "valueFrom": {"secretKeyRef": {"name": "x", "key": "token"}}})
+    c.setdefault("env", []).append(
+        {"name": "RAY_AUTH_TOKEN", "valueFrom": {"secretKeyRef": {"name": "x", "key": "token"}}}
+    )
 
 
 def _no_service_account(docs):
@@ -176,13 +202,22 @@ def _missing_pvc(docs):
     docs[:] = [d for d in docs if d["kind"] != "PersistentVolumeClaim" or d["metadata"]["name"] != "g2w-shared"]
 
 
-@pytest.mark.parametrize("check,mutate", [
-    (checks.auth_options, _env_auth_only), (checks.auth_options, _hand_set_token),
-    (checks.service_accounts, _no_service_account), (checks.requests_fit, _whole_instance),
-    (checks.pool_labels, _unlabelled_group), (checks.rayjob_keeps_goal, _no_clip_weights),
-    (checks.rayjob_keeps_goal, _default_cap), (checks.rayservice_is_serve_config, _fixed_gpu_replicas),
-    (checks.gcs_fault_tolerance, _no_ft), (checks.volumes_defined, _missing_pvc),
-], ids=lambda x: x.__name__)
+@pytest.mark.parametrize(
+    "check,mutate",
+    [
+        (checks.auth_options, _env_auth_only),
+        (checks.auth_options, _hand_set_token),
+        (checks.service_accounts, _no_service_account),
+        (checks.requests_fit, _whole_instance),
+        (checks.pool_labels, _unlabelled_group),
+        (checks.rayjob_keeps_goal, _no_clip_weights),
+        (checks.rayjob_keeps_goal, _default_cap),
+        (checks.rayservice_is_serve_config, _fixed_gpu_replicas),
+        (checks.gcs_fault_tolerance, _no_ft),
+        (checks.volumes_defined, _missing_pvc),
+    ],
+    ids=lambda x: x.__name__,
+)
 def test_each_manifest_check_fails_on_its_defect(check, mutate, manifests):
     docs = copy.deepcopy(manifests)
     mutate(docs)
@@ -197,7 +232,9 @@ def test_the_rayservice_follows_serve_config_when_that_changes(manifests):
 
 
 CRDS = crd_dir(checks.ROOT)
-needs_crds = pytest.mark.skipif(CRDS is None, reason=f"KubeRay {KUBERAY_VERSION} CRDs not in shared/kuberay/{KUBERAY_VERSION}")
+needs_crds = pytest.mark.skipif(
+    CRDS is None, reason=f"KubeRay {KUBERAY_VERSION} CRDs not in shared/kuberay/{KUBERAY_VERSION}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -212,11 +249,14 @@ def test_kuberay_manifests_validate_against_the_crds(crd_schemas, manifests):
 
 
 @needs_crds
-@pytest.mark.parametrize("kind,mutate", [
-    ("RayCluster", lambda s: s.__setitem__("authOption", {"mode": "token"})),  # a misspelt field
-    ("RayJob", lambda s: s["rayClusterSpec"]["authOptions"].__setitem__("mode", "tokens")),
-    ("RayService", lambda s: s["rayClusterConfig"]["workerGroupSpecs"][0].__setitem__("label", {})),
-])
+@pytest.mark.parametrize(
+    "kind,mutate",
+    [
+        ("RayCluster", lambda s: s.__setitem__("authOption", {"mode": "token"})),  # a misspelt field
+        ("RayJob", lambda s: s["rayClusterSpec"]["authOptions"].__setitem__("mode", "tokens")),
+        ("RayService", lambda s: s["rayClusterConfig"]["workerGroupSpecs"][0].__setitem__("label", {})),
+    ],
+)
 def test_the_crd_schemas_reject_unknown_fields_and_bad_values(kind, mutate, crd_schemas, manifests):
     doc = copy.deepcopy(checks.ray_kinds(manifests)[kind])
     mutate(doc["spec"])

@@ -68,8 +68,19 @@ def test_the_image_builds_and_imports_g2w_as_its_user():
     build = [BUILDER, "bud" if BUILDER == "buildah" else "build", "-t", "g2w-test:latest", ROOT]
     subprocess.run(build, check=True, timeout=3600)
     if BUILDER != "buildah":
-        out = subprocess.run([BUILDER, "run", "--rm", "g2w-test:latest", "python", "-c",
-                              "import os, g2w, ray; print(os.getuid(), ray.__version__)"],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [
+                BUILDER,
+                "run",
+                "--rm",
+                "g2w-test:latest",
+                "python",
+                "-c",
+                "import os, g2w, ray; print(os.getuid(), ray.__version__)",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         uid, version = out.stdout.split()
         assert uid != "0" and version == "2.60.0"

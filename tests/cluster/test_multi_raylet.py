@@ -10,8 +10,8 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 
-from g2w.io import storage
 from g2w.curate.config import CurateConfig
+from g2w.io import storage
 from g2w.jobs.curate import run_curate
 from g2w.sample_data import VideoSpec, write_sample
 from tests.cluster.ray_processes import RAY, ROOT, LocalCluster
@@ -35,8 +35,9 @@ def cluster():
 
 def test_without_the_token_the_cluster_refuses_a_client(cluster):
     bad = {**cluster.env, "RAY_AUTH_TOKEN": "0" * 32}
-    out = subprocess.run([RAY, "job", "list", f"--address={cluster.dashboard}"], env=bad, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [RAY, "job", "list", f"--address={cluster.dashboard}"], env=bad, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode != 0
 
 
@@ -45,8 +46,22 @@ def test_a_submitted_curation_writes_to_a_bucket_what_a_local_run_writes(cluster
     write_sample(VideoSpec(0, 5, 320, 180, 24, 10.0, "topdown", False, None), raw)
     (raw / "empty.mp4").write_bytes(b"")
     out = f"{s3_bucket}/curated"
-    cmd = [RAY, "job", "submit", f"--address={cluster.dashboard}", "--working-dir", ROOT, "--",
-           "python", "-m", "ray_jobs.curate", str(raw), "--output", out, *SMALL_ARGS]
+    cmd = [
+        RAY,
+        "job",
+        "submit",
+        f"--address={cluster.dashboard}",
+        "--working-dir",
+        ROOT,
+        "--",
+        "python",
+        "-m",
+        "ray_jobs.curate",
+        str(raw),
+        "--output",
+        out,
+        *SMALL_ARGS,
+    ]
     done = subprocess.run(cmd, env=cluster.env, capture_output=True, text=True, timeout=420)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "succeeded" in done.stdout

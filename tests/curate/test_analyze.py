@@ -13,10 +13,12 @@ from g2w.video.sources import probe_row
 @pytest.fixture(scope="module")
 def samples(tmp_path_factory):
     out = tmp_path_factory.mktemp("analyze")
-    specs = [VideoSpec(5, 0, 480, 270, 24, 20.0, "topdown", False, "frozen"),
-             VideoSpec(5, 1, 480, 270, 30, 20.0, "corridor", False, "dark"),
-             VideoSpec(5, 2, 480, 270, 24, 20.0, "racing", False, "shaky"),
-             VideoSpec(5, 3, 480, 270, 24, 20.0, "sidescroller", False, "blur")]
+    specs = [
+        VideoSpec(5, 0, 480, 270, 24, 20.0, "topdown", False, "frozen"),
+        VideoSpec(5, 1, 480, 270, 30, 20.0, "corridor", False, "dark"),
+        VideoSpec(5, 2, 480, 270, 24, 20.0, "racing", False, "shaky"),
+        VideoSpec(5, 3, 480, 270, 24, 20.0, "sidescroller", False, "blur"),
+    ]
     return [write_sample(s, out) for s in specs]
 
 
@@ -36,11 +38,14 @@ def test_windows_cover_the_source_and_carry_crops(samples):
     assert all(r["samples"] >= 35 for r in rows)  # 8 per second over 5 s
 
 
-@pytest.mark.parametrize("index, span, measure, limit", [
-    (0, "frozen_spans", "frozen_fraction", 0.9),
-    (1, "dark_spans", "dark_fraction", 0.9),
-    (2, "shaky_spans", "shake", 0.5),
-])
+@pytest.mark.parametrize(
+    "index, span, measure, limit",
+    [
+        (0, "frozen_spans", "frozen_fraction", 0.9),
+        (1, "dark_spans", "dark_fraction", 0.9),
+        (2, "shaky_spans", "shake", 0.5),
+    ],
+)
 def test_events_show_in_their_measures(samples, index, span, measure, limit):
     rows, truth = _rows(samples[index])
     inside = [r for r in rows if _inside(truth[span], r)]
@@ -98,7 +103,17 @@ def test_segments_measure_what_the_whole_source_pass_measures(samples, index):
     assert [r["window_index"] for r in parts] == [0, 1, 2, 3]
     for a, b in zip(whole, parts):
         assert a["status"] == b["status"] == "ok"
-        for key in ("samples", "cut_count", "cut_times", "sharpness", "motion", "dark_fraction",
-                    "frozen_fraction", "shake", "cut_score", "border_fraction"):
+        for key in (
+            "samples",
+            "cut_count",
+            "cut_times",
+            "sharpness",
+            "motion",
+            "dark_fraction",
+            "frozen_fraction",
+            "shake",
+            "cut_score",
+            "border_fraction",
+        ):
             assert a[key] == pytest.approx(b[key]), (index, a["window_index"], key)
         assert np.array_equal(a["crop"], b["crop"])

@@ -15,7 +15,9 @@ THRESHOLD = CurateConfig().appearance_dedup_threshold
 
 def _world(seed: int, width: int = 224 * 3) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return colorize(tileable_noise(rng, 224, width, 8, 4), tuple(rng.integers(0, 120, 3)), tuple(rng.integers(120, 255, 3)))
+    return colorize(
+        tileable_noise(rng, 224, width, 8, 4), tuple(rng.integers(0, 120, 3)), tuple(rng.integers(120, 255, 3))
+    )
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> float:
@@ -43,9 +45,15 @@ def test_rows_are_unit_norm_deterministic_and_survive_flat_frames():
     assert np.array_equal(e, AppearanceEmbedder().embed(crops))
 
 
-@pytest.mark.parametrize("embedder, pretrained, uses_clip", [
-    ("auto", None, False), ("auto", "/weights/clip.bin", True), ("clip", None, True), ("appearance", "/w.bin", False),
-])
+@pytest.mark.parametrize(
+    "embedder, pretrained, uses_clip",
+    [
+        ("auto", None, False),
+        ("auto", "/weights/clip.bin", True),
+        ("clip", None, True),
+        ("appearance", "/w.bin", False),
+    ],
+)
 def test_the_embedder_choice(embedder, pretrained, uses_clip):
     cfg = CurateConfig(embedder=embedder, clip_pretrained=pretrained)
     assert cfg.uses_clip == uses_clip
@@ -53,7 +61,11 @@ def test_the_embedder_choice(embedder, pretrained, uses_clip):
 
 
 def test_the_embedding_step_runs_either_embedder(tiny_clip_config):
-    batch = {"status": np.array(["ok", "error"]), "crop": np.stack([_world(4)[:, :224]] * 2), "clip_id": np.array(["a", "b"])}
+    batch = {
+        "status": np.array(["ok", "error"]),
+        "crop": np.stack([_world(4)[:, :224]] * 2),
+        "clip_id": np.array(["a", "b"]),
+    }
     for spec, dim in ((None, DIM), (ClipSpec(tiny_clip_config, None, "cpu", 0), 64)):
         step = EmbedCentralFrames(spec)
         step.setup()

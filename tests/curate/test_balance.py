@@ -39,4 +39,6 @@ def test_seeded_and_deterministic(seed):
 def test_different_seeds_pick_different_members():
     clusters = np.zeros(100, int)
     eligible = np.ones(100, bool)
-    assert not np.array_equal(round_robin_sample(clusters, eligible, 10, 0), round_robin_sample(clusters, eligible, 10, 1))
+    assert not np.array_equal(
+        round_robin_sample(clusters, eligible, 10, 0), round_robin_sample(clusters, eligible, 10, 1)
+    )

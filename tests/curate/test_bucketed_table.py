@@ -9,8 +9,11 @@ from g2w.curate.bucketed_table import BUCKETS, buckets_of, write_sharded
 
 
 def _table(sources: dict[str, int], status: str = "ok") -> pa.Table:
-    rows = [{"source_id": s, "source": f"/raw/{s}.mp4", "window_index": w, "status": status}
-            for s, n in sources.items() for w in range(n)]
+    rows = [
+        {"source_id": s, "source": f"/raw/{s}.mp4", "window_index": w, "status": status}
+        for s, n in sources.items()
+        for w in range(n)
+    ]
     return pa.Table.from_pylist(rows)
 
 
@@ -33,8 +36,9 @@ def test_a_rerun_rewrites_only_changed_shards_and_reads_back_whole(tmp_path):
     files = _files(folder)
     assert report["written"] == len(files) == len(set(buckets_of(first.column("source_id")).tolist())) > 1
     back = pq.read_table(folder)  # the folder reads as one dataset, like the single file did
-    key = lambda t: sorted(zip(t.column("source_id").to_pylist(), t.column("window_index").to_pylist(),
-                               t.column("status").to_pylist()))
+    key = lambda t: sorted(
+        zip(t.column("source_id").to_pylist(), t.column("window_index").to_pylist(), t.column("status").to_pylist())
+    )
     assert key(back) == key(first)
 
     assert write_sharded(first, folder) == {"written": 0, "unchanged": len(files), "removed": 0}

@@ -4,8 +4,20 @@ import numpy as np
 import pytest
 
 from g2w.curate import cuts
-from g2w.curate.cuts import (CutThresholds, FrameSignals, cut_scores, inside_run, luma_thumb, neighbour_mean, side_means,
-                             block_matches, coherent_share, detail_matches, unexplained_share, with_local_cue)
+from g2w.curate.cuts import (
+    CutThresholds,
+    FrameSignals,
+    block_matches,
+    coherent_share,
+    cut_scores,
+    detail_matches,
+    inside_run,
+    luma_thumb,
+    neighbour_mean,
+    side_means,
+    unexplained_share,
+    with_local_cue,
+)
 from g2w.sample_data.textures import colorize, tileable_noise
 
 
@@ -15,7 +27,9 @@ def _frame(rgb: np.ndarray) -> av.VideoFrame:
 
 def _world(seed: int, size=(360, 640 * 3)) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return colorize(tileable_noise(rng, size[0], size[1], 8, 4), tuple(rng.integers(0, 120, 3)), tuple(rng.integers(120, 255, 3)))
+    return colorize(
+        tileable_noise(rng, size[0], size[1], 8, 4), tuple(rng.integers(0, 120, 3)), tuple(rng.integers(120, 255, 3))
+    )
 
 
 def _look_alike(seed: int, size=(360, 640 * 3)) -> np.ndarray:
@@ -119,14 +133,18 @@ def test_a_cut_through_black_is_found_on_the_first_frame_after_it():
 
 def test_a_dip_to_black_back_into_the_same_place_is_not_a_cut():
     a = _world(13)
-    frames = [a[:, 4 * i : 4 * i + 640] for i in range(20)] + _black(6) + [a[:, 4 * i : 4 * i + 640] for i in range(26, 46)]
+    frames = (
+        [a[:, 4 * i : 4 * i + 640] for i in range(20)] + _black(6) + [a[:, 4 * i : 4 * i + 640] for i in range(26, 46)]
+    )
     assert not any(_run(frames))
 
 
 def test_a_long_black_run_is_not_bridged():
     """Longer than MAX_BRIDGE_S: what comes after is judged on its own steps (none is a cut)."""
     a, b = _world(14), _world(15)
-    frames = [a[:, 4 * i : 4 * i + 640] for i in range(20)] + _black(40) + [b[:, 4 * i : 4 * i + 640] for i in range(20)]
+    frames = (
+        [a[:, 4 * i : 4 * i + 640] for i in range(20)] + _black(40) + [b[:, 4 * i : 4 * i + 640] for i in range(20)]
+    )
     signals = _signals(frames)
     assert not signals.bridges
     assert not any(signals.cut_scores() >= 1.0)
@@ -288,7 +306,7 @@ def test_a_flash_over_a_moving_view_is_vetoed():
     world = _textured(1)
     frames = [np.repeat(world[:, 16 * i : 16 * i + 640, None], 3, axis=2) for i in range(40)]
     yy, xx = np.mgrid[0:360, 0:640]
-    blob = 0.7 * np.exp(-((xx - 320) ** 2 + (yy - 300) ** 2) / (2 * 150.0 ** 2))[..., None]
+    blob = 0.7 * np.exp(-((xx - 320) ** 2 + (yy - 300) ** 2) / (2 * 150.0**2))[..., None]
     flash = frames[30] * (1 - blob) + 255 * blob
     flash[80:200] = _textured(7)[80:200, :640, None]
     frames[30] = np.clip(flash, 0, 255).astype(np.uint8)
@@ -304,8 +322,10 @@ def test_a_still_camera_gives_the_veto_no_evidence(monkeypatch):
     layout = _textured(9)[:, :640].astype(np.float32)
     a, b = (np.clip(0.6 * layout + 0.4 * _textured(k)[:, :640], 0, 255) for k in (10, 11))
     noise = np.random.default_rng(0)
-    frames = [np.repeat(np.clip(x + noise.normal(0, 2, x.shape), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
-              for x in [a] * 30 + [b] * 30]
+    frames = [
+        np.repeat(np.clip(x + noise.normal(0, 2, x.shape), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+        for x in [a] * 30 + [b] * 30
+    ]
     small = [cv2.resize(x.astype(np.uint8), (160, 90), interpolation=cv2.INTER_AREA) for x in (a, b)]
     rows = detail_matches(*small)
     assert np.median(rows[:, 0]) > 0.5 and np.abs(rows[:, 1:3]).max() == 0  # they match, at zero offset
@@ -328,9 +348,11 @@ def test_the_stand_out_promotes_a_near_miss_whose_neighbours_are_explained():
 def test_the_stand_out_is_high_at_a_cut_and_low_inside_fast_motion():
     """A cut: the steps on each side are explained, the cut is not. A burst of fast motion (each
     step further than the block search reaches): its neighbours are as unexplained as it is."""
+
     def view(seed, x):
         world = cv2.resize(_detail(seed, (90, 700)), None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST)
-        return np.repeat(world[:, 4 * x: 4 * x + 640, None], 3, axis=2)
+        return np.repeat(world[:, 4 * x : 4 * x + 640, None], 3, axis=2)
+
     xs = [2 * i for i in range(12)] + [24 + 60 * k for k in range(1, 5)] + [264 + 2 * i for i in range(12)]
     fast = [view(1, x) for x in xs]
     cut = [view(1, 2 * i) for i in range(14)] + [view(2, 2 * i) for i in range(14)]
@@ -350,12 +372,14 @@ def test_a_flash_over_a_still_camera_comes_back_and_is_no_cut_while_a_cut_stays_
     still, other, third = (_textured(k)[:, :640] for k in (12, 13, 14))
     noise = np.random.default_rng(1)
     yy, xx = np.mgrid[0:360, 0:640]
-    blob = 0.7 * np.exp(-((xx - 300) ** 2 + (yy - 200) ** 2) / (2 * 170.0 ** 2))
+    blob = 0.7 * np.exp(-((xx - 300) ** 2 + (yy - 200) ** 2) / (2 * 170.0**2))
     views = [still] * 45 + [other] * 30 + [third] * 2
     for k in (20, 21, 22):
         views[k] = still * (1 - blob) + 255 * blob
-    frames = [np.repeat(np.clip(v + noise.normal(0, 2, v.shape), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
-              for v in views]
+    frames = [
+        np.repeat(np.clip(v + noise.normal(0, 2, v.shape), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+        for v in views
+    ]
     off = CutThresholds(veto_return=0.0)
     assert 20 in np.flatnonzero(_signals(frames, off).cut_scores(off) >= 1)  # without the veto: a false cut
     on = CutThresholds()  # on by default, at the level the calibration chose on real footage
@@ -384,8 +408,8 @@ def _strafe(cut: bool) -> list[np.ndarray]:
     one such flick (step 20) straight into a cut to another place (step 21)."""
     a, b = (np.repeat(_textured(seed, 640 * 6)[..., None], 3, axis=2) for seed in (21, 22))
     offsets = np.cumsum([6] * 20 + ([200] if cut else [200, 230, 200]) + [6] * 20)
-    frames = [a[:, o:o + 640] for o in offsets]
-    return frames[:21] + [b[:, 6 * i:6 * i + 640] for i in range(20)] if cut else frames
+    frames = [a[:, o : o + 640] for o in offsets]
+    return frames[:21] + [b[:, 6 * i : 6 * i + 640] for i in range(20)] if cut else frames
 
 
 def test_a_strafe_burst_is_no_cut_but_a_cut_right_after_a_flick_is():
@@ -400,4 +424,6 @@ def test_a_strafe_burst_is_no_cut_but_a_cut_right_after_a_flick_is():
     assert list(np.flatnonzero(strafe.cut_scores(off) >= 1)) == [21]
     assert not (strafe.cut_scores(on) >= 1).any()
     flick = _signals(_strafe(True), on)
-    assert list(np.flatnonzero(flick.cut_scores(off) >= 1)) == list(np.flatnonzero(flick.cut_scores(on) >= 1)) == [20, 21]
+    assert (
+        list(np.flatnonzero(flick.cut_scores(off) >= 1)) == list(np.flatnonzero(flick.cut_scores(on) >= 1)) == [20, 21]
+    )

@@ -10,16 +10,33 @@ def kmeans_path(request, monkeypatch):
     """Every clustering test runs twice: faiss's k-means (the CPU path) and our torch loop (the GPU
     path, here on CPU tensors, so CI covers it too)."""
     if request.param == "torch":
-        monkeypatch.setattr(kmeans, "_faiss_kmeans", lambda x, train, k, iters, seed:
-                            kmeans._torch_kmeans(x, train, k, iters, seed, "cpu"))
+        monkeypatch.setattr(
+            kmeans,
+            "_faiss_kmeans",
+            lambda x, train, k, iters, seed: kmeans._torch_kmeans(x, train, k, iters, seed, "cpu"),
+        )
     return request.param
 
 
-@pytest.mark.parametrize("n, k_max, k", [
-    (0, 2048, 0), (1, 2048, 1), (2, 2048, 2), (3, 2048, 3), (4, 2048, 4),
-    (16, 2048, 16), (17, 2048, 16), (100, 2048, 40), (1_000_000, 2048, 2048), (262_144, 2048, 2048),
-    (262_143, 2048, 2047), (100, 10, 10), (50, 2048, 28), (1000, 2048, 126),
-])
+@pytest.mark.parametrize(
+    "n, k_max, k",
+    [
+        (0, 2048, 0),
+        (1, 2048, 1),
+        (2, 2048, 2),
+        (3, 2048, 3),
+        (4, 2048, 4),
+        (16, 2048, 16),
+        (17, 2048, 16),
+        (100, 2048, 40),
+        (1_000_000, 2048, 2048),
+        (262_144, 2048, 2048),
+        (262_143, 2048, 2047),
+        (100, 10, 10),
+        (50, 2048, 28),
+        (1000, 2048, 126),
+    ],
+)
 def test_k_formula(n, k_max, k):
     """K = min(K_max, N, max(2, floor(4 sqrt N))), worked out by hand for each case."""
     assert num_clusters(n, k_max) == k

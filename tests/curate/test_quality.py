@@ -80,6 +80,13 @@ def test_letterbox_and_pillarbox_bars():
 
 
 def test_reason_order_and_all_failures_reported():
-    m = {"dark_fraction": 0.9, "bright_fraction": 0.0, "frozen_fraction": 0.9, "sharpness": 1.0, "shake": 0.0,
-         "border_fraction": 0.5, "ui_coverage": 0.5}
+    m = {
+        "dark_fraction": 0.9,
+        "bright_fraction": 0.0,
+        "frozen_fraction": 0.9,
+        "sharpness": 1.0,
+        "shake": 0.0,
+        "border_fraction": 0.5,
+        "ui_coverage": 0.5,
+    }
     assert quality_reasons(m, Q, 720, 30) == ["too_dark", "frozen", "border", "ui_overlay"]

@@ -11,10 +11,25 @@ def _windows(decisions, source="a"):
     """decisions: per 5 s window, (status, reason, checks, cut_times)."""
     rows = []
     for i, (status, reason, checks, cuts) in enumerate(decisions):
-        rows.append({"clip_id": f"{source}-{i:05d}", "source_id": source, "source": f"/{source}.mp4", "window_index": i,
-                     "start_s": 5.0 * i, "end_s": 5.0 * i + 5, "status": status, "reason": reason, "checks_failed": checks,
-                     "cut_times": cuts, "ui_coverage": 0.1 if "ui_overlay" in checks else 0.0, "width": 640,
-                     "height": 360, "fps": 30.0, "rotation": 0})
+        rows.append(
+            {
+                "clip_id": f"{source}-{i:05d}",
+                "source_id": source,
+                "source": f"/{source}.mp4",
+                "window_index": i,
+                "start_s": 5.0 * i,
+                "end_s": 5.0 * i + 5,
+                "status": status,
+                "reason": reason,
+                "checks_failed": checks,
+                "cut_times": cuts,
+                "ui_coverage": 0.1 if "ui_overlay" in checks else 0.0,
+                "width": 640,
+                "height": 360,
+                "fps": 30.0,
+                "rotation": 0,
+            }
+        )
     return pa.Table.from_pylist(rows)
 
 
@@ -40,12 +55,16 @@ def test_cut_splits_exactly_and_duplicates_do_not():
 def test_rejected_window_breaks_and_short_runs_are_recorded():
     rows = _plan([KEPT, KEPT, DARK, KEPT, KEPT, KEPT, KEPT], SegmentConfig(min_s=12, max_s=60))
     assert [(r["status"], r["reason"], r["start_s"], r["end_s"]) for r in rows] == [
-        ("rejected", "too_short", 0.0, 10.0), ("kept", "", 15.0, 35.0)]
+        ("rejected", "too_short", 0.0, 10.0),
+        ("kept", "", 15.0, 35.0),
+    ]
 
 
 def test_long_runs_split_into_equal_pieces_within_bounds():
     rows = _plan([KEPT] * 10, SegmentConfig(min_s=10, max_s=20))
-    assert [v for r in rows for v in (r["start_s"], r["end_s"])] == pytest.approx([0, 50 / 3, 50 / 3, 100 / 3, 100 / 3, 50])
+    assert [v for r in rows for v in (r["start_s"], r["end_s"])] == pytest.approx(
+        [0, 50 / 3, 50 / 3, 100 / 3, 100 / 3, 50]
+    )
     rows = _plan([KEPT] * 5, SegmentConfig(min_s=15, max_s=20))  # 25 s: two of 12.5 are too short
     assert [(r["status"], r["start_s"], r["end_s"]) for r in rows] == [("kept", 0, 20), ("rejected", 20, 25)]
 

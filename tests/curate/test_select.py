@@ -8,10 +8,24 @@ from g2w.curate.work_shards import embedding_column
 
 
 def _row(i, source="s", **measures):
-    base = {"clip_id": f"{source}-{i:05d}", "source_id": source, "window_index": i, "width": 1280, "height": 720,
-            "fps": 30.0, "cut_count": 0, "luma_mean": 100.0, "dark_fraction": 0.0, "bright_fraction": 0.0,
-            "sharpness": 200.0, "motion": 10.0, "frozen_fraction": 0.0, "shake": 0.0, "border_fraction": 0.0,
-            "ui_coverage": 0.0}
+    base = {
+        "clip_id": f"{source}-{i:05d}",
+        "source_id": source,
+        "window_index": i,
+        "width": 1280,
+        "height": 720,
+        "fps": 30.0,
+        "cut_count": 0,
+        "luma_mean": 100.0,
+        "dark_fraction": 0.0,
+        "bright_fraction": 0.0,
+        "sharpness": 200.0,
+        "motion": 10.0,
+        "frozen_fraction": 0.0,
+        "shake": 0.0,
+        "border_fraction": 0.0,
+        "ui_coverage": 0.0,
+    }
     return {**base, **measures}
 
 
@@ -60,9 +74,21 @@ def test_the_table_gets_verdicts_and_windows_that_failed_analysis_keep_their_err
     rows[5].update(status="error", reason="truncated")
     e = np.array([[1, 0, 0], [1, 0.01, 0], [0, 1, 0], [0, 0, 1], [0, 1, 0.1], [0, 0, 0]], np.float32)
     e[:5] /= np.linalg.norm(e[:5], axis=1, keepdims=True)
-    base = {"source": "x", "reason": "", "error": "", "status": "ok", "rotation": 0, "start_s": 0.0, "end_s": 5.0,
-            "samples": 40, "cut_score": 0.0, "cut_times": []}
-    table = pa.Table.from_pylist([{**base, **r} for r in rows], schema=WINDOW_SCHEMA.remove(WINDOW_SCHEMA.get_field_index("embedding")))
+    base = {
+        "source": "x",
+        "reason": "",
+        "error": "",
+        "status": "ok",
+        "rotation": 0,
+        "start_s": 0.0,
+        "end_s": 5.0,
+        "samples": 40,
+        "cut_score": 0.0,
+        "cut_times": [],
+    }
+    table = pa.Table.from_pylist(
+        [{**base, **r} for r in rows], schema=WINDOW_SCHEMA.remove(WINDOW_SCHEMA.get_field_index("embedding"))
+    )
     table = table.append_column(WINDOW_SCHEMA.field("embedding"), embedding_column(e, np.arange(6) < 5))
     out, k = select_table(table, CurateConfig())
     got = out.select(["status", "reason", "checks_failed", "cluster", "sampled", "dup_of"]).to_pylist()

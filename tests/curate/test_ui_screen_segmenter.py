@@ -4,9 +4,9 @@ pairs, reports more UI coverage on the HUD video than on its clean twin, and bar
 import numpy as np
 import pytest
 
+from g2w.cases.case import load_cases
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.ui_screen.segmenter import coverage
-from g2w.cases.case import load_cases
 from g2w.video.sources import probe_row
 
 

@@ -7,8 +7,9 @@ from g2w.sample_data.textures import colorize, tileable_noise
 
 def _scrolling(n=30, h=540, w=960, seed=0, speed=(14, 5)):
     rng = np.random.default_rng(seed)
-    world = cv2.cvtColor(colorize(tileable_noise(rng, 2 * h, 2 * w, 10, 4), (30, 40, 30), (200, 210, 190)),
-                         cv2.COLOR_RGB2GRAY)
+    world = cv2.cvtColor(
+        colorize(tileable_noise(rng, 2 * h, 2 * w, 10, 4), (30, 40, 30), (200, 210, 190)), cv2.COLOR_RGB2GRAY
+    )
     return [world[speed[1] * i : speed[1] * i + h, speed[0] * i : speed[0] * i + w].copy() for i in range(n)]
 
 

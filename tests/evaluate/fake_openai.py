@@ -24,11 +24,25 @@ def valid_reply(prompt: str) -> dict:
     elements, frames = [], []
     for img in mapping["images"]:
         if img["kind"] == "overall":
-            frames.append({"sample_id": img["sample_id"], "preservation": "preserved", "confidence": 0.9,
-                           "note": "wall edges line up"})
+            frames.append(
+                {
+                    "sample_id": img["sample_id"],
+                    "preservation": "preserved",
+                    "confidence": 0.9,
+                    "note": "wall edges line up",
+                }
+            )
         else:
-            elements.append({"sample_id": img["sample_id"], "element_id": img["element_id"], "removal": "removed",
-                             "artifact": "minor", "confidence": 0.8, "note": "text strokes gone, slight blur"})
+            elements.append(
+                {
+                    "sample_id": img["sample_id"],
+                    "element_id": img["element_id"],
+                    "removal": "removed",
+                    "artifact": "minor",
+                    "confidence": 0.8,
+                    "note": "text strokes gone, slight blur",
+                }
+            )
     return {"elements": elements, "frames": frames}
 
 
@@ -65,10 +79,18 @@ class FakeOpenAI:
                 self._complete(body, content)
 
             def _complete(self, body: dict, content):
-                self._send(200, {"id": "cmpl-1", "object": "chat.completion", "model": body["model"],
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": content}}],
-                                 "usage": {"prompt_tokens": 1000, "completion_tokens": 200}})
+                self._send(
+                    200,
+                    {
+                        "id": "cmpl-1",
+                        "object": "chat.completion",
+                        "model": body["model"],
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                        ],
+                        "usage": {"prompt_tokens": 1000, "completion_tokens": 200},
+                    },
+                )
 
             def _send(self, status: int, payload: dict):
                 data = json.dumps(payload).encode()

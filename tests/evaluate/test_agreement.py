@@ -19,10 +19,14 @@ def test_icc_matches_shrout_fleiss():
 
 def test_krippendorff_interval_with_missing_values():
     # Krippendorff's reliability data (4 coders x 12 units with gaps): alpha_interval = 0.849.
-    coders = np.array([[1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
-                       [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
-                       [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
-                       [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN]])
+    coders = np.array(
+        [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
+            [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
+        ]
+    )
     assert krippendorff_interval(coders.T) == pytest.approx(0.849, abs=0.0005)
 
 
@@ -41,10 +45,33 @@ def _run(scores: dict[str, tuple[str, str]]) -> list[dict]:
     out = []
     for cid, (removal, preservation) in scores.items():
         artifact = "none" if removal == "removed" else "not_applicable"
-        out.append({"case_id": cid, "split": "wild", "status": "ok", "reason": "", "method_fault": False,
-                    "expected": {"samples": [{"sample_id": "f0000", "elements": [{"element_id": "E0", "instance_id": "a", "label": "x"}]}]},
-                    "judgment": {"elements": [{"sample_id": "f0000", "element_id": "E0", "removal": removal, "artifact": artifact, "confidence": 1, "note": ""}],
-                                 "frames": [{"sample_id": "f0000", "preservation": preservation, "confidence": 1, "note": ""}]}})
+        out.append(
+            {
+                "case_id": cid,
+                "split": "wild",
+                "status": "ok",
+                "reason": "",
+                "method_fault": False,
+                "expected": {
+                    "samples": [
+                        {"sample_id": "f0000", "elements": [{"element_id": "E0", "instance_id": "a", "label": "x"}]}
+                    ]
+                },
+                "judgment": {
+                    "elements": [
+                        {
+                            "sample_id": "f0000",
+                            "element_id": "E0",
+                            "removal": removal,
+                            "artifact": artifact,
+                            "confidence": 1,
+                            "note": "",
+                        }
+                    ],
+                    "frames": [{"sample_id": "f0000", "preservation": preservation, "confidence": 1, "note": ""}],
+                },
+            }
+        )
     return out
 
 

@@ -25,13 +25,16 @@ def test_wild_jsonl_resolves_paths_relative_to_the_file(wild_cases):
     assert os.path.exists(cases[0].source) and os.path.exists(cases[0].annotation)
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"case_id": "a", "video": "v.mp4"}', "needs case_id, video and annotation"),
-    ('{"case_id": "../x", "video": "v.mp4", "annotation": "a.json"}', "plain file name"),
-    ('{"case_id": "a", "video": "v.mp4", "annotation": "a.json", "split": "test"}', "split"),
-    ('{"case_id": "a", "video": "v.mp4", "annotation": "a.json", "reference": "r.mp4"}', "no clean reference"),
-    ("not json", "not JSON"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"case_id": "a", "video": "v.mp4"}', "needs case_id, video and annotation"),
+        ('{"case_id": "../x", "video": "v.mp4", "annotation": "a.json"}', "plain file name"),
+        ('{"case_id": "a", "video": "v.mp4", "annotation": "a.json", "split": "test"}', "split"),
+        ('{"case_id": "a", "video": "v.mp4", "annotation": "a.json", "reference": "r.mp4"}', "no clean reference"),
+        ("not json", "not JSON"),
+    ],
+)
 def test_bad_jsonl_listing_is_refused(tmp_path, line, message):
     path = tmp_path / "cases.jsonl"
     path.write_text(line + "\n")
@@ -57,25 +60,44 @@ def test_annotation_loads_instances_and_frames(synth_out):
 
 
 def _annotation(**changes):
-    base = {"version": 1, "width": 100, "height": 50, "fps": 30.0, "frame_count": 2,
-            "coordinates": "half-open xyxy", "alpha_threshold": 8,
-            "instances": [{"id": "a", "label": "crosshair", "role": "crosshair", "kind": "persistent",
-                           "asset_id": None, "asset_source": None, "parent": None}],
-            "frames": [{"frame": 0, "objects": [{"id": "a", "box": [10, 10, 20, 20], "visible_fraction": 1.0}]}]}
+    base = {
+        "version": 1,
+        "width": 100,
+        "height": 50,
+        "fps": 30.0,
+        "frame_count": 2,
+        "coordinates": "half-open xyxy",
+        "alpha_threshold": 8,
+        "instances": [
+            {
+                "id": "a",
+                "label": "crosshair",
+                "role": "crosshair",
+                "kind": "persistent",
+                "asset_id": None,
+                "asset_source": None,
+                "parent": None,
+            }
+        ],
+        "frames": [{"frame": 0, "objects": [{"id": "a", "box": [10, 10, 20, 20], "visible_fraction": 1.0}]}],
+    }
     base.update(changes)
     return base
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"extra": 1}, "keys"),
-    ({"coordinates": "xywh"}, "coordinates"),
-    ({"frames": [{"frame": 0, "objects": [{"id": "a", "box": [10, 10, 120, 20]}]}]}, "inside"),
-    ({"frames": [{"frame": 0, "objects": [{"id": "a", "box": [10, 10, 10, 20]}]}]}, "non-empty"),
-    ({"frames": [{"frame": 0, "objects": [{"id": "zz", "box": [1, 1, 2, 2]}]}]}, "unknown id"),
-    ({"frames": [{"frame": 5, "objects": []}]}, "outside"),
-    ({"frames": [{"frame": 0, "objects": []}, {"frame": 0, "objects": []}]}, "twice"),
-    ({"instances": [{"id": "a", "label": "minimap", "role": "x", "kind": "persistent"}]}, "21 taxonomy labels"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"extra": 1}, "keys"),
+        ({"coordinates": "xywh"}, "coordinates"),
+        ({"frames": [{"frame": 0, "objects": [{"id": "a", "box": [10, 10, 120, 20]}]}]}, "inside"),
+        ({"frames": [{"frame": 0, "objects": [{"id": "a", "box": [10, 10, 10, 20]}]}]}, "non-empty"),
+        ({"frames": [{"frame": 0, "objects": [{"id": "zz", "box": [1, 1, 2, 2]}]}]}, "unknown id"),
+        ({"frames": [{"frame": 5, "objects": []}]}, "outside"),
+        ({"frames": [{"frame": 0, "objects": []}, {"frame": 0, "objects": []}]}, "twice"),
+        ({"instances": [{"id": "a", "label": "minimap", "role": "x", "kind": "persistent"}]}, "21 taxonomy labels"),
+    ],
+)
 def test_broken_annotations_raise_annotation_error(changes, message):
     with pytest.raises(AnnotationError, match=message):
         parse_annotation(_annotation(**changes))

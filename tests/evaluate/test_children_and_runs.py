@@ -20,10 +20,15 @@ INSTANCES = {
     "bar/s0_slot1": Instance("bar/s0_slot1", "inventory", "icon", "child", "bar"),
     "notice": Instance("notice", "screen_notice", "screen_notice", "transient", None),
 }
-BOXES = {"bar": (100, 300, 300, 340), "bar/s0_slot0": (110, 305, 140, 335), "bar/s0_slot1": (150, 305, 180, 335),
-         "notice": (400, 20, 600, 60)}
-ANNOTATION = Annotation(640, 360, 10.0, 15, INSTANCES, {
-    i: tuple(FrameObject(k, BOXES[k], 1.0) for k in INSTANCES) for i in range(15)})
+BOXES = {
+    "bar": (100, 300, 300, 340),
+    "bar/s0_slot0": (110, 305, 140, 335),
+    "bar/s0_slot1": (150, 305, 180, 335),
+    "notice": (400, 20, 600, 60),
+}
+ANNOTATION = Annotation(
+    640, 360, 10.0, 15, INSTANCES, {i: tuple(FrameObject(k, BOXES[k], 1.0) for k in INSTANCES) for i in range(15)}
+)
 
 
 def _judged(plan, present):
@@ -33,13 +38,29 @@ def _judged(plan, present):
     for s in expected["samples"]:
         for e in s["elements"]:
             gone = (s["sample_id"], e["instance_id"]) not in present
-            elements.append({"sample_id": s["sample_id"], "element_id": e["element_id"],
-                             "removal": "removed" if gone else "present",
-                             "artifact": "none" if gone else "not_applicable", "confidence": 0.9, "note": ""})
-    frames = [{"sample_id": s["sample_id"], "preservation": "preserved", "confidence": 0.9, "note": ""}
-              for s in expected["samples"]]
-    return {"case_id": "v", "split": "synthetic", "status": "ok", "reason": "", "method_fault": False,
-            "expected": expected, "judgment": {"elements": elements, "frames": frames}}
+            elements.append(
+                {
+                    "sample_id": s["sample_id"],
+                    "element_id": e["element_id"],
+                    "removal": "removed" if gone else "present",
+                    "artifact": "none" if gone else "not_applicable",
+                    "confidence": 0.9,
+                    "note": "",
+                }
+            )
+    frames = [
+        {"sample_id": s["sample_id"], "preservation": "preserved", "confidence": 0.9, "note": ""}
+        for s in expected["samples"]
+    ]
+    return {
+        "case_id": "v",
+        "split": "synthetic",
+        "status": "ok",
+        "reason": "",
+        "method_fault": False,
+        "expected": expected,
+        "judgment": {"elements": elements, "frames": frames},
+    }
 
 
 def test_children_are_judged_only_when_asked_and_change_box_micro_and_track_all():
@@ -63,13 +84,29 @@ def test_children_are_judged_only_when_asked_and_change_box_micro_and_track_all(
 
 
 def test_run_record_and_mixing_check():
-    reference = run_record({"judge": "reference", "version": 3, "thresholds": {}}, False, "p" * 64, (1280, 720),
-                           2.0, 0, False)
-    assert reference == {"canvas": "1280x720", "eval_fps": 2.0, "judge": "reference", "judge_endpoint": None,
-                         "judge_model": "reference v3", "prompt_sha256": None, "schema_retries": 0,
-                         "judge_children": False, "g2w_version": __version__}
-    openai = run_record({"judge": "openai", "endpoint": "http://h/v1/chat/completions", "model": "vl-7b"}, True,
-                        "p" * 64, (1920, 1080), 2.0, 2, True)
+    reference = run_record(
+        {"judge": "reference", "version": 3, "thresholds": {}}, False, "p" * 64, (1280, 720), 2.0, 0, False
+    )
+    assert reference == {
+        "canvas": "1280x720",
+        "eval_fps": 2.0,
+        "judge": "reference",
+        "judge_endpoint": None,
+        "judge_model": "reference v3",
+        "prompt_sha256": None,
+        "schema_retries": 0,
+        "judge_children": False,
+        "g2w_version": __version__,
+    }
+    openai = run_record(
+        {"judge": "openai", "endpoint": "http://h/v1/chat/completions", "model": "vl-7b"},
+        True,
+        "p" * 64,
+        (1920, 1080),
+        2.0,
+        2,
+        True,
+    )
     assert openai["judge_model"] == "vl-7b" and openai["prompt_sha256"] == "p" * 64
     assert differences({"a": reference, "b": dict(reference)}) == {}
     diff = differences({"a": reference, "b": openai})
@@ -84,5 +121,10 @@ def test_retry_counts_say_how_many_videos_needed_more_than_one_call():
         return {"status": status, "attempts": [{}] * calls}
 
     records = [rec("ok", 1), rec("ok", 2), rec("invalid", 3), rec("ok", 1), rec("error", 0)]
-    assert retry_counts(records, 2) == {"schema_retries": 2, "videos_judged": 4, "videos_retried": 2,
-                                        "extra_calls": 3, "invalid_videos": 1}
+    assert retry_counts(records, 2) == {
+        "schema_retries": 2,
+        "videos_judged": 4,
+        "videos_retried": 2,
+        "extra_calls": 3,
+        "invalid_videos": 1,
+    }

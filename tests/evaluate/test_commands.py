@@ -22,20 +22,38 @@ def test_judge_agreement_command(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "ICC(A,3)" in printed and "| BG |" in printed
     result = json.loads(out.read_text())
-    assert result["raters"] == 3 and result["videos"] == 3 and set(result["metrics"]) == {"AAR", "UI", "Clean", "BG", "Uncertain"}
+    assert (
+        result["raters"] == 3
+        and result["videos"] == 3
+        and set(result["metrics"]) == {"AAR", "UI", "Clean", "BG", "Uncertain"}
+    )
 
 
-RUN = {"canvas": "1280x720", "eval_fps": 2.0, "judge": "openai", "judge_endpoint": "http://x/v1/chat/completions",
-       "judge_model": "judge-vl", "prompt_sha256": "ab" * 32, "schema_retries": 0, "judge_children": False,
-       "g2w_version": "0.1.0"}
+RUN = {
+    "canvas": "1280x720",
+    "eval_fps": 2.0,
+    "judge": "openai",
+    "judge_endpoint": "http://x/v1/chat/completions",
+    "judge_model": "judge-vl",
+    "prompt_sha256": "ab" * 32,
+    "schema_retries": 0,
+    "judge_children": False,
+    "g2w_version": "0.1.0",
+}
 
 
 def _metrics_file(folder, split, aar, bg, model="telea-gt", run=RUN):
     folder.mkdir()
     values = {k: None for k in ("UI", "Clean", "Uncertain", "Frame-Macro", "Box-Micro", "Track-All", "Track-Clean")}
-    (folder / "metrics.json").write_text(json.dumps({
-        "splits": {split: {**values, "AAR": aar, "BG": bg}},
-        "method": {"model": model, "mask": True, "ref_pt": False}, **({"run": run} if run else {})}))
+    (folder / "metrics.json").write_text(
+        json.dumps(
+            {
+                "splits": {split: {**values, "AAR": aar, "BG": bg}},
+                "method": {"model": model, "mask": True, "ref_pt": False},
+                **({"run": run} if run else {}),
+            }
+        )
+    )
     return str(folder)
 
 
@@ -51,12 +69,38 @@ def test_eval_table_combines_synthetic_and_wild_runs(tmp_path, capsys):
 
 
 def test_evaluate_and_remove_arguments():
-    args = build_parser().parse_args(["evaluate", "--cases", "c", "--edited", "e", "--output", "o", "--judge", "openai",
-                                      "--endpoint", "http://x/v1", "--model", "m", "--api-key-env", "KEY",
-                                      "--prompt-file", "p.txt", "--canvas", "1920x1080"])
+    args = build_parser().parse_args(
+        [
+            "evaluate",
+            "--cases",
+            "c",
+            "--edited",
+            "e",
+            "--output",
+            "o",
+            "--judge",
+            "openai",
+            "--endpoint",
+            "http://x/v1",
+            "--model",
+            "m",
+            "--api-key-env",
+            "KEY",
+            "--prompt-file",
+            "p.txt",
+            "--canvas",
+            "1920x1080",
+        ]
+    )
     assert (args.judge, args.canvas, args.api_key_env, args.concurrency) == ("openai", (1920, 1080), "KEY", 4)
-    assert build_parser().parse_args(["evaluate", "--cases", "c", "--edited", "e", "--output", "o"]).canvas == (1280, 720)
-    assert build_parser().parse_args(["remove", "--method", "telea-gt", "--cases", "c", "--output", "o"]).method == "telea-gt"
+    assert build_parser().parse_args(["evaluate", "--cases", "c", "--edited", "e", "--output", "o"]).canvas == (
+        1280,
+        720,
+    )
+    assert (
+        build_parser().parse_args(["remove", "--method", "telea-gt", "--cases", "c", "--output", "o"]).method
+        == "telea-gt"
+    )
     with pytest.raises(SystemExit):
         build_parser().parse_args(["remove", "--method", "magic", "--cases", "c", "--output", "o"])
     with pytest.raises(SystemExit):
@@ -66,12 +110,22 @@ def test_evaluate_and_remove_arguments():
 def test_eval_table_refuses_runs_of_different_canvas_judge_or_prompt(tmp_path, capsys):
     syn = _metrics_file(tmp_path / "syn", "synthetic", 40.0, 90.0)
     wild = _metrics_file(tmp_path / "wild", "wild", 20.0, 70.0, run={**RUN, "canvas": "1920x1080"})
-    other = _metrics_file(tmp_path / "other", "wild", 30.0, 60.0, model="identity",
-                          run={**RUN, "judge_model": "judge-xl", "prompt_sha256": "cd" * 32})
+    other = _metrics_file(
+        tmp_path / "other",
+        "wild",
+        30.0,
+        60.0,
+        model="identity",
+        run={**RUN, "judge_model": "judge-xl", "prompt_sha256": "cd" * 32},
+    )
     old = _metrics_file(tmp_path / "old", "wild", 30.0, 60.0, model="old", run=None)
     out = tmp_path / "table.md"
-    for listing, named in (([syn, wild], "canvas: 1280x720"), ([syn, other], "judge_model"),
-                           ([syn, other], "prompt_sha256"), ([syn, old], "run record")):
+    for listing, named in (
+        ([syn, wild], "canvas: 1280x720"),
+        ([syn, other], "judge_model"),
+        ([syn, other], "prompt_sha256"),
+        ([syn, old], "run record"),
+    ):
         assert main(["eval-table", *listing, "--output", str(out)]) == 2
         assert named in capsys.readouterr().err and not out.exists()
     assert main(["eval-table", syn, wild, other, "--allow-mixed", "--output", str(out)]) == 0
@@ -86,8 +140,11 @@ def test_eval_table_refuses_runs_of_different_canvas_judge_or_prompt(tmp_path, c
 def test_evaluate_defaults_are_the_papers_protocol():
     args = build_parser().parse_args(["evaluate", "--cases", "c", "--edited", "e", "--output", "o"])
     assert args.schema_retries == 0 and args.judge_children is False
-    args = build_parser().parse_args(["evaluate", "--cases", "c", "--edited", "e", "--output", "o",
-                                      "--schema-retries", "2", "--judge-children"])
+    args = build_parser().parse_args(
+        ["evaluate", "--cases", "c", "--edited", "e", "--output", "o", "--schema-retries", "2", "--judge-children"]
+    )
     assert args.schema_retries == 2 and args.judge_children is True
     with pytest.raises(SystemExit):
-        build_parser().parse_args(["evaluate", "--cases", "c", "--edited", "e", "--output", "o", "--schema-retries", "-1"])
+        build_parser().parse_args(
+            ["evaluate", "--cases", "c", "--edited", "e", "--output", "o", "--schema-retries", "-1"]
+        )

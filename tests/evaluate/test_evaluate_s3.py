@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pyarrow.fs as pafs
 
-from g2w.io import storage
 from g2w.cases.case import load_cases
 from g2w.evaluate.judging import JudgeCases, PrepareCases
 from g2w.evaluate.metrics import compute_metrics
 from g2w.evaluate.prompt import load_prompt
 from g2w.evaluate.scores_page import write_report
+from g2w.io import storage
 from g2w.jobs.evaluate import method_info
 from g2w.jobs.remove import RemoveCases
 
@@ -45,8 +45,10 @@ def test_remove_and_evaluate_read_and_write_a_bucket(synth_out, s3_bucket, tmp_p
     for rec in records:
         assert rec["evidence_dir"] == f"{out}/evidence/{rec['case_id']}"
         files = storage.list_files(rec["evidence_dir"])
-        assert len(files) == len(rec["expected"]["samples"]) + sum(
-            len(s["elements"]) for s in rec["expected"]["samples"]) + 1  # PNGs + evidence.json
+        assert (
+            len(files)
+            == len(rec["expected"]["samples"]) + sum(len(s["elements"]) for s in rec["expected"]["samples"]) + 1
+        )  # PNGs + evidence.json
     assert len(_mtimes(f"{out}/cache")) > len(cases)  # one judged result per case (plus its sub-prefixes)
 
     evidence = _mtimes(f"{out}/evidence")

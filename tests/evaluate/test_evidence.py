@@ -10,22 +10,52 @@ from g2w.evaluate.plan import make_plan, plan_from_dict
 
 
 def _annotation(width, height, frames):
-    instances = [{"id": i, "label": lab, "role": lab, "kind": "persistent", "asset_id": None,
-                  "asset_source": None, "parent": None} for i, lab in (("wide", "match_status"), ("tall", "teammate_roster"), ("big", "map_radar"))]
-    return parse_annotation({"version": 1, "width": width, "height": height, "fps": 10.0, "frame_count": frames,
-                             "coordinates": "half-open xyxy", "alpha_threshold": 8, "instances": instances,
-                             "frames": [{"frame": i, "objects": [
-                                 {"id": "wide", "box": [10, 10, 70, 20], "visible_fraction": 1.0},
-                                 {"id": "tall", "box": [150, 20, 160, 100], "visible_fraction": 1.0},
-                                 {"id": "big", "box": [0, 0, 160, 110], "visible_fraction": 1.0},
-                             ] if i % 5 == 0 and i < 10 else []} for i in range(frames)]})
+    instances = [
+        {
+            "id": i,
+            "label": lab,
+            "role": lab,
+            "kind": "persistent",
+            "asset_id": None,
+            "asset_source": None,
+            "parent": None,
+        }
+        for i, lab in (("wide", "match_status"), ("tall", "teammate_roster"), ("big", "map_radar"))
+    ]
+    return parse_annotation(
+        {
+            "version": 1,
+            "width": width,
+            "height": height,
+            "fps": 10.0,
+            "frame_count": frames,
+            "coordinates": "half-open xyxy",
+            "alpha_threshold": 8,
+            "instances": instances,
+            "frames": [
+                {
+                    "frame": i,
+                    "objects": [
+                        {"id": "wide", "box": [10, 10, 70, 20], "visible_fraction": 1.0},
+                        {"id": "tall", "box": [150, 20, 160, 100], "visible_fraction": 1.0},
+                        {"id": "big", "box": [0, 0, 160, 110], "visible_fraction": 1.0},
+                    ]
+                    if i % 5 == 0 and i < 10
+                    else [],
+                }
+                for i in range(frames)
+            ],
+        }
+    )
 
 
 def _frames(n, w, h, seed):
     """Blocky random frames: distinct per seed and index, cheap to PNG-encode."""
     rng = np.random.default_rng(seed)
-    return {i: np.kron(rng.integers(0, 256, (h // 8, w // 8, 3), dtype=np.uint8), np.ones((8, 8, 1), np.uint8))
-            for i in range(n)}
+    return {
+        i: np.kron(rng.integers(0, 256, (h // 8, w // 8, 3), dtype=np.uint8), np.ones((8, 8, 1), np.uint8))
+        for i in range(n)
+    }
 
 
 def test_order_layouts_and_untouched_pixels():
@@ -37,7 +67,13 @@ def test_order_layouts_and_untouched_pixels():
     assert kinds == ["overall"] * 3 + ["element"] * 6  # elements only at frames 0 and 5
     assert [a.meta["image"] for a in atts] == list(range(1, 10))
     assert [(a.meta["sample_id"], a.meta["element_id"]) for a in atts[3:]] == [
-        ("f0000", "E0"), ("f0000", "E1"), ("f0000", "E2"), ("f0001", "E0"), ("f0001", "E1"), ("f0001", "E2")]
+        ("f0000", "E0"),
+        ("f0000", "E1"),
+        ("f0000", "E2"),
+        ("f0001", "E0"),
+        ("f0001", "E1"),
+        ("f0001", "E2"),
+    ]
 
     over = atts[0]
     assert over.meta["layout"] == "vertical"  # landscape: ORIGINAL above EDITED
@@ -47,9 +83,9 @@ def test_order_layouts_and_untouched_pixels():
     top = over.image[y1:y2, x1:x2]
     box = over.meta["elements"][0]["box"]
     # Red outlines sit outside the boxes: the pixels inside are the frame's own.
-    assert np.array_equal(top[box[1]:box[3], box[0]:box[2]], src[0][box[1]:box[3], box[0]:box[2]])
+    assert np.array_equal(top[box[1] : box[3], box[0] : box[2]], src[0][box[1] : box[3], box[0] : box[2]])
     assert tuple(top[box[1] - 1, box[0] + 5]) == (255, 0, 0)
-    sep = over.image[y2:y2 + SEPARATOR]
+    sep = over.image[y2 : y2 + SEPARATOR]
     assert sep.max() == 0  # black separator
 
     wide, tall, big = atts[3], atts[4], atts[5]

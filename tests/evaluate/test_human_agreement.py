@@ -9,12 +9,22 @@ from g2w.evaluate.human_agreement import cohen_kappa, human_agreement, read_huma
 from g2w.evaluate.records import read_records
 
 # (judge, human) removal verdicts of ten elements in two videos.
-REMOVAL = [("removed", "removed")] * 4 + [("removed", "present"), ("present", "removed"), ("uncertain", "removed"),
-                                          ("present", "present"), ("present", "present"), ("uncertain", "uncertain")]
+REMOVAL = [("removed", "removed")] * 4 + [
+    ("removed", "present"),
+    ("present", "removed"),
+    ("uncertain", "removed"),
+    ("present", "present"),
+    ("present", "present"),
+    ("uncertain", "uncertain"),
+]
 # artifact verdicts of the four elements both call removed (the first four)
 ARTIFACT = [("none", "none"), ("none", "minor"), ("minor", "minor"), ("major", "major")]
-PRESERVATION = [("preserved", "preserved"), ("preserved", "minor_change"), ("major_change", "major_change"),
-                ("minor_change", "minor_change")]
+PRESERVATION = [
+    ("preserved", "preserved"),
+    ("preserved", "minor_change"),
+    ("major_change", "major_change"),
+    ("minor_change", "minor_change"),
+]
 
 
 def _artifact(i, side):
@@ -31,23 +41,38 @@ def _files(tmp_path):
         human = {"case_id": case, "elements": [], "frames": []}
         for i in idx:
             sid, eid = f"f{i % 2:04d}", f"E{i}"
-            judge["elements"].append({"sample_id": sid, "element_id": eid, "removal": REMOVAL[i][0],
-                                      "artifact": _artifact(i, 0), "confidence": 0.8, "note": ""})
-            human["elements"].append({"sample_id": sid, "element_id": eid, "removal": REMOVAL[i][1],
-                                      "artifact": _artifact(i, 1)})
+            judge["elements"].append(
+                {
+                    "sample_id": sid,
+                    "element_id": eid,
+                    "removal": REMOVAL[i][0],
+                    "artifact": _artifact(i, 0),
+                    "confidence": 0.8,
+                    "note": "",
+                }
+            )
+            human["elements"].append(
+                {"sample_id": sid, "element_id": eid, "removal": REMOVAL[i][1], "artifact": _artifact(i, 1)}
+            )
         for k in frames:
             sid = f"f{k % 2:04d}"
-            judge["frames"].append({"sample_id": sid, "preservation": PRESERVATION[k][0], "confidence": 0.8,
-                                    "note": ""})
+            judge["frames"].append(
+                {"sample_id": sid, "preservation": PRESERVATION[k][0], "confidence": 0.8, "note": ""}
+            )
             human["frames"].append({"sample_id": sid, "preservation": PRESERVATION[k][1]})
         records.append({"case_id": case, "split": "wild", "status": "ok", "reason": "", "judgment": judge})
         labels.append(human)
     # a label for a video the judge never judged validly, and one for an element it was not asked about
     records.append({"case_id": "c", "split": "wild", "status": "invalid", "reason": "schema_invalid", "judgment": None})
-    labels.append({"case_id": "c", "elements": [{"sample_id": "f0000", "element_id": "E0", "removal": "removed",
-                                                 "artifact": "none"}]})
-    labels[0]["elements"].append({"sample_id": "f0000", "element_id": "E99", "removal": "present",
-                                  "artifact": "not_applicable"})
+    labels.append(
+        {
+            "case_id": "c",
+            "elements": [{"sample_id": "f0000", "element_id": "E0", "removal": "removed", "artifact": "none"}],
+        }
+    )
+    labels[0]["elements"].append(
+        {"sample_id": "f0000", "element_id": "E99", "removal": "present", "artifact": "not_applicable"}
+    )
     run = tmp_path / "run"
     run.mkdir()
     (run / "judgments.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -90,7 +115,14 @@ def test_command_prints_the_table_and_refuses_bad_labels(tmp_path, capsys):
     assert "| removal | 10 | 0.700 | 0.727 (removed) | 0.492 |" in printed
     assert json.loads(out.read_text())["artifact"]["n"] == 4
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"case_id": "a", "elements": [{"sample_id": "f0000", "element_id": "E0",
-                                                             "removal": "gone", "artifact": "none"}]}) + "\n")
+    bad.write_text(
+        json.dumps(
+            {
+                "case_id": "a",
+                "elements": [{"sample_id": "f0000", "element_id": "E0", "removal": "gone", "artifact": "none"}],
+            }
+        )
+        + "\n"
+    )
     assert main(["judge-human-agreement", "--judgments", run, "--human", str(bad)]) == 2
     assert "bad.jsonl:1: removal must be one of" in capsys.readouterr().err

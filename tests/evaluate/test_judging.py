@@ -10,9 +10,9 @@ import pytest
 
 from g2w.cases.case import load_cases
 from g2w.evaluate.evidence import load_evidence
-from g2w.evaluate.judging import JudgeCases, PrepareCases, judge_video
 from g2w.evaluate.judges.base import JudgeReply, JudgeRequest
 from g2w.evaluate.judges.reference import ReferenceJudge
+from g2w.evaluate.judging import JudgeCases, PrepareCases, judge_video
 from g2w.evaluate.plan import plan_from_dict
 from g2w.evaluate.prepare import prepare_case
 from g2w.evaluate.prompt import load_prompt
@@ -32,7 +32,9 @@ def test_missing_and_broken_edits_become_method_faults(synth_out, tmp_path):
     (edited / "s001.mp4").write_text("not a video")
     rows = [prepare_case(c, str(edited), str(tmp_path / "ev"), CANVAS) for c in cases]
     assert [(r["status"], r["reason"], r["method_fault"]) for r in rows] == [
-        ("error", "missing_edited", True), ("error", "edited_not_media", True)]
+        ("error", "missing_edited", True),
+        ("error", "edited_not_media", True),
+    ]
     assert rows[0]["expected"]["samples"][0]["elements"]  # known anyway, to score the failure
 
 
@@ -120,8 +122,9 @@ class _Scripted:
 def request_(synth_out, edits, tmp_path_factory):
     case = load_cases(synth_out)[0]
     prep = prepare_case(case, edits["identity"], str(tmp_path_factory.mktemp("ev")), CANVAS)
-    return JudgeRequest(case, prep["edited_path"], plan_from_dict(prep["plan"]), load_evidence(prep["evidence_dir"]),
-                        load_prompt())
+    return JudgeRequest(
+        case, prep["edited_path"], plan_from_dict(prep["plan"]), load_evidence(prep["evidence_dir"]), load_prompt()
+    )
 
 
 def test_one_frozen_judgment_no_best_of_n(request_):

@@ -44,8 +44,15 @@ def prepared(wild_cases, edits, tmp_path_factory):
 @pytest.fixture
 def judge(server, monkeypatch):
     monkeypatch.setenv("G2W_TEST_KEY", KEY)
-    return OpenAIJudge(endpoint=server.url, model="judge-vl", api_key_env="G2W_TEST_KEY", seed=7,
-                       max_tokens=4096, backoff_s=0.01, backoff_max_s=0.02)
+    return OpenAIJudge(
+        endpoint=server.url,
+        model="judge-vl",
+        api_key_env="G2W_TEST_KEY",
+        seed=7,
+        max_tokens=4096,
+        backoff_s=0.01,
+        backoff_max_s=0.02,
+    )
 
 
 def _run(judge, prepared, cache=None, retries=2):
@@ -123,7 +130,9 @@ def test_api_key_is_never_written(server, judge, prepared, tmp_path):
     records = [_run(judge, prepared, cache)]
     server.reset(500, 401)
     records.append(_run(judge, prepared))
-    write_jsonl(str(tmp_path / "judgments.jsonl"), [{**r, "case_id": f"{r['case_id']}_{i}"} for i, r in enumerate(records)])
+    write_jsonl(
+        str(tmp_path / "judgments.jsonl"), [{**r, "case_id": f"{r['case_id']}_{i}"} for i, r in enumerate(records)]
+    )
     assert KEY not in json.dumps(records) and KEY not in json.dumps(judge.settings())
     for folder, _, files in os.walk(tmp_path):
         for name in files:

@@ -9,8 +9,21 @@ def test_builtin_prompt_has_the_decision_rules():
     prompt = load_prompt()
     assert prompt.source == "builtin" and len(prompt.sha256) == 64
     text = prompt.text
-    for word in ('"removed"', '"present"', '"uncertain"', '"none"', '"minor"', '"major"', '"not_applicable"',
-                 '"preserved"', '"minor_change"', '"major_change"', '"invalid"', "anchor", "OUTSIDE"):
+    for word in (
+        '"removed"',
+        '"present"',
+        '"uncertain"',
+        '"none"',
+        '"minor"',
+        '"major"',
+        '"not_applicable"',
+        '"preserved"',
+        '"minor_change"',
+        '"major_change"',
+        '"invalid"',
+        "anchor",
+        "OUTSIDE",
+    ):
         assert word in text
 
 
@@ -29,11 +42,14 @@ def test_prompt_file(tmp_path):
     assert prompt.sha256 != load_prompt().sha256
 
 
-@pytest.mark.parametrize("text, message", [
-    ("Judge the images.\n{EVIDENCE_MAPPING_JSON}", "IMAGE_COUNT"),
-    ("{IMAGE_COUNT} images", "EVIDENCE_MAPPING_JSON"),
-    ("{IMAGE_COUNT} {EVIDENCE_MAPPING_JSON} {IMAGE_CNT}", "unknown placeholder"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("Judge the images.\n{EVIDENCE_MAPPING_JSON}", "IMAGE_COUNT"),
+        ("{IMAGE_COUNT} images", "EVIDENCE_MAPPING_JSON"),
+        ("{IMAGE_COUNT} {EVIDENCE_MAPPING_JSON} {IMAGE_CNT}", "unknown placeholder"),
+    ],
+)
 def test_bad_templates_are_refused(tmp_path, text, message):
     path = tmp_path / "p.txt"
     path.write_text(text)

@@ -5,10 +5,10 @@ import json
 import pytest
 
 from g2w.cases.annotation import load_annotation
-from g2w.evaluate.calibration import calibrate, configs
 from g2w.cases.canvas import DEFAULT_CANVAS
-from g2w.evaluate.canonical_frames import read_canonical
 from g2w.cases.case import load_cases
+from g2w.evaluate.calibration import calibrate, configs
+from g2w.evaluate.canonical_frames import read_canonical
 from g2w.evaluate.judges.reference import Thresholds, judge_frames
 from g2w.evaluate.metrics import compute_metrics
 from g2w.evaluate.plan import make_plan
@@ -24,13 +24,25 @@ def _judge_all(synth_out, edited_dir):
         info = probe(edited)
         plan = make_plan(ann, ann.frame_count, ann.fps, info.frame_count, info.fps, DEFAULT_CANVAS)
         idx = [s.source_index for s in plan.samples]
-        judgment = judge_frames(plan, read_canonical(case.source, idx, plan.canvas),
-                                read_canonical(edited, [s.edited_index for s in plan.samples], plan.canvas),
-                                read_canonical(case.reference, idx, plan.canvas), Thresholds())
+        judgment = judge_frames(
+            plan,
+            read_canonical(case.source, idx, plan.canvas),
+            read_canonical(edited, [s.edited_index for s in plan.samples], plan.canvas),
+            read_canonical(case.reference, idx, plan.canvas),
+            Thresholds(),
+        )
         check = validate(json.dumps(judgment), plan.expected_pairs(), plan.sample_ids())
         assert check.ok, check.errors  # exactly the MLLM judge's schema
-        records.append({"case_id": case.case_id, "split": case.split, "status": "ok", "reason": "",
-                        "expected": plan.expected(), "judgment": judgment})
+        records.append(
+            {
+                "case_id": case.case_id,
+                "split": case.split,
+                "status": "ok",
+                "reason": "",
+                "expected": plan.expected(),
+                "judgment": judgment,
+            }
+        )
     return compute_metrics(records)["splits"]["synthetic"]
 
 

@@ -14,12 +14,34 @@ SAMPLES = ["f0000", "f0001", "f0002"]  # f0002 has no elements but still needs a
 def _valid() -> dict:
     return {
         "elements": [
-            {"sample_id": "f0000", "element_id": "E0", "removal": "removed", "artifact": "none", "confidence": 0.9, "note": "gone"},
-            {"sample_id": "f0000", "element_id": "E1", "removal": "present", "artifact": "not_applicable", "confidence": 1, "note": "text left"},
-            {"sample_id": "f0001", "element_id": "E0", "removal": "uncertain", "artifact": "not_applicable", "confidence": 0.0, "note": ""},
+            {
+                "sample_id": "f0000",
+                "element_id": "E0",
+                "removal": "removed",
+                "artifact": "none",
+                "confidence": 0.9,
+                "note": "gone",
+            },
+            {
+                "sample_id": "f0000",
+                "element_id": "E1",
+                "removal": "present",
+                "artifact": "not_applicable",
+                "confidence": 1,
+                "note": "text left",
+            },
+            {
+                "sample_id": "f0001",
+                "element_id": "E0",
+                "removal": "uncertain",
+                "artifact": "not_applicable",
+                "confidence": 0.0,
+                "note": "",
+            },
         ],
         "frames": [
-            {"sample_id": s, "preservation": "preserved", "confidence": 0.8, "note": "wall edge aligned"} for s in SAMPLES
+            {"sample_id": s, "preservation": "preserved", "confidence": 0.8, "note": "wall edge aligned"}
+            for s in SAMPLES
         ],
     }
 
@@ -109,5 +131,7 @@ def test_response_schema_lists_ids_and_counts():
     assert element["items"]["required"] == list(ELEMENT_KEYS)
     assert element["items"]["properties"]["element_id"]["enum"] == ["E0", "E1"]
     frame = schema["properties"]["frames"]
-    assert frame["items"]["properties"]["sample_id"]["enum"] == SAMPLES and frame["items"]["required"] == list(FRAME_KEYS)
+    assert frame["items"]["properties"]["sample_id"]["enum"] == SAMPLES and frame["items"]["required"] == list(
+        FRAME_KEYS
+    )
     assert response_schema([], ["f0000"])["properties"]["elements"] == {"type": "array", "maxItems": 0}

@@ -12,12 +12,15 @@ def test_matching_edit_passes_with_measurements():
     assert checks["aspect_diff"] <= 0.01 and checks["last_timestamp_s"] == 4.5
 
 
-@pytest.mark.parametrize("edited, reason", [
-    (Geometry(1280, 960, 30.0, 150), "aspect_mismatch"),
-    (Geometry(1280, 720, 30.0, 100), "edited_too_short"),
-    (Geometry(1280, 720, 0.0, 150), "bad_edited"),
-    (Geometry(0, 720, 30.0, 150), "bad_edited"),
-])
+@pytest.mark.parametrize(
+    "edited, reason",
+    [
+        (Geometry(1280, 960, 30.0, 150), "aspect_mismatch"),
+        (Geometry(1280, 720, 30.0, 100), "edited_too_short"),
+        (Geometry(1280, 720, 0.0, 150), "bad_edited"),
+        (Geometry(0, 720, 30.0, 150), "bad_edited"),
+    ],
+)
 def test_bad_edits_fail_as_the_methods_fault(edited, reason):
     with pytest.raises(CaseInvalid) as info:
         check_edit(SOURCE, edited)
@@ -35,9 +38,11 @@ def test_aspect_tolerance_boundary():
 def test_annotation_must_describe_the_source():
     check_source(SOURCE, Geometry(1280, 720, 30.0, 150))
     check_source(SOURCE, Geometry(640, 360, 30.0, 150))  # another canvas of the same shape
-    for ann, reason in [(Geometry(720, 1280, 30.0, 150), "annotation_geometry"),
-                        (Geometry(1280, 720, 25.0, 150), "annotation_timeline"),
-                        (Geometry(1280, 720, 30.0, 149), "annotation_timeline")]:
+    for ann, reason in [
+        (Geometry(720, 1280, 30.0, 150), "annotation_geometry"),
+        (Geometry(1280, 720, 25.0, 150), "annotation_timeline"),
+        (Geometry(1280, 720, 30.0, 149), "annotation_timeline"),
+    ]:
         with pytest.raises(CaseInvalid) as info:
             check_source(SOURCE, ann)
         assert info.value.reason == reason and not info.value.method_fault

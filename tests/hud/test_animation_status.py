@@ -93,8 +93,14 @@ def test_border_arc_uses_two_borders_and_recorded_arc_parameters():
 
 def test_animation_kinds_follow_table_14():
     kinds = Counter(a["kind"] for a in anims(n=4000))
-    for kind, p in {"fade": 0.22, "instant": 0.13, "slide": 0.16, "wipe_trail": 0.18, "pop": 0.09,
-                    "border_arc": 0.22}.items():
+    for kind, p in {
+        "fade": 0.22,
+        "instant": 0.13,
+        "slide": 0.16,
+        "wipe_trail": 0.18,
+        "pop": 0.09,
+        "border_arc": 0.22,
+    }.items():
         assert abs(kinds[kind] / 4000 - p) < 4 * math.sqrt(p * (1 - p) / 4000)
 
 

@@ -23,7 +23,9 @@ def test_assets_bootstrap_writes_library_summary_and_report(tmp_path):
 
 def test_assets_extract_reports_bad_sources_without_crashing(tmp_path):
     ann = tmp_path / "ann.json"
-    ann.write_text(json.dumps([{"video": "nowhere.mp4", "time": 0, "boxes": [{"label": "map_radar", "box": [0, 0, 9, 9]}]}]))
+    ann.write_text(
+        json.dumps([{"video": "nowhere.mp4", "time": 0, "boxes": [{"label": "map_radar", "box": [0, 0, 9, 9]}]}])
+    )
     done = g2w("assets", "extract", str(ann), "--output", str(tmp_path / "lib"))
     assert done.returncode == 1
     summary = json.loads(done.stdout)

@@ -99,13 +99,23 @@ def test_same_seed_same_sample_and_annotation_rebuilds_from_the_record(library, 
 def stream_draws(rec):
     """What each stream decided, as plain values."""
     return {
-        "composition": (rec["style"]["name"], rec["spawned"], [w.get("jitter") for w in rec["persistent"]],
-                        rec["popups"]["categories"], [e.get("anchor") for e in rec["events"]]),
-        "assets": ([w.get("asset_id") for w in rec["persistent"]], [e.get("asset_taxonomy_drawn") for e in rec["events"]],
-                   [e.get("asset_id") for e in rec["events"]]),
+        "composition": (
+            rec["style"]["name"],
+            rec["spawned"],
+            [w.get("jitter") for w in rec["persistent"]],
+            rec["popups"]["categories"],
+            [e.get("anchor") for e in rec["events"]],
+        ),
+        "assets": (
+            [w.get("asset_id") for w in rec["persistent"]],
+            [e.get("asset_taxonomy_drawn") for e in rec["events"]],
+            [e.get("asset_id") for e in rec["events"]],
+        ),
         "timing": [(e.get("start_s"), e.get("duration_s")) for e in rec["events"]],
-        "animation": ([e.get("animation", {}).get("kind") for e in rec["events"]],
-                      [w.get("motion") for w in rec["persistent"]]),
+        "animation": (
+            [e.get("animation", {}).get("kind") for e in rec["events"]],
+            [w.get("motion") for w in rec["persistent"]],
+        ),
     }
 
 

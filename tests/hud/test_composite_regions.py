@@ -94,7 +94,9 @@ def full_frame_yuv_reference(i420, layers, matrix="bt601"):
         a[dst.y1 : dst.y2, dst.x1 : dst.x2], pm[dst.y1 : dst.y2, dst.x1 : dst.x2] = premultiplied(patch)
         luma = cv2.transform(pm, to_ycc[:1, :3]) + to_ycc[0, 3] * a + luma * (np.float32(1.0) - a)
         block_a = half(a)[..., None]
-        chroma = cv2.transform(half(pm), to_ycc[1:, :3]) + to_ycc[1:, 3] * block_a + chroma * (np.float32(1.0) - block_a)
+        chroma = (
+            cv2.transform(half(pm), to_ycc[1:, :3]) + to_ycc[1:, 3] * block_a + chroma * (np.float32(1.0) - block_a)
+        )
         mask[dst.y1 : dst.y2, dst.x1 : dst.x2][patch[..., 3] > 0] = 255
     out = np.empty_like(i420)
     oy, ocb, ocr = planes(out)

@@ -47,8 +47,17 @@ def overlay_video(tmp_path_factory):
 def test_temporal_matting_recovers_a_known_overlays_alpha(overlay_video):
     tmp, truth = overlay_video
     ann = tmp / "ann.json"
-    ann.write_text(json.dumps([{"video": "overlay.mp4", "time": 5.0,
-                                "boxes": [{"label": "player_status", "role": "health", "box": list(BOX)}]}]))
+    ann.write_text(
+        json.dumps(
+            [
+                {
+                    "video": "overlay.mp4",
+                    "time": 5.0,
+                    "boxes": [{"label": "player_status", "role": "health", "box": list(BOX)}],
+                }
+            ]
+        )
+    )
     summary = extract_assets(str(ann), str(tmp / "lib"))
     assert summary["assets"] == 1 and summary["errors"] == [] and summary["temporal_matting"] == 1
     lib = AssetLibrary.open(tmp / "lib")
@@ -73,10 +82,17 @@ def test_temporal_matting_recovers_a_known_overlays_alpha(overlay_video):
 def test_lone_images_use_grabcut_and_bad_entries_become_errors(overlay_video):
     tmp, _ = overlay_video
     ann = tmp / "ann.jsonl"
-    lines = [{"image": "still.png", "boxes": [{"label": "player_status", "box": list(BOX)},
-                                              {"label": "not_a_label", "box": list(BOX)},
-                                              {"label": "crosshair", "box": [300, 170, 400, 260]}]},
-             {"video": "missing.mp4", "time": 1.0, "boxes": [{"label": "map_radar", "box": [0, 0, 50, 50]}]}]
+    lines = [
+        {
+            "image": "still.png",
+            "boxes": [
+                {"label": "player_status", "box": list(BOX)},
+                {"label": "not_a_label", "box": list(BOX)},
+                {"label": "crosshair", "box": [300, 170, 400, 260]},
+            ],
+        },
+        {"video": "missing.mp4", "time": 1.0, "boxes": [{"label": "map_radar", "box": [0, 0, 50, 50]}]},
+    ]
     ann.write_text("\n".join(json.dumps(x) for x in lines))
     summary = extract_assets(str(ann), str(tmp / "lib2"))
     assert summary["assets"] == 1 and summary["grabcut"] == 1
@@ -97,7 +113,9 @@ def test_static_background_falls_back_to_grabcut_with_low_confidence(tmp_path):
     frame[y1:y2, x1:x2] = ov[..., :3] * a + frame[y1:y2, x1:x2] * (1 - a)
     write_clip(tmp_path / "frozen.mp4", [np.rint(frame).astype(np.uint8)] * 60)
     ann = tmp_path / "a.json"
-    ann.write_text(json.dumps({"video": "frozen.mp4", "time": 1.0, "boxes": [{"label": "watermark", "box": list(BOX)}]}))
+    ann.write_text(
+        json.dumps({"video": "frozen.mp4", "time": 1.0, "boxes": [{"label": "watermark", "box": list(BOX)}]})
+    )
     summary = extract_assets(str(ann), str(tmp_path / "lib"), ExtractConfig(span_s=2.0))
     (asset,) = list(AssetLibrary.open(tmp_path / "lib"))
     assert asset.extraction_method == "grabcut" and "static_background" in asset.notes
@@ -160,11 +178,15 @@ def test_status_bar_geometry_is_found_on_drawn_panels():
     for seed in range(20):
         rng = np.random.default_rng(seed)
         pal = palette(rng)
-        for maker, kinds in ((status.health, ("hp", "stm")), (status.stamina, ("stm",)),
-                             (status.status_panel, ("hp", "stm"))):
+        for maker, kinds in (
+            (status.health, ("hp", "stm")),
+            (status.stamina, ("stm",)),
+            (status.status_panel, ("hp", "stm")),
+        ):
             _, img, structure = maker(rng, pal)[0]
             found = detect_bars(finish(img), kinds)
             right += len(found) == len(structure["bars"]) and all(
                 f["kind"] == t["kind"] and max(abs(a - b) for a, b in zip(f["box"], t["box"])) <= 2
-                for f, t in zip(found, structure["bars"]))
+                for f, t in zip(found, structure["bars"])
+            )
     assert right >= 55  # of 60

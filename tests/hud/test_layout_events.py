@@ -91,10 +91,13 @@ def test_event_counts_respect_category_maxima_and_timing_fits_the_clip(library):
 
 
 def _covisible_stack_pairs(rec):
-    live = [e for e in rec["events"] if "skipped" not in e and e["anchor"] in STACK_DIRECTION
-            and e["animation"]["kind"] != "border_arc"]
+    live = [
+        e
+        for e in rec["events"]
+        if "skipped" not in e and e["anchor"] in STACK_DIRECTION and e["animation"]["kind"] != "border_arc"
+    ]
     for i, a in enumerate(live):
-        for b in live[i + 1:]:
+        for b in live[i + 1 :]:
             if a["anchor"] == b["anchor"] and a["start_frame"] < b["end_frame"] and b["start_frame"] < a["end_frame"]:
                 yield a, b
 

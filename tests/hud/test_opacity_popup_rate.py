@@ -29,8 +29,10 @@ def test_bernoulli_expectation_is_5_50_over_the_style_mixture():
         assert value == pytest.approx(P.bernoulli_expected(s))
     assert P.bernoulli_expected("auto") == 5.50
     # every slot probability is a real probability, so no clipping bends the expectation
-    assert max(P.bernoulli_slot_p(w, p.transient_density) for w, _ in P.EVENT_POLICY.values()
-               for p in P.STYLES.values()) < 1.0
+    assert (
+        max(P.bernoulli_slot_p(w, p.transient_density) for w, _ in P.EVENT_POLICY.values() for p in P.STYLES.values())
+        < 1.0
+    )
 
 
 def test_layout_stats_shows_the_bernoulli_mean_beside_5_50_and_the_opacities(library):
@@ -61,8 +63,9 @@ def _record_with_icons_and_events(library, profile):
 
 @pytest.mark.parametrize("times_hud", [False, True])
 def test_composited_alpha_uses_the_papers_opacities(library, times_hud):
-    profile = P.SynthProfile.tiny(width=640, height=360, duration_s=5.0, popups="bernoulli",
-                                  event_opacity_times_hud=times_hud)
+    profile = P.SynthProfile.tiny(
+        width=640, height=360, duration_s=5.0, popups="bernoulli", event_opacity_times_hud=times_hud
+    )
     rec, bar = _record_with_icons_and_events(library, profile)
     alpha_hud = rec["style"]["alpha_hud"]
     assert alpha_hud < 0.96  # so the product would be visibly different

@@ -25,17 +25,27 @@ def decoded(path):
 def test_clean_hud_mask_and_annotation_match_a_serial_render(tmp_path, library):
     clip = write_clip(tmp_path / "clip.mp4", gameplay_frames(256, 144, 40, "corridor", seed=2))
     out = tmp_path / "sample"
-    render_sample(clip, str(out), sample_id="s", clip_id="c", streams=SeedStreams(11),
-                  profile=SynthProfile(duration_s=1.0), library=library, encode=EncodeSettings(18, "ultrafast"),
-                  device="cpu")
+    render_sample(
+        clip,
+        str(out),
+        sample_id="s",
+        clip_id="c",
+        streams=SeedStreams(11),
+        profile=SynthProfile(duration_s=1.0),
+        library=library,
+        encode=EncodeSettings(18, "ultrafast"),
+        device="cpu",
+    )
     record = read_json(os.path.join(out, "record.json"))
     source = LayerSource(record, library.image)
     annotator = Annotator(source)
     n = record["video"]["frame_count"]
     masks = []
     drawn = 0
-    with (VideoWriter(tmp_path / "hud_ref.mp4", 256, 144, 30, crf=18, preset="ultrafast") as hud_ref,
-          VideoWriter(tmp_path / "clean_ref.mp4", 256, 144, 30, crf=18, preset="ultrafast") as clean_ref):
+    with (
+        VideoWriter(tmp_path / "hud_ref.mp4", 256, 144, 30, crf=18, preset="ultrafast") as hud_ref,
+        VideoWriter(tmp_path / "clean_ref.mp4", 256, 144, 30, crf=18, preset="ultrafast") as clean_ref,
+    ):
         for index, frame in zip(range(n), decoded(clip)):
             layers = source.frame(index)
             hud, mask = full_frame_yuv_reference(frame, layers)
@@ -60,9 +70,17 @@ def test_a_bt709_clip_keeps_its_matrix_and_its_tag(tmp_path, library):
         for f in frames:
             writer.write(f)
     out = tmp_path / "s709"
-    render_sample(clip, str(out), sample_id="s", clip_id="c", streams=SeedStreams(4),
-                  profile=SynthProfile(duration_s=0.4), library=library, encode=EncodeSettings(18, "ultrafast"),
-                  device="cpu")
+    render_sample(
+        clip,
+        str(out),
+        sample_id="s",
+        clip_id="c",
+        streams=SeedStreams(4),
+        profile=SynthProfile(duration_s=0.4),
+        library=library,
+        encode=EncodeSettings(18, "ultrafast"),
+        device="cpu",
+    )
     for name in ("clean.mp4", "hud.mp4"):
         _, _, frame = next(iter_video_frames(os.path.join(out, name)))
         assert frame.colorspace == 1 and frame.color_range == 1, name  # BT.709, limited range

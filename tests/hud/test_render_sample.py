@@ -9,16 +9,25 @@ import cv2
 import numpy as np
 import pytest
 
+from g2w.hud.profile import SynthProfile
 from g2w.hud.record import annotation_from_record_file, read_json
 from g2w.hud.render import EncodeSettings, render_sample
-from g2w.hud.profile import SynthProfile
 from g2w.hud.seeds import SeedStreams
 from g2w.video import FrameReader, probe, read_masks
 from g2w.video.errors import VideoError
 from tests.hud.conftest import gameplay_frames, write_clip
 
-ANNOTATION_KEYS = {"version", "width", "height", "fps", "frame_count", "coordinates", "alpha_threshold",
-                   "instances", "frames"}
+ANNOTATION_KEYS = {
+    "version",
+    "width",
+    "height",
+    "fps",
+    "frame_count",
+    "coordinates",
+    "alpha_threshold",
+    "instances",
+    "frames",
+}
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +38,17 @@ def small_sample(tmp_path_factory, library_dir):
     frames = gameplay_frames(320, 180, 36, "corridor")
     clip = write_clip(tmp / "clip.mp4", frames)
     out = tmp / "samples" / "one"
-    info = render_sample(clip, str(out), sample_id="one", clip_id="clip", streams=SeedStreams(5),
-                         profile=SynthProfile(duration_s=1.0), library=AssetLibrary.open(library_dir),
-                         encode=EncodeSettings(18, "veryfast"), device="cpu")
+    info = render_sample(
+        clip,
+        str(out),
+        sample_id="one",
+        clip_id="clip",
+        streams=SeedStreams(5),
+        profile=SynthProfile(duration_s=1.0),
+        library=AssetLibrary.open(library_dir),
+        encode=EncodeSettings(18, "veryfast"),
+        device="cpu",
+    )
     return clip, str(out), info
 
 
@@ -41,7 +58,14 @@ def luma(frames):
 
 def test_sample_folder_holds_every_output_in_its_contract(small_sample):
     clip, out, info = small_sample
-    assert sorted(os.listdir(out)) == ["annotation.json", "clean.mp4", "hud.mp4", "mask.mkv", "preview.png", "record.json"]
+    assert sorted(os.listdir(out)) == [
+        "annotation.json",
+        "clean.mp4",
+        "hud.mp4",
+        "mask.mkv",
+        "preview.png",
+        "record.json",
+    ]
     for name in ("clean.mp4", "hud.mp4"):
         v = probe(os.path.join(out, name))
         assert (v.width, v.height, v.frame_count, round(v.fps)) == (320, 180, 30, 30) and v.codec == "h264"
@@ -78,8 +102,9 @@ def test_annotate_command_rebuilds_the_annotation_exactly(small_sample, tmp_path
     record = os.path.join(out, "record.json")
     assert annotation_from_record_file(record) == read_json(os.path.join(out, "annotation.json"))
     target = tmp_path / "rebuilt.json"
-    done = subprocess.run([sys.executable, "-m", "g2w.cli", "annotate", record, "--output", str(target)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "g2w.cli", "annotate", record, "--output", str(target)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert target.read_bytes() == open(os.path.join(out, "annotation.json"), "rb").read()
     printed = subprocess.run([sys.executable, "-m", "g2w.cli", "annotate", record], capture_output=True, text=True)
@@ -109,8 +134,15 @@ def test_bad_clips_raise_typed_errors_and_leave_nothing(tmp_path, library):
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(b"\x00\x00\x00\x18ftypmp42 truncated")
     with pytest.raises(VideoError) as err:
-        render_sample(str(bad), str(tmp_path / "s"), sample_id="s", clip_id="bad", streams=SeedStreams(0),
-                      profile=SynthProfile(), library=library)
+        render_sample(
+            str(bad),
+            str(tmp_path / "s"),
+            sample_id="s",
+            clip_id="bad",
+            streams=SeedStreams(0),
+            profile=SynthProfile(),
+            library=library,
+        )
     assert err.value.reason == "corrupt"
     assert not os.path.exists(tmp_path / "s") and not any(p.name.startswith(".s") for p in tmp_path.iterdir())
 
@@ -120,8 +152,17 @@ def test_the_720p_five_second_profile_end_to_end(tmp_path, library):
     frames = gameplay_frames(1280, 720, 150, "racing")
     clip = write_clip(tmp_path / "clip720.mp4", frames, crf=23)
     out = tmp_path / "s720"
-    render_sample(clip, str(out), sample_id="s720", clip_id="clip720", streams=SeedStreams(11),
-                  profile=SynthProfile(), library=library, encode=EncodeSettings(20, "ultrafast"), device="cpu")
+    render_sample(
+        clip,
+        str(out),
+        sample_id="s720",
+        clip_id="clip720",
+        streams=SeedStreams(11),
+        profile=SynthProfile(),
+        library=library,
+        encode=EncodeSettings(20, "ultrafast"),
+        device="cpu",
+    )
     for name in ("clean.mp4", "hud.mp4"):
         v = probe(str(out / name))
         assert (v.width, v.height, v.frame_count, v.fps) == (1280, 720, 150, 30.0)

@@ -67,10 +67,20 @@ def test_bernoulli_profile_with_a_fixed_style_keeps_its_relative_density(library
 
 
 def test_layout_stats_command_prints_json():
-    done = subprocess.run([sys.executable, "-m", "g2w.cli", "layout-stats", "--samples", "40", "--seed", "3"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "g2w.cli", "layout-stats", "--samples", "40", "--seed", "3"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["samples"] == 40 and set(out["persistent_rate"]) >= {"map_radar", "crosshair"}
-    assert {"popup_count", "event_category_share", "asset_taxonomy_mixture", "animation", "styles",
-            "suppression_rate", "persistent_mean"} <= set(out)
+    assert {
+        "popup_count",
+        "event_category_share",
+        "asset_taxonomy_mixture",
+        "animation",
+        "styles",
+        "suppression_rate",
+        "persistent_mean",
+    } <= set(out)

@@ -35,8 +35,12 @@ def _replay_of_clean_window(t) -> bool:
     for d in t["duplicate_spans"]:
         s = d["start_s"]
         before = [b for b in t["blocks"] if b["start_s"] < s and b["end_s"] > s - 5]
-        if s % 5 == 0 and s >= 5 and all(b["kind"] in ("play", "idle") for b in before) \
-                and not any(s - 5 < c["time_s"] < s for c in t["cuts"]):
+        if (
+            s % 5 == 0
+            and s >= 5
+            and all(b["kind"] in ("play", "idle") for b in before)
+            and not any(s - 5 < c["time_s"] < s for c in t["cuts"])
+        ):
             return True
     return False
 
@@ -46,10 +50,14 @@ def inputs(tmp_path_factory):
     raw = tmp_path_factory.mktemp("raw")
     specs = [
         _find(lambda s: VideoSpec(s, 0, 640, 360, 24, 20.0, "topdown", False, "duplicate"), _replay_of_clean_window),
-        _find(lambda s: VideoSpec(s, 1, 640, 360, 30, 25.0, "corridor", False, "frozen"),
-              lambda t: _whole_window_in(t["frozen_spans"]) and _whole_window_in(t["dark_spans"])),
-        _find(lambda s: VideoSpec(s, 2, 640, 360, 24, 20.0, "racing", False, "idle"),
-              lambda t: any(c["time_s"] % 5 for c in t["cuts"])),
+        _find(
+            lambda s: VideoSpec(s, 1, 640, 360, 30, 25.0, "corridor", False, "frozen"),
+            lambda t: _whole_window_in(t["frozen_spans"]) and _whole_window_in(t["dark_spans"]),
+        ),
+        _find(
+            lambda s: VideoSpec(s, 2, 640, 360, 24, 20.0, "racing", False, "idle"),
+            lambda t: any(c["time_s"] % 5 for c in t["cuts"]),
+        ),
         VideoSpec(0, 3, 854, 480, 30, 15.0, "corridor", True, None),
         VideoSpec(0, 4, 360, 640, 30, 10.0, "racing", False, None),  # portrait
     ]
@@ -90,8 +98,12 @@ def _truth(video):
 def test_every_input_and_window_is_accounted_for(inputs, curated):
     sources = pq.read_table(curated["out"] / "sources.parquet").to_pylist()
     by_name = {os.path.basename(s["path"]): s for s in sources}
-    assert {by_name[n]["reason"] for n in ("empty.mp4", "notes.mp4", "truncated.mp4", "tone.mkv")} == \
-        {"empty_file", "not_media", "corrupt", "no_video_stream"}
+    assert {by_name[n]["reason"] for n in ("empty.mp4", "notes.mp4", "truncated.mp4", "tone.mkv")} == {
+        "empty_file",
+        "not_media",
+        "corrupt",
+        "no_video_stream",
+    }
     assert by_name[os.path.basename(inputs["tiny"])]["status"] == "ok"
     failed = {os.path.basename(r["source"]): r["reason"] for r in curated["rows"] if r["window_index"] < 0}
     assert failed[os.path.basename(inputs["tiny"])] == "too_short" and failed["empty.mp4"] == "empty_file"
@@ -187,5 +199,6 @@ def test_a_rerun_skips_finished_work_and_changes_nothing(inputs, curated):
     assert summary["throughput"]["sources_analysed"] == 0
     assert {p: os.path.getmtime(out / "clips" / p) for p in os.listdir(out / "clips")} == clips_before
     again = pq.read_table(out / "manifest.parquet").to_pylist()
-    assert [(r["clip_id"], r["status"], r["reason"]) for r in again] == \
-        [(r["clip_id"], r["status"], r["reason"]) for r in curated["rows"]]
+    assert [(r["clip_id"], r["status"], r["reason"]) for r in again] == [
+        (r["clip_id"], r["status"], r["reason"]) for r in curated["rows"]
+    ]

@@ -24,9 +24,31 @@ def videos(tmp_path_factory):
 
 def _run(tmp_path, videos, *extra):
     out = tmp_path / "long"
-    argv = ["curate", *videos.values(), "--output", str(out), "--mode", "long", "--min-segment-s", "8",
-            "--max-segment-s", "12", "--out-width", "320", "--out-height", "180", "--out-fps", "15",
-            "--preset", "ultrafast", "--ui-detector", "static-edges", "--max-ui-coverage", "0.02", *extra]
+    argv = [
+        "curate",
+        *videos.values(),
+        "--output",
+        str(out),
+        "--mode",
+        "long",
+        "--min-segment-s",
+        "8",
+        "--max-segment-s",
+        "12",
+        "--out-width",
+        "320",
+        "--out-height",
+        "180",
+        "--out-fps",
+        "15",
+        "--preset",
+        "ultrafast",
+        "--ui-detector",
+        "static-edges",
+        "--max-ui-coverage",
+        "0.02",
+        *extra,
+    ]
     assert main(argv) == 0
     return out, pq.read_table(out / "manifest.parquet").to_pylist()
 

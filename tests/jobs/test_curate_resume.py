@@ -15,8 +15,20 @@ COLUMNS = ("clip_id", "status", "reason", "cluster", "sampled", "dup_of")
 
 
 def _curate(inputs: str, out: str, model: str, log) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "ray_jobs.curate", inputs, "--output", out, "--clip-model", model,
-           "--preset", "ultrafast", "--dedup-threshold", "0.995"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ray_jobs.curate",
+        inputs,
+        "--output",
+        out,
+        "--clip-model",
+        model,
+        "--preset",
+        "ultrafast",
+        "--dedup-threshold",
+        "0.995",
+    ]
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, env=env)
 

@@ -11,8 +11,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
-from g2w.io import storage
 from g2w.curate.bucketed_table import buckets_of
+from g2w.io import storage
 from g2w.jobs.curate import run_curate
 from g2w.sample_data import VideoSpec, write_sample
 from tests.jobs.test_curate import DEMO

@@ -15,8 +15,11 @@ def test_segments_cover_every_window_once():
 
 
 def test_only_segments_with_missing_windows_are_pending():
-    sources = [{"source_id": "a", "status": "ok"}, {"source_id": "b", "status": "ok"},
-               {"source_id": "c", "status": "error"}]
+    sources = [
+        {"source_id": "a", "status": "ok"},
+        {"source_id": "b", "status": "ok"},
+        {"source_id": "c", "status": "error"},
+    ]
     expected = {"a": 7, "b": 2}
     done = pa.table({"source_id": ["a"] * 4 + ["b"] * 2, "window_index": pa.array([0, 1, 2, 4, 0, 1], pa.int32())})
     pending = pending_segments(sources, expected, done, 3)
@@ -24,4 +27,5 @@ def test_only_segments_with_missing_windows_are_pending():
     assert [(p["source_id"], p["first_window"], p["end_window"]) for p in pending] == [("a", 3, 6), ("a", 6, 7)]
     assert pending_segments(sources, expected, done.slice(0, 0), 60) == [
         {"source_id": "a", "status": "ok", "first_window": 0, "end_window": 7},
-        {"source_id": "b", "status": "ok", "first_window": 0, "end_window": 2}]
+        {"source_id": "b", "status": "ok", "first_window": 0, "end_window": 2},
+    ]

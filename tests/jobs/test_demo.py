@@ -37,8 +37,15 @@ def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
     page = (tmp_path / "report.html").read_text()
     assert "random-initialised" in page and "gamecleaner/run/report.html" in page
     assert "<li style='color:#b00;font-weight:bold'>GameCleaner here is" in page  # each warning on its own line
-    for link in ("curated/report.html", "synth/report.html", "eval/telea-gt/report.html", f"eval/{DEFAULT_METHOD}/report.html",
-                 "detect/report.html", "raw_contact_sheet.png", "before_after.png"):
+    for link in (
+        "curated/report.html",
+        "synth/report.html",
+        "eval/telea-gt/report.html",
+        f"eval/{DEFAULT_METHOD}/report.html",
+        "detect/report.html",
+        "raw_contact_sheet.png",
+        "before_after.png",
+    ):
         assert link in page and os.path.exists(tmp_path / link)
     assert json.loads((tmp_path / "summary.json").read_text())["curate"] == summary["curate"]
     _page_shows_its_pictures(tmp_path / "report.html")

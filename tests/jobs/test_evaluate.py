@@ -13,7 +13,12 @@ def test_remove_then_evaluate_on_ray(ray_local, synth_out, tmp_path):
     edits = tmp_path / "identity"
     summary = run_remove("identity", synth_out, str(edits))
     assert (summary["cases"], summary["ok"], summary["error"]) == (2, 2, 0)
-    assert json.loads((edits / "method.json").read_text()) == {"method": "identity", "mask": False, "ref_pt": False, "options": {}}
+    assert json.loads((edits / "method.json").read_text()) == {
+        "method": "identity",
+        "mask": False,
+        "ref_pt": False,
+        "options": {},
+    }
     assert sorted(r["case_id"] for r in pq.read_table(edits / "manifest.parquet").to_pylist()) == ["s000", "s001"]
     assert (edits / "report.html").exists() and (edits / "summary.json").exists()
 
@@ -37,10 +42,20 @@ def test_remove_then_evaluate_on_ray(ray_local, synth_out, tmp_path):
     assert syn["Coverage"] == 0.5 and metrics["method"]["model"] == "identity"
     assert "| identity | ✘ | ✘ |" in (out / "table.md").read_text()
     run = metrics["run"]  # what was used, so runs that differ are never tabulated together
-    assert (run["canvas"], run["judge"], run["schema_retries"], run["judge_children"]) == ("1280x720", "reference", 0, False)
+    assert (run["canvas"], run["judge"], run["schema_retries"], run["judge_children"]) == (
+        "1280x720",
+        "reference",
+        0,
+        False,
+    )
     assert run["judge_model"].startswith("reference v") and run["prompt_sha256"] is None and run["g2w_version"]
-    assert metrics["retries"] == {"schema_retries": 0, "videos_judged": 1, "videos_retried": 0, "extra_calls": 0,
-                                  "invalid_videos": 0}
+    assert metrics["retries"] == {
+        "schema_retries": 0,
+        "videos_judged": 1,
+        "videos_retried": 0,
+        "extra_calls": 0,
+        "invalid_videos": 0,
+    }
     rows = pq.read_table(out / "results.parquet").to_pylist()
     assert [(r["case_id"], r["status"]) for r in rows] == [("s000", "ok"), ("s001", "error")]
     assert all(r["canvas"] == "1280x720" and r["judge_model"] == run["judge_model"] for r in rows)

@@ -26,7 +26,9 @@ def _bad_synthesis(root, make_video):
     os.makedirs(sample)
     os.replace(make_video("hud.mp4", frames=30), os.path.join(sample, "hud.mp4"))
     os.replace(make_video("clean.mp4", frames=20), os.path.join(sample, "clean.mp4"))
-    pq.write_table(pa.Table.from_pylist([{"sample_id": "mismatch", "status": "ok"}]), os.path.join(root, "manifest.parquet"))
+    pq.write_table(
+        pa.Table.from_pylist([{"sample_id": "mismatch", "status": "ok"}]), os.path.join(root, "manifest.parquet")
+    )
     return root
 
 
@@ -50,8 +52,19 @@ def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     with pytest.raises(ValueError, match="1 of 3 pairs are error rows"):
         run_train(GameCleanerTrainOptions(cache, run, steps=2, global_batch=2))
     # FSDP2 over 2 gloo workers: the 14B preset's path, sharding the tiny DiT's blocks
-    trained = run_train(GameCleanerTrainOptions(cache, run, steps=2, global_batch=2, checkpoint_every=2,
-                                                skip_errors=True, cpus_per_worker=0.5, num_workers=2, parallel="fsdp"))
+    trained = run_train(
+        GameCleanerTrainOptions(
+            cache,
+            run,
+            steps=2,
+            global_batch=2,
+            checkpoint_every=2,
+            skip_errors=True,
+            cpus_per_worker=0.5,
+            num_workers=2,
+            parallel="fsdp",
+        )
+    )
     assert trained["steps"] == 2 and trained["skipped_error_rows"] == 1
     assert os.path.exists(os.path.join(run, "weights.safetensors"))
     report = open(os.path.join(run, "report.html")).read()
@@ -64,8 +77,9 @@ def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     cv2.imwrite(str(references / "s000.png"), np.full((90, 250, 3), 120, np.uint8))
     (references / "s001.jpg").write_bytes(b"\xff\xd8 truncated")
     removed = str(tmp_path / "removed")
-    result = run_remove("gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2,
-                                                             "reference_image": str(references)})
+    result = run_remove(
+        "gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2, "reference_image": str(references)}
+    )
     assert (result["ok"], result["error"], result["errors_by_reason"]) == (1, 1, {"reference_unreadable": 1})
     edit = probe(os.path.join(removed, "s000.mp4"))
     # the tiny preset's 17-frame windows, one after another, cover the whole 3 s source at 16 fps

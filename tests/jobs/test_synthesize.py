@@ -23,9 +23,13 @@ def curated(tmp_path_factory):
     for k, style in enumerate(("topdown", "racing")):
         write_clip(root / "clips" / f"c{k}.mp4", gameplay_frames(256, 144, 30, style, seed=k))
     (root / "clips" / "c9.mp4").write_bytes(b"\x00\x00\x00\x18ftypisom" + b"\x00" * 64)  # kept but broken
-    rows = [{"clip_id": "c0", "status": "kept", "reason": ""}, {"clip_id": "c1", "status": "kept", "reason": ""},
-            {"clip_id": "c5", "status": "rejected", "reason": "dark"}, {"clip_id": "c9", "status": "kept", "reason": ""},
-            {"clip_id": "c7", "status": "error", "reason": "corrupt"}]
+    rows = [
+        {"clip_id": "c0", "status": "kept", "reason": ""},
+        {"clip_id": "c1", "status": "kept", "reason": ""},
+        {"clip_id": "c5", "status": "rejected", "reason": "dark"},
+        {"clip_id": "c9", "status": "kept", "reason": ""},
+        {"clip_id": "c7", "status": "error", "reason": "corrupt"},
+    ]
     pq.write_table(pa.Table.from_pylist(rows), root / "manifest.parquet")
     return str(root)
 
@@ -41,8 +45,7 @@ def test_clips_come_from_a_curation_manifest_or_a_plain_folder(curated, tmp_path
     with pytest.raises(ValueError, match="no kept clips"):
         list_clips(str(tmp_path / "empty"))
     rows = plan_rows(list_clips(curated), 5, seed=7)
-    assert [r["sample_id"] for r in rows] == ["c0_s7_00000", "c1_s7_00001", "c9_s7_00002", "c0_s7_00003",
-                                              "c1_s7_00004"]
+    assert [r["sample_id"] for r in rows] == ["c0_s7_00000", "c1_s7_00001", "c9_s7_00002", "c0_s7_00003", "c1_s7_00004"]
     assert len({r["seed"] for r in rows}) == 5 and rows == plan_rows(list_clips(curated), 5, seed=7)
 
 
@@ -53,8 +56,13 @@ def test_the_step_renders_reuses_finished_samples_and_keeps_bad_clips_as_rows(cu
         shutil.copy(os.path.join(curated, "clips", name), plain / name)
     rows = plan_rows(list_clips(str(plain)), 3, seed=1)
     batch = {k: np.array([r[k] for r in rows]) for k in ("sample_id", "clip_id", "clip_path", "seed")}
-    step = SynthesizeSamples(library_dir, str(tmp_path), SynthProfile(duration_s=0.5).to_dict(),
-                             dict(EncodeSettings(23, "ultrafast").__dict__), "cpu")
+    step = SynthesizeSamples(
+        library_dir,
+        str(tmp_path),
+        SynthProfile(duration_s=0.5).to_dict(),
+        dict(EncodeSettings(23, "ultrafast").__dict__),
+        "cpu",
+    )
     step.setup()
     first = step(batch)
     assert set(first) == set(MANIFEST_SCHEMA.names)
@@ -72,8 +80,15 @@ def test_the_step_renders_reuses_finished_samples_and_keeps_bad_clips_as_rows(cu
 
 
 def test_synthesize_job_on_local_ray(ray_local, curated, library_dir, tmp_path):
-    summary = run_synthesize(curated, library_dir, str(tmp_path), count=3, seed=0,
-                             profile=SynthProfile(duration_s=1.0), encode=EncodeSettings(23, "ultrafast"))
+    summary = run_synthesize(
+        curated,
+        library_dir,
+        str(tmp_path),
+        count=3,
+        seed=0,
+        profile=SynthProfile(duration_s=1.0),
+        encode=EncodeSettings(23, "ultrafast"),
+    )
     table = pq.read_table(tmp_path / "manifest.parquet")
     assert table.schema.equals(MANIFEST_SCHEMA) and table.num_rows == 3
     rows = {r["sample_id"]: r for r in table.to_pylist()}

@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from g2w.io import storage
-from g2w.curate.bucketed_table import write_sharded
 from g2w.cases.case import load_cases, local_case
+from g2w.curate.bucketed_table import write_sharded
 from g2w.hud.profile import SynthProfile
 from g2w.hud.render import OUTPUTS, EncodeSettings
+from g2w.io import storage
 from g2w.jobs import synthesize
 from g2w.jobs.synthesize import MANIFEST_SCHEMA, SynthesizeSamples, list_clips, plan_rows
 from tests.jobs.test_synthesize import curated  # noqa: F401  (the fixture)
@@ -22,8 +22,10 @@ from tests.jobs.test_synthesize import curated  # noqa: F401  (the fixture)
 def test_clips_listed_and_fetched_from_a_bucket(curated, s3_bucket, tmp_path, monkeypatch):  # noqa: F811
     out = f"{s3_bucket}/curated"
     storage.upload_tree(f"{curated}/clips", f"{out}/clips")
-    rows = [{"clip_id": c, "source_id": c, "source": c, "window_index": 0, "status": s}
-            for c, s in (("c0", "kept"), ("c1", "kept"), ("c5", "rejected"), ("c9", "kept"))]
+    rows = [
+        {"clip_id": c, "source_id": c, "source": c, "window_index": 0, "status": s}
+        for c, s in (("c0", "kept"), ("c1", "kept"), ("c5", "rejected"), ("c9", "kept"))
+    ]
     write_sharded(pa.Table.from_pylist(rows), f"{out}/manifest.parquet")  # as curation writes it
     clips = list_clips(out)
     assert [(c["clip_id"], c["path"]) for c in clips] == [(c, f"{out}/clips/{c}.mp4") for c in ("c0", "c1", "c9")]
@@ -41,12 +43,18 @@ def test_clips_listed_and_fetched_from_a_bucket(curated, s3_bucket, tmp_path, mo
     base = plan_rows(clips, 1, seed=1)[0]
     row = step._one(base)
     assert (row["status"], row["reason"]) == ("error", "render_failed") and "stop after the fetch" in row["error"]
-    assert seen["exists"] and not seen["clip"].startswith("s3://") and not os.path.exists(seen["clip"])  # fetched, then removed
+    assert (
+        seen["exists"] and not seen["clip"].startswith("s3://") and not os.path.exists(seen["clip"])
+    )  # fetched, then removed
     assert seen["data"] == storage.read_bytes(f"{out}/clips/c0.mp4") and seen["uri"] == f"{out}/clips/c0.mp4"
 
 
-def test_samples_published_to_a_bucket_reused_on_rerun_and_read_as_cases(curated, library_dir, s3_bucket,  # noqa: F811
-                                                                         monkeypatch):
+def test_samples_published_to_a_bucket_reused_on_rerun_and_read_as_cases(
+    curated,
+    library_dir,
+    s3_bucket,  # noqa: F811
+    monkeypatch,
+):
     out = f"{s3_bucket}/synth"
     rows = plan_rows(list_clips(curated), 3, seed=1)  # c0, c1 and the broken c9
     batch = {k: np.array([r[k] for r in rows]) for k in ("sample_id", "clip_id", "clip_path", "seed")}
@@ -74,7 +82,9 @@ def test_samples_published_to_a_bucket_reused_on_rerun_and_read_as_cases(curated
 
     # the driver's part: manifest (as write_parquet streams it), then summary and report, all in the bucket
     with storage.staged_file(f"{out}/manifest.parquet") as tmp:
-        pq.write_table(pa.Table.from_pydict({k: list(first[k]) for k in MANIFEST_SCHEMA.names}, schema=MANIFEST_SCHEMA), tmp)
+        pq.write_table(
+            pa.Table.from_pydict({k: list(first[k]) for k in MANIFEST_SCHEMA.names}, schema=MANIFEST_SCHEMA), tmp
+        )
     summary = synthesize.finish(out, 1.0, 3, 1, curated, library_dir, profile, encode)
     assert (summary["ok"], summary["error"]) == (2, 1)
     assert storage.read_bytes(f"{out}/summary.json").startswith(b"{")

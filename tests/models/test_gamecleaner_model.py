@@ -60,9 +60,17 @@ def test_trainable_parameters_are_exactly_lora_residual_gamma_reference_and_a_fr
     _, model, _, _, _ = parts
     names = set(model.trainable())
     lora = {n for n in names if "lora_" in n}
-    assert names - lora == {"dit.source_embed.weight", "dit.source_embed.bias", "dit.reference_embed.weight",
-                            "dit.reference_embed.bias", "dit.gamma", "condition.connector.0.weight",
-                            "condition.connector.0.bias", "condition.connector.2.weight", "condition.connector.2.bias"}
+    assert names - lora == {
+        "dit.source_embed.weight",
+        "dit.source_embed.bias",
+        "dit.reference_embed.weight",
+        "dit.reference_embed.bias",
+        "dit.gamma",
+        "condition.connector.0.weight",
+        "condition.connector.0.bias",
+        "condition.connector.2.weight",
+        "condition.connector.2.bias",
+    }
     layers = CFG.dit["num_layers"]
     assert len(lora) == layers * 2 * 4 * 2  # blocks x (self, cross) x (q, k, v, o) x (A, B)
     assert not any("ffn" in n for n in lora) and "condition.queries" not in names
@@ -82,7 +90,9 @@ def test_video_tokens_use_mrope_positions(parts):
     assert not torch.equal(pos[0, 0], one_d)  # not the 1-D fallback
     # the positions really reach the language model: 1-D positions give different states
     seen = []
-    hook = mllm.model.language_model.register_forward_pre_hook(lambda m, a, kw: seen.append(kw["position_ids"]), with_kwargs=True)
+    hook = mllm.model.language_model.register_forward_pre_hook(
+        lambda m, a, kw: seen.append(kw["position_ids"]), with_kwargs=True
+    )
     try:
         enc.mllm_states(frames, model.condition.queries)
     finally:
@@ -98,7 +108,9 @@ def test_overfitting_one_batch_drives_the_loss_down_and_checkpoints_round_trip(p
 
     def step_loss(seed):
         g = torch.Generator().manual_seed(seed)
-        return flow.flow_matching_loss(lambda *a: model(a[0], a[1], a[3], a[4], states=states), z, None, source, None, g)
+        return flow.flow_matching_loss(
+            lambda *a: model(a[0], a[1], a[3], a[4], states=states), z, None, source, None, g
+        )
 
     with torch.no_grad():
         before = float(np.mean([step_loss(s) for s in range(4)]))
@@ -134,8 +146,13 @@ def test_a_checkpoint_for_another_model_is_refused_naming_keys(tmp_path):
 def test_sampler_returns_a_latent_of_the_source_shape_and_presets_fix_81_frames_at_16_fps(parts):
     _, model, _, z, states = parts
     with torch.no_grad():
-        out = flow.euler_sample(lambda *a: model(a[0], a[1], a[3], a[4], states=states), None, z, steps=3,
-                                generator=torch.Generator().manual_seed(0))
+        out = flow.euler_sample(
+            lambda *a: model(a[0], a[1], a[3], a[4], states=states),
+            None,
+            z,
+            steps=3,
+            generator=torch.Generator().manual_seed(0),
+        )
     assert out.shape == z.shape and torch.isfinite(out).all()
     for name in ("wan21-1.3b", "wan22-ti2v-5b", "wan21-14b"):
         assert (PRESETS[name].frames, PRESETS[name].fps, PRESETS[name].lora_rank) == (81, 16.0, 64)
@@ -183,8 +200,10 @@ def _block_inputs(model, run) -> list[tuple]:
     """What each call of `run` feeds the first DiT block: (tokens, context, time modulation, rotary)."""
     seen = []
     hook = model.dit.transformer.blocks[0].register_forward_pre_hook(
-        lambda _m, args: seen.append(tuple(a.detach().clone() if torch.is_tensor(a) else
-                                           tuple(x.detach().clone() for x in a) for a in args)))
+        lambda _m, args: seen.append(
+            tuple(a.detach().clone() if torch.is_tensor(a) else tuple(x.detach().clone() for x in a) for a in args)
+        )
+    )
     try:
         run()
     finally:
@@ -204,11 +223,15 @@ def test_training_without_reference_and_inference_with_reference_none_give_the_d
 
     with torch.no_grad():
         training = _block_inputs(model, lambda: _task(1.0).loss(recording, batch, torch.Generator().manual_seed(3)))
-        (z_t, t, reference), = calls
+        ((z_t, t, reference),) = calls
         assert reference is None
         context = model.context(states)
-        inference = _block_inputs(model, lambda: flow.velocity(lambda zz, tt, c, s, r: model(zz, tt, s, r, context=c),
-                                                               z_t, t, context, batch["source"], None))
+        inference = _block_inputs(
+            model,
+            lambda: flow.velocity(
+                lambda zz, tt, c, s, r: model(zz, tt, s, r, context=c), z_t, t, context, batch["source"], None
+            ),
+        )
         kept = _block_inputs(model, lambda: _task(0.0).loss(model, batch, torch.Generator().manual_seed(3)))
     (train_in,), (infer_in,), (kept_in,) = training, inference, kept
     assert train_in[0].shape[1] == z.shape[3] * z.shape[4] // 4 * z.shape[2]  # video tokens only

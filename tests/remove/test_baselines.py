@@ -26,9 +26,15 @@ def test_telea_fills_the_mask_and_keeps_the_rest(synth_out, edits, tmp_path):
         for frame in iter_frames(case.source):
             writer.write(frame.rgb)
     src_info, out_info = probe(case.source), probe(out)
-    assert (out_info.width, out_info.height, out_info.frame_count) == (src_info.width, src_info.height, src_info.frame_count)
+    assert (out_info.width, out_info.height, out_info.frame_count) == (
+        src_info.width,
+        src_info.height,
+        src_info.frame_count,
+    )
     idx = [0, 45, 89]
-    src, edt, clean, reenc = (FrameReader(p).read(idx).astype(np.float32) for p in (case.source, out, case.reference, plain))
+    src, edt, clean, reenc = (
+        FrameReader(p).read(idx).astype(np.float32) for p in (case.source, out, case.reference, plain)
+    )
     masks = read_masks(case.mask)[idx]
     for k in range(len(idx)):
         inside = masks[k] > 0
@@ -40,12 +46,22 @@ def test_telea_fills_the_mask_and_keeps_the_rest(synth_out, edits, tmp_path):
 
 
 def test_box_masks_follow_the_nearest_annotated_frame():
-    ann = parse_annotation({
-        "version": 1, "width": 64, "height": 32, "fps": 10.0, "frame_count": 12,
-        "coordinates": "half-open xyxy", "alpha_threshold": 8,
-        "instances": [{"id": "a", "label": "subtitle", "role": "subtitle", "kind": "transient", "parent": None}],
-        "frames": [{"frame": 0, "objects": [{"id": "a", "box": [0, 0, 8, 8]}]},
-                   {"frame": 10, "objects": [{"id": "a", "box": [32, 16, 48, 24]}]}]})
+    ann = parse_annotation(
+        {
+            "version": 1,
+            "width": 64,
+            "height": 32,
+            "fps": 10.0,
+            "frame_count": 12,
+            "coordinates": "half-open xyxy",
+            "alpha_threshold": 8,
+            "instances": [{"id": "a", "label": "subtitle", "role": "subtitle", "kind": "transient", "parent": None}],
+            "frames": [
+                {"frame": 0, "objects": [{"id": "a", "box": [0, 0, 8, 8]}]},
+                {"frame": 10, "objects": [{"id": "a", "box": [32, 16, 48, 24]}]},
+            ],
+        }
+    )
     masks = list(box_masks(ann, 128, 64, 12))  # the video is twice the annotation canvas
     assert len(masks) == 12
     assert all(m[:16, :16].all() and m.sum() == 16 * 16 * 255 for m in masks[:6])  # 0..5 (5 ties -> earlier)

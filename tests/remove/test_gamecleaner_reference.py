@@ -31,17 +31,26 @@ def test_the_source_is_what_the_options_name_and_none_by_default():
 def test_a_ground_truth_reference_is_recorded_and_labelled_as_an_oracle(tmp_path):
     method = get_method("gamecleaner")
     assert method.traits({"reference": "oracle"})["reference_oracle"] is True
-    assert method.traits({"reference_image": "a.png"}) == {"mask": False, "ref_pt": True, "reference": "image",
-                                                           "reference_oracle": False}
+    assert method.traits({"reference_image": "a.png"}) == {
+        "mask": False,
+        "ref_pt": True,
+        "reference": "image",
+        "reference_oracle": False,
+    }
     assert "reference" not in get_method("propagate").traits({})
     labels = {}
     for source in ("none", "self", "oracle"):
         folder = tmp_path / source
         folder.mkdir()
-        (folder / "method.json").write_text(json.dumps({"method": "gamecleaner", **method.traits({"reference": source})}))
+        (folder / "method.json").write_text(
+            json.dumps({"method": "gamecleaner", **method.traits({"reference": source})})
+        )
         labels[source] = method_info(str(folder))["model"]
-    assert labels == {"none": "gamecleaner", "self": "gamecleaner (reference: self)",
-                      "oracle": "gamecleaner (oracle: ground-truth reference)"}
+    assert labels == {
+        "none": "gamecleaner",
+        "self": "gamecleaner (reference: self)",
+        "oracle": "gamecleaner (oracle: ground-truth reference)",
+    }
 
 
 def test_a_reference_of_another_size_is_centre_cropped_to_the_source_aspect_then_resized():

@@ -22,7 +22,7 @@ def _panning_scene(frames: int = 24, step: int = 4):
     rng = np.random.default_rng(0)
     world = cv2.GaussianBlur(rng.integers(0, 255, (160, 400, 3)).astype(np.uint8), (0, 0), 3)
     world = cv2.normalize(world, None, 0, 255, cv2.NORM_MINMAX)
-    clean = [np.ascontiguousarray(world[20:140, step * t:step * t + 200]) for t in range(frames)]
+    clean = [np.ascontiguousarray(world[20:140, step * t : step * t + 200]) for t in range(frames)]
     hole = np.zeros((120, 200), np.uint8)
     hole[40:80, 80:120] = 255
     hud = [f.copy() for f in clean]
@@ -120,7 +120,7 @@ def test_a_hole_in_a_plain_surface_is_filled_by_telea_and_a_textured_one_is_not(
     wall = np.clip(ramp + noise, 0, 255).astype(np.uint8)
     hole = np.zeros((120, 200), np.uint8)
     hole[40:80, 80:120] = 255
-    hud = [np.ascontiguousarray(wall[20:140, 4 * t:4 * t + 200]) for t in range(12)]
+    hud = [np.ascontiguousarray(wall[20:140, 4 * t : 4 * t + 200]) for t in range(12)]
     for f in hud:
         f[hole > 0] = (255, 40, 40)
     plain_rule = fill_chunk(hud, [hole] * len(hud), check=RimCheck())
@@ -132,9 +132,13 @@ def test_a_hole_in_a_plain_surface_is_filled_by_telea_and_a_textured_one_is_not(
         assert np.array_equal(c[box][inside], telea[inside])
     assert sum(not np.array_equal(p[box][inside], c[box][inside]) for p, c in zip(no_rule, plain_rule)) >= 10
     clean, textured, hole = _panning_scene()
-    assert all(np.array_equal(a, b) for a, b in zip(fill_chunk(textured, [hole] * len(textured), check=RimCheck()),
-                                                     fill_chunk(textured, [hole] * len(textured),
-                                                                check=RimCheck(smooth_std=0.0))))
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(
+            fill_chunk(textured, [hole] * len(textured), check=RimCheck()),
+            fill_chunk(textured, [hole] * len(textured), check=RimCheck(smooth_std=0.0)),
+        )
+    )
 
 
 def test_traces_longer_than_the_cap_count_as_unreached():
@@ -166,8 +170,10 @@ def test_methods_with_the_ground_truth_mask_write_every_frame(synth_out, tmp_pat
     reencoded = [f.rgb for f in iter_frames(str(plain))]
     far = [cv2.dilate(m, np.ones((15, 15), np.uint8)) == 0 for m in masks]
     # away from the UI only the re-encode differs; inside, the widget is gone
-    assert np.mean([_error(e, s, f) for e, s, f in zip(edited, source, far)]) < \
-        np.mean([_error(r, s, f) for r, s, f in zip(reencoded, source, far)]) + 0.5
+    assert (
+        np.mean([_error(e, s, f) for e, s, f in zip(edited, source, far)])
+        < np.mean([_error(r, s, f) for r, s, f in zip(reencoded, source, far)]) + 0.5
+    )
     assert np.mean([_error(e, s, m > 0) for e, s, m in zip(edited, source, masks)]) > 10
 
 
@@ -207,12 +213,15 @@ def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_supp
     detected = [full_mask(p, info.width, info.height) for p in predictions]
     upsampled = [full_mask(replace(p, full_res=None), info.width, info.height) for p in predictions]
     assert len(removal) == info.frame_count
-    assert all(np.array_equal(r, full_mask(p, info.width, info.height, rules=REMOVAL_RULES))
-               for r, p in zip(removal, predictions))
+    assert all(
+        np.array_equal(r, full_mask(p, info.width, info.height, rules=REMOVAL_RULES))
+        for r, p in zip(removal, predictions)
+    )
     _, support, motion, _ = parse_rules(REMOVAL_RULES)
     supported = [supported_mask(d, _u8(p.ui), support.level) for d, p in zip(detected, predictions)]
-    kept = [keep_still_support(d, s, p.full_res.spread, motion.ratio)
-            for d, s, p in zip(detected, supported, predictions)]
+    kept = [
+        keep_still_support(d, s, p.full_res.spread, motion.ratio) for d, s, p in zip(detected, supported, predictions)
+    ]
     assert all(np.array_equal(r, p.full_res.still.join(k)) for r, k, p in zip(removal, kept, predictions))
     assert all(((r > 0) | (d == 0)).all() for r, d in zip(removal, detected))  # detect's mask is inside
     assert any(not np.array_equal(r, u) for r, u in zip(removal, upsampled))
@@ -236,7 +245,7 @@ def test_hole_only_sweep_equals_remapping_the_whole_crop():
     holes = []
     for t in range(n):
         hole = np.zeros((h, w), np.uint8)
-        hole[20 + t:40 + t, 25:55 - t] = 255
+        hole[20 + t : 40 + t, 25 : 55 - t] = 255
         holes.append(hole)
     shift = np.array([3.3, -1.7], np.float32)  # a pan with noise: some traces leave the crop
     maps = [crop.grid + rng.normal(0, 2.5, (h, w, 2)).astype(np.float32) + shift for _ in range(n)]

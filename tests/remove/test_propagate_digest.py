@@ -21,7 +21,7 @@ def _chunk():
     world[:30] = (120, 150, 200)
     frames, holes = [], []
     for t in range(16):
-        f = np.ascontiguousarray(world[t:t + 150, 3 * t:3 * t + 240]).copy()
+        f = np.ascontiguousarray(world[t : t + 150, 3 * t : 3 * t + 240]).copy()
         h = np.zeros((150, 240), np.uint8)
         h[60:140, 20:110] = 255
         if 3 <= t < 11:
@@ -42,11 +42,14 @@ def _digest(frames) -> str:
     return md5.hexdigest()
 
 
-@pytest.mark.parametrize("options, expected", [
-    ({}, "9068f835d2f247a42dd7cba1fa8761cf"),
-    ({"check": NO_CHECK}, "62ecef2de4183c69e68ff7ed7a06ac1c"),
-    ({"margin": 8, "check": RimCheck(max_steps=4)}, "4c1274627a1c7018f6c5f89e24c6965a"),
-])
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ({}, "9068f835d2f247a42dd7cba1fa8761cf"),
+        ({"check": NO_CHECK}, "62ecef2de4183c69e68ff7ed7a06ac1c"),
+        ({"margin": 8, "check": RimCheck(max_steps=4)}, "4c1274627a1c7018f6c5f89e24c6965a"),
+    ],
+)
 def test_fill_output_is_byte_identical_to_the_pinned_digest(options, expected):
     frames, holes = _chunk()
     assert _digest(fill_chunk(frames, holes, **options)) == expected

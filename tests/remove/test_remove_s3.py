@@ -3,8 +3,8 @@ Ray worker runs, and what a rerun finds there."""
 
 import numpy as np
 
-from g2w.io import storage
 from g2w.cases.case import load_cases
+from g2w.io import storage
 from g2w.jobs.remove import MANIFEST_SCHEMA, RemoveCases, _report
 from g2w.video import probe
 

@@ -19,12 +19,12 @@ def _band_scene(frames=30, step=4, alpha=0.5, colour=(20, 30, 90), speed=0, size
     rng = np.random.default_rng(0)
     world = cv2.GaussianBlur(rng.integers(0, 255, (h + 50, w + 160 + step * frames, 3)).astype(np.uint8), (0, 0), 2)
     world = cv2.normalize(world, None, 0, 255, cv2.NORM_MINMAX)
-    clean = [np.ascontiguousarray(world[20:20 + h, step * t:step * t + w]) for t in range(frames)]
+    clean = [np.ascontiguousarray(world[20 : 20 + h, step * t : step * t + w]) for t in range(frames)]
     blended, holes = [], []
     for t, c in enumerate(clean):
         hole = np.zeros((h, w), np.uint8)
         x0 = (w // 4 + speed * t) % w
-        hole[int(h * 0.66):int(h * 0.86), x0:x0 + w // 2] = 255
+        hole[int(h * 0.66) : int(h * 0.86), x0 : x0 + w // 2] = 255
         a = (hole > 0).astype(np.float32)[..., None] * alpha
         blended.append((a * np.float32(colour) + (1 - a) * c).round().astype(np.uint8))
         holes.append(hole)
@@ -33,7 +33,7 @@ def _band_scene(frames=30, step=4, alpha=0.5, colour=(20, 30, 90), speed=0, size
 
 def _psnr(a, b, where) -> float:
     d = (a.astype(np.float32) - b.astype(np.float32))[where]
-    return float(10 * np.log10(255 ** 2 / max(float((d ** 2).mean()), 1e-9)))
+    return float(10 * np.log10(255**2 / max(float((d**2).mean()), 1e-9)))
 
 
 def _run(blended, holes, rule=Unblend()):
@@ -79,11 +79,14 @@ def test_an_opaque_widget_is_left_to_the_fill():
     assert all(np.array_equal(o, f) for o, f in zip(out, filled))
 
 
-@pytest.mark.parametrize("scene, reason", [
-    ({"step": 0}, "unseen_px"),  # a fully static video: the world behind the layer is never seen
-    ({"frames": 5}, "unseen_px"),  # shorter than the fit needs
-    ({"size": (320, 180)}, None),  # portrait
-])
+@pytest.mark.parametrize(
+    "scene, reason",
+    [
+        ({"step": 0}, "unseen_px"),  # a fully static video: the world behind the layer is never seen
+        ({"frames": 5}, "unseen_px"),  # shorter than the fit needs
+        ({"size": (320, 180)}, None),  # portrait
+    ],
+)
 def test_hard_chunks_keep_every_pixel_outside_the_mask_and_say_why_inside(scene, reason):
     clean, blended, holes = _band_scene(**scene)
     filled, out, report = _run(blended, holes)

@@ -66,8 +66,12 @@ def test_item_errors_turn_one_items_failure_into_its_row():
     from g2w.step import item_errors, rows_batch
 
     rows = []
-    for work in (lambda: None, lambda: (_ for _ in ()).throw(_Typed("bad_pair")), lambda: open("/nonexistent/x"),
-                 lambda: 1 / 0):
+    for work in (
+        lambda: None,
+        lambda: (_ for _ in ()).throw(_Typed("bad_pair")),
+        lambda: open("/nonexistent/x"),
+        lambda: 1 / 0,
+    ):
         row = {"id": len(rows), "status": "ok", "reason": "", "message": "", "seconds": -1.0}
         try:
             with item_errors(row, "work_failed", {_Typed: "pair_"}, last_chars=20):
@@ -76,7 +80,11 @@ def test_item_errors_turn_one_items_failure_into_its_row():
             row["status"] = "raised"
         rows.append(row)
     assert [(r["status"], r["reason"]) for r in rows] == [
-        ("ok", ""), ("error", "pair_bad_pair"), ("error", "work_failed"), ("raised", "")]
+        ("ok", ""),
+        ("error", "pair_bad_pair"),
+        ("error", "work_failed"),
+        ("raised", ""),
+    ]
     assert rows[1]["message"] == "because bad_pair"
     assert rows[2]["message"].endswith("/nonexistent/x'") and len(rows[2]["message"]) == 20
     assert all(r["seconds"] >= 0 for r in rows)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from g2w.sample_data import VideoSpec, render_frames, sidecar_for, spec_for, write_sample
-from g2w.sample_data.generate import EVENTS, REPLAY_OFFSET, SIZES, STYLES
 from g2w.sample_data.games import GAMES
+from g2w.sample_data.generate import EVENTS, REPLAY_OFFSET, SIZES, STYLES
 from g2w.video import FrameReader, probe
 
 
@@ -107,8 +107,12 @@ def test_shaky_spans_move_the_whole_frame():
     frames, truth = _frames_and_truth(small_spec(style="sidescroller", event="shaky"))
     span = truth["shaky_spans"][0]
     steady = [np.abs(luma(a) - luma(b)).mean() for a, b in zip(frames[5:15], frames[6:16])]
-    shaky = [np.abs(luma(a) - luma(b)).mean()
-             for a, b in zip(frames[span["start_frame"] : span["end_frame"] - 1], frames[span["start_frame"] + 1 : span["end_frame"]])]
+    shaky = [
+        np.abs(luma(a) - luma(b)).mean()
+        for a, b in zip(
+            frames[span["start_frame"] : span["end_frame"] - 1], frames[span["start_frame"] + 1 : span["end_frame"]]
+        )
+    ]
     assert np.median(shaky) > 2 * np.median(steady)
 
 

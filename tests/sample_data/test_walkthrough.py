@@ -8,8 +8,7 @@ from g2w.trajectory.ground_truth import sidecar_rotations
 
 
 def test_sidecar_camera_matches_the_spec():
-    spec = WalkSpec(seed=1, width=64, height=36, fps=10, shot_s=(4.0, 3.0), transitions=("dissolve",),
-                    jumps_s=(2.0,))
+    spec = WalkSpec(seed=1, width=64, height=36, fps=10, shot_s=(4.0, 3.0), transitions=("dissolve",), jumps_s=(2.0,))
     side = Walkthrough(spec).sidecar("w.mp4")
     cam = camera_table(side)
     assert len(cam["time_s"]) == spec.frame_count == 70

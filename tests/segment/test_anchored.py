@@ -17,7 +17,7 @@ def _moving_world(n=N, seed=0):
     """Frames of a textured world that scrolls sideways, with a static 10x20 UI box at the top left."""
     rng = np.random.default_rng(seed)
     world = rng.integers(0, 256, (H, W + n * 2, 3)).astype(np.uint8)
-    frames = np.stack([world[:, 2 * k:2 * k + W] for k in range(n)])
+    frames = np.stack([world[:, 2 * k : 2 * k + W] for k in range(n)])
     ui = np.zeros((n, H, W), np.uint8)
     ui[:, 2:12, 2:22] = 1
     frames[:, 2:12, 2:22] = 255
@@ -77,7 +77,7 @@ def test_the_input_reads_the_composited_window():
     assert x.shape == plain.shape and x.dtype == np.float32
     assert not np.allclose(x, plain)
     # the statistics planes are those of the window with the object in it, not of the plain window
-    median, spread = window_stats(frames[:config.span])
+    median, spread = window_stats(frames[: config.span])
     assert np.allclose(plain[-4:-1], median.transpose(2, 0, 1) / 255)
     assert not np.allclose(x[-4:-1], median.transpose(2, 0, 1) / 255)
     assert not np.allclose(x[-1], spread / 255)
@@ -91,14 +91,16 @@ def test_off_by_default_and_targets_kept():
     b = random_item([sample], config, 32, np.random.default_rng(7), jitter=False, anchored=0.0)
     for p, q in zip(a, b):
         assert np.array_equal(p.numpy(), q.numpy())
-    x, target, labels = random_item([sample], config, 48, np.random.default_rng(7), jitter=False, anchored=1.0,
-                                    donors=[_donor()])
+    x, target, labels = random_item(
+        [sample], config, 48, np.random.default_rng(7), jitter=False, anchored=1.0, donors=[_donor()]
+    )
     # the targets are the sample's own (a 48x48 window of its UI map): the object is world
-    assert any(np.array_equal(target.numpy(), ui[0, :, x0:x0 + 48]) for x0 in range(W - 48 + 1))
+    assert any(np.array_equal(target.numpy(), ui[0, :, x0 : x0 + 48]) for x0 in range(W - 48 + 1))
     assert ((labels >= 0) == (target > 0)).all()
 
 
 def test_the_share_must_be_a_share(tmp_path):
     with pytest.raises(ValueError, match="anchored-negatives"):
-        run_train_segmenter(SegmenterTrainOptions([str(tmp_path)], [str(tmp_path)], str(tmp_path / "run"),
-                                                  anchored_negatives=1.5))
+        run_train_segmenter(
+            SegmenterTrainOptions([str(tmp_path)], [str(tmp_path)], str(tmp_path / "run"), anchored_negatives=1.5)
+        )

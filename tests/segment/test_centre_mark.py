@@ -1,7 +1,7 @@
 import av
-import pytest
 import cv2
 import numpy as np
+import pytest
 
 from g2w.sample_data.textures import colorize, tileable_noise
 from g2w.segment.centre_mark import CentreMark, CentreMarkRule, centre_box, centre_chroma, window_centre_mark
@@ -13,15 +13,17 @@ H, W = 360, 640
 
 def _world(seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return cv2.cvtColor(colorize(tileable_noise(rng, H, W * 3, 8, 4), (30, 40, 50), (200, 190, 170)), cv2.COLOR_RGB2GRAY)
+    return cv2.cvtColor(
+        colorize(tileable_noise(rng, H, W * 3, 8, 4), (30, 40, 50), (200, 190, 170)), cv2.COLOR_RGB2GRAY
+    )
 
 
 def _cross(luma: np.ndarray) -> np.ndarray:
     """A thin white crosshair (2 px strokes, 21 px across) at the frame's centre."""
     out = luma.copy()
     cy, cx = H // 2, W // 2
-    out[cy - 1:cy + 1, cx - 10:cx + 11] = 250
-    out[cy - 10:cy + 11, cx - 1:cx + 1] = 250
+    out[cy - 1 : cy + 1, cx - 10 : cx + 11] = 250
+    out[cy - 10 : cy + 11, cx - 1 : cx + 1] = 250
     return out
 
 
@@ -31,7 +33,7 @@ def _truth() -> np.ndarray:
 
 def test_a_static_crosshair_over_a_panning_world_is_found_and_nothing_else():
     world = _world()
-    frames = [_cross(world[:, 9 * i: 9 * i + W]) for i in range(32)]
+    frames = [_cross(world[:, 9 * i : 9 * i + W]) for i in range(32)]
     mark = window_centre_mark(frames)
     assert mark is not None
     found = mark.paint(np.zeros((H, W), np.uint8)) > 0
@@ -49,7 +51,7 @@ def test_a_still_camera_decides_nothing():
 
 def test_a_world_without_a_crosshair_has_no_mark():
     world = _world(1)
-    assert window_centre_mark([world[:, 9 * i: 9 * i + W] for i in range(32)]) is None
+    assert window_centre_mark([world[:, 9 * i : 9 * i + W] for i in range(32)]) is None
 
 
 def test_the_mark_joins_the_refined_mask_and_the_detected_instances():
@@ -79,13 +81,13 @@ def test_a_red_crosshair_as_bright_as_the_world_is_found_by_its_colour():
     cy, cx = H // 2, W // 2
     frames = []
     for i in range(32):
-        rgb = np.ascontiguousarray(world[:, 9 * i: 9 * i + W])
-        rgb[cy - 1:cy + 2, cx - 10:cx + 11] = red
-        rgb[cy - 10:cy + 11, cx - 1:cx + 2] = red
+        rgb = np.ascontiguousarray(world[:, 9 * i : 9 * i + W])
+        rgb[cy - 1 : cy + 2, cx - 10 : cx + 11] = red
+        rgb[cy - 10 : cy + 11, cx - 1 : cx + 2] = red
         frames.append(_coded(rgb))
     lumas = [frame_luma(f) for f in frames]
     truth = np.zeros((H, W), bool)
-    truth[cy - 1:cy + 2, cx - 10:cx + 11] = truth[cy - 10:cy + 11, cx - 1:cx + 2] = True
+    truth[cy - 1 : cy + 2, cx - 10 : cx + 11] = truth[cy - 10 : cy + 11, cx - 1 : cx + 2] = True
     found_by_luma = window_centre_mark(lumas)
     by_luma = 0 if found_by_luma is None else (found_by_luma.paint(np.zeros((H, W), np.uint8)) > 0)[truth].mean()
     mark = window_centre_mark(lumas, [centre_chroma(f) for f in frames])
@@ -117,7 +119,7 @@ def test_a_translucent_crosshair_is_found_though_the_world_shows_through_it():
     cross = _truth()
     frames = []
     for i in range(32):
-        view = world[:, 9 * i: 9 * i + W].copy()
+        view = world[:, 9 * i : 9 * i + W].copy()
         view[cross] = 0.6 * 250 + 0.4 * view[cross]
         frames.append(view.astype(np.uint8))
     opaque_only = window_centre_mark(frames, rule=CentreMarkRule(translucent=0))

@@ -18,13 +18,15 @@ from g2w.video import MaskWriter, VideoWriter, probe, read_masks
 
 def _bad_and_odd_inputs(folder, good: str) -> dict[str, str]:
     os.makedirs(folder)
-    paths = {k: os.path.join(folder, f"{k}.{ext}") for k, ext in
-             (("corrupt", "mp4"), ("truncated", "mp4"), ("tiny", "mkv"), ("portrait", "mp4"), ("fast", "mp4"))}
+    paths = {
+        k: os.path.join(folder, f"{k}.{ext}")
+        for k, ext in (("corrupt", "mp4"), ("truncated", "mp4"), ("tiny", "mkv"), ("portrait", "mp4"), ("fast", "mp4"))
+    }
     with open(paths["corrupt"], "wb") as f:
         f.write(np.random.default_rng(0).bytes(5000))
     data = open(good, "rb").read()
     with open(paths["truncated"], "wb") as f:
-        f.write(data[:len(data) // 3])
+        f.write(data[: len(data) // 3])
     with MaskWriter(paths["tiny"], 1, 1, 30) as w:  # a 1x1 video (FFV1 allows odd sizes)
         for i in range(12):
             w.write(np.full((1, 1), i * 20, np.uint8))

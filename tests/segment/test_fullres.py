@@ -6,8 +6,15 @@ import pytest
 import torch
 
 from g2w.models.hud_segmenter import FullResRefiner, FullResRefinerConfig
-from g2w.segment.fullres import (FullResTiles, candidate_tiles, crop_tiles, pad_to_tiles, tile_statistics,
-                                 upsampled_probability, window_refinement)
+from g2w.segment.fullres import (
+    FullResTiles,
+    candidate_tiles,
+    crop_tiles,
+    pad_to_tiles,
+    tile_statistics,
+    upsampled_probability,
+    window_refinement,
+)
 from g2w.segment.inputs import temporal_median
 from g2w.segment.predict import DEFAULT_CHECKPOINT, FramePrediction, full_mask
 
@@ -24,7 +31,7 @@ def test_tile_statistics_equal_the_whole_frame_ones_on_every_candidate_tile():
     whole = temporal_median(frames)
     mad = np.mean([np.abs(f.astype(np.float32) - whole) for f in frames], axis=0)
     assert np.array_equal(median[0, m:-m, m:-m], whole[:32, :32])
-    assert np.array_equal(median[1, m:m + 6, m:m + 4], whole[64:70, 96:100])
+    assert np.array_equal(median[1, m : m + 6, m : m + 4], whole[64:70, 96:100])
     assert np.abs(spread[0, m:-m, m:-m].astype(int) - np.clip(mad[:32, :32] * 4, 0, 255).astype(int)).max() <= 1
 
 
@@ -50,14 +57,16 @@ def _glyph_scene(n=32, h=96, w=160, seed=0):
     world = cv2.GaussianBlur(rng.integers(0, 256, (h, w + 4 * n), dtype=np.uint8), (5, 5), 1.5)
     glyphs = np.zeros((h, w), bool)
     for x in range(24, 136, 12):  # 3 px strokes, 9 px gaps
-        glyphs[36:60, x:x + 3] = True
+        glyphs[36:60, x : x + 3] = True
     glyphs[36:39, 24:139] = True
     frames = []
     for t in range(n):
-        f = world[:, 4 * t:4 * t + w].copy()
+        f = world[:, 4 * t : 4 * t + w].copy()
         f[glyphs] = 235
         frames.append(f)
-    truth = cv2.dilate(glyphs.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0  # glyphs grown 2 px, as captured masks are
+    truth = (
+        cv2.dilate(glyphs.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    )  # glyphs grown 2 px, as captured masks are
     coarse = np.zeros((h, w), np.float32)
     coarse[32:64, 20:142] = 0.95  # the network at 256 px: one solid block over the text
     return frames, coarse, truth
@@ -78,8 +87,9 @@ def test_the_shipped_refiner_opens_the_gaps_of_a_static_text_over_a_moving_world
     assert min(ious) > plain + 0.15
 
 
-@pytest.mark.parametrize("config", [FullResRefinerConfig(width=4),
-                                    FullResRefinerConfig(width=4, window_max=True, dilations=(1, 2, 4, 1))])
+@pytest.mark.parametrize(
+    "config", [FullResRefinerConfig(width=4), FullResRefinerConfig(width=4, window_max=True, dilations=(1, 2, 4, 1))]
+)
 def test_a_refiner_that_adds_nothing_reproduces_the_plain_mask(config):
     refiner = FullResRefiner(config)
     assert refiner.margin == sum(config.dilations)
@@ -97,7 +107,6 @@ def test_a_refiner_that_adds_nothing_reproduces_the_plain_mask(config):
     q = upsampled_probability(ui, 128, 72)
     near = np.abs(q.astype(int) - 128) <= 1
     assert np.array_equal((found[0].mask() > 0)[~near], plain[~near])
-
 
 
 def test_one_found_stroke_brings_the_whole_static_text_and_none_of_the_world():

@@ -64,8 +64,9 @@ def test_warm_start_loads_the_init_folders_weights(tmp_path):
     from dataclasses import asdict
 
     fresh = SegmenterTask(data=[], val=[], cache_dir=str(tmp_path), model=asdict(config)).build_model()
-    warm = SegmenterTask(data=[], val=[], cache_dir=str(tmp_path), model=asdict(config),
-                         init=str(tmp_path / "init")).build_model()
+    warm = SegmenterTask(
+        data=[], val=[], cache_dir=str(tmp_path), model=asdict(config), init=str(tmp_path / "init")
+    ).build_model()
     ref = source.state_dict()
     assert all(torch.equal(warm.state_dict()[k], v) for k, v in ref.items())
     assert not all(torch.equal(fresh.state_dict()[k], v) for k, v in ref.items())
@@ -78,9 +79,9 @@ def _clip():
     Returns the model input of frame 16 and the UI target."""
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (32, 32, 32, 3), dtype=np.uint8)  # every pixel changes each frame
-    frames[:, 22:30, 12:20] = 90   # the sprite holds still
-    frames[:, 1:7, 1:7] = 240      # the panel holds still
-    frames[:, 7:9, 1:7] = 60       # and so does the world just under it
+    frames[:, 22:30, 12:20] = 90  # the sprite holds still
+    frames[:, 1:7, 1:7] = 240  # the panel holds still
+    frames[:, 7:9, 1:7] = 60  # and so does the world just under it
     median, spread = window_stats(frames)
     x = torch.from_numpy(assemble([frames[15], frames[16], frames[17]], median, spread))[None]
     ui = torch.zeros(1, 32, 32)
@@ -91,9 +92,9 @@ def _clip():
 def test_static_world_picks_the_still_world_pixels_only():
     x, ui = _clip()
     static = static_world(x, ui)
-    assert static[0, 22:30, 12:20].all()           # the still sprite
-    assert not static[0, 1:7, 1:7].any()           # still, but UI
-    assert not static[0, 7:9, 1:7].any()           # still world, but on the panel's rim (2 px)
+    assert static[0, 22:30, 12:20].all()  # the still sprite
+    assert not static[0, 1:7, 1:7].any()  # still, but UI
+    assert not static[0, 7:9, 1:7].any()  # still world, but on the panel's rim (2 px)
     assert static_world(x, ui, border=0)[0, 7:9, 1:7].all()
     moving = torch.ones(32, 32, dtype=torch.bool)
     moving[22:30, 12:20] = False
@@ -111,9 +112,11 @@ def test_static_world_term_weighs_those_pixels_extra():
     logits = torch.full((1, 32, 32), -4.0)
     logits[0, 22:30, 12:20] = 2.0  # the sprite is called UI: the false positive the term is for
     term = static_world_loss(logits, static)
-    assert term.item() == pytest.approx(64 * F.softplus(torch.tensor(2.0)).item() / 1024
-                                        + (static.sum().item() - 64) * F.softplus(torch.tensor(-4.0)).item() / 1024,
-                                        rel=1e-5)
+    assert term.item() == pytest.approx(
+        64 * F.softplus(torch.tensor(2.0)).item() / 1024
+        + (static.sum().item() - 64) * F.softplus(torch.tensor(-4.0)).item() / 1024,
+        rel=1e-5,
+    )
     labels = torch.full((1, 32, 32), IGNORE, dtype=torch.long)
     labels[ui > 0] = 2
     label_logits = torch.zeros(1, 8, 16, 16)

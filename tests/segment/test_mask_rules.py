@@ -6,8 +6,16 @@ import pytest
 
 from g2w.segment.centre_mark import CentreMark
 from g2w.segment.fullres import FullResTiles
-from g2w.segment.mask_rules import (REMOVAL_RULES, CentreMarkRule, CoarseSupportRule, StillDetailRule,
-                                    SupportMotionRule, apply_rules, parse_rules, supported_mask)
+from g2w.segment.mask_rules import (
+    REMOVAL_RULES,
+    CentreMarkRule,
+    CoarseSupportRule,
+    StillDetailRule,
+    SupportMotionRule,
+    apply_rules,
+    parse_rules,
+    supported_mask,
+)
 from g2w.segment.predict import FramePrediction, full_mask
 from g2w.segment.support_motion import WindowSpread
 
@@ -54,8 +62,10 @@ def test_rules_are_parsed_in_order_with_their_values():
     assert parse_rules(rules) == rules
 
 
-@pytest.mark.parametrize("spec, message", [("crosshair", "unknown mask rule"), ("centre_mark:2", "takes no value"),
-                                           ("coarse_support:high", "not a number")])
+@pytest.mark.parametrize(
+    "spec, message",
+    [("crosshair", "unknown mask rule"), ("centre_mark:2", "takes no value"), ("coarse_support:high", "not a number")],
+)
 def test_a_bad_rule_list_is_refused_with_a_reason(spec, message):
     with pytest.raises(ValueError, match=message):
         parse_rules(spec)
@@ -68,8 +78,15 @@ def _prediction_with_evidence(width=128, height=64):
     tiles = np.array([[r, c] for r in range(2) for c in range(4)])
     spread = np.full((len(tiles), 32, 32), 80, np.uint8)  # the world moves: 20 grey levels
     spread[0] = 0  # tile (0, 0): the widget and its support are still
-    fr = FullResTiles(width, height, 32, tiles, np.full((len(tiles), 32, 32), -20, np.float32), mark,
-                      spread=WindowSpread(width, height, 32, tiles, spread))
+    fr = FullResTiles(
+        width,
+        height,
+        32,
+        tiles,
+        np.full((len(tiles), 32, 32), -20, np.float32),
+        mark,
+        spread=WindowSpread(width, height, 32, tiles, spread),
+    )
     fr.logits[0, 4:12, 4:12] = 20  # the refiner keeps the widget's core
     ui = np.zeros((height // 4, width // 4), np.float32)
     ui[0:5, 0:5] = 0.9  # its soft rest (still)
@@ -87,7 +104,9 @@ def test_each_rule_does_its_part_and_support_motion_filters_what_the_support_add
     assert supported[0:18, 0:18].all() and supported[26:38, 58:70].all()  # the widget's rest, the world by the mark
     filtered = full_mask(pred, 128, 64, rules="centre_mark,coarse_support:0.5,support_motion:0.75")
     assert filtered[0:18, 0:18].all()  # the still part the support added stays
-    assert filtered[28:36, 60:68].all() and filtered[24:40, 56:72].sum() == 64 * 255  # the moving one goes, not the mark
+    assert (
+        filtered[28:36, 60:68].all() and filtered[24:40, 56:72].sum() == 64 * 255
+    )  # the moving one goes, not the mark
     assert np.array_equal(full_mask(pred, 128, 64, rules="support_motion:0.75"), refined)  # nothing added before it
 
 

@@ -50,13 +50,22 @@ def test_pixel_scores_and_per_label_recall():
 def test_truth_boxes_are_the_annotations_instances_at_model_size():
     from g2w.segment.task import annotation_boxes
 
-    annotation = {"width": 1280, "height": 720,
-                  "instances": [{"id": "status", "label": "player_status"}, {"id": "msg", "label": "screen_notice"}],
-                  "frames": [{"frame": 0, "objects": [{"id": "msg", "box": [0, 0, 410, 28]}]},
-                             {"frame": 1, "objects": [{"id": "status", "box": [4, 601, 518, 719]},
-                                                      {"id": "msg", "box": [0, 0, 410, 28]}]}]}
+    annotation = {
+        "width": 1280,
+        "height": 720,
+        "instances": [{"id": "status", "label": "player_status"}, {"id": "msg", "label": "screen_notice"}],
+        "frames": [
+            {"frame": 0, "objects": [{"id": "msg", "box": [0, 0, 410, 28]}]},
+            {
+                "frame": 1,
+                "objects": [{"id": "status", "box": [4, 601, 518, 719]}, {"id": "msg", "box": [0, 0, 410, 28]}],
+            },
+        ],
+    }
     # one box per widget (not per glyph), scaled outwards to whole pixels of the 256x144 input
-    assert annotation_boxes(annotation, 1, 256, 144) == [("player_status", [0, 120, 104, 144]),
-                                                         ("screen_notice", [0, 0, 82, 6])]
+    assert annotation_boxes(annotation, 1, 256, 144) == [
+        ("player_status", [0, 120, 104, 144]),
+        ("screen_notice", [0, 0, 82, 6]),
+    ]
     assert annotation_boxes(annotation, 0, 256, 144) == [("screen_notice", [0, 0, 82, 6])]
     assert annotation_boxes(annotation, 5, 256, 144) == []

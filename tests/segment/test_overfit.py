@@ -17,8 +17,17 @@ from g2w.train.session import LocalSession
 
 def test_tiny_segmenter_overfits_two_samples(synth_out, tmp_path):
     config = HudSegmenterConfig(span=8, input_long_side=128, widths=(12, 16, 24))
-    task = SegmenterTask(data=[synth_out], val=[synth_out], cache_dir=str(tmp_path), model=asdict(config),
-                         crop=128, crfs=(None,), lr=1e-2, seed=0, jitter=False)
+    task = SegmenterTask(
+        data=[synth_out],
+        val=[synth_out],
+        cache_dir=str(tmp_path),
+        model=asdict(config),
+        crop=128,
+        crfs=(None,),
+        lr=1e-2,
+        seed=0,
+        jitter=False,
+    )
     model = task.build_model("cpu")
     optimizer = torch.optim.Adam(task.trainable_parameters(model).values(), lr=task.lr)
     steps, n = 250, task.num_examples()
@@ -35,8 +44,14 @@ def test_tiny_segmenter_overfits_two_samples(synth_out, tmp_path):
 
 
 def test_augmentation_comes_from_the_generator(synth_out, tmp_path):
-    task = SegmenterTask(data=[synth_out], val=[synth_out], cache_dir=str(tmp_path),
-                         model=asdict(HudSegmenterConfig.tiny()), crop=32, crfs=(None,))
+    task = SegmenterTask(
+        data=[synth_out],
+        val=[synth_out],
+        cache_dir=str(tmp_path),
+        model=asdict(HudSegmenterConfig.tiny()),
+        crop=32,
+        crfs=(None,),
+    )
     a, b, c = (task.examples([0, 0], generator_rng(torch.Generator().manual_seed(s))) for s in (1, 1, 2))
     assert all(torch.equal(x, y) for x, y in zip(a, b))
     assert not torch.equal(a[0], c[0])
@@ -44,8 +59,14 @@ def test_augmentation_comes_from_the_generator(synth_out, tmp_path):
 
 def test_harness_run_saves_the_shipped_format(synth_out, tmp_path):
     config = HudSegmenterConfig.tiny()
-    task = SegmenterTask(data=[synth_out], val=[synth_out], cache_dir=str(tmp_path / "cache"), model=asdict(config),
-                         crop=32, crfs=(None, 30))
+    task = SegmenterTask(
+        data=[synth_out],
+        val=[synth_out],
+        cache_dir=str(tmp_path / "cache"),
+        model=asdict(config),
+        crop=32,
+        crfs=(None, 30),
+    )
     cfg = FitConfig(output=str(tmp_path / "run"), steps=2, global_batch=2, micro_batch=1, lr=1e-3, checkpoint_every=1)
     train_worker(task, cfg, LocalSession(str(tmp_path / "run")))
     cfg.steps = 3  # resumes from step 2 through the task's load_weights (strict)

@@ -36,7 +36,9 @@ def test_refiner_task_matches_inference_and_learns(synth_out, tmp_path):
             preds[k].full_res = None
             plain.add_pixels(full_mask(preds[k], info.width, info.height) > 0, truth >= 128)
     assert (cached_plain.tp, cached_plain.fp, cached_plain.fn) == (plain.tp, plain.fp, plain.fn)
-    assert abs(cached_refined.tp - refined.tp) + abs(cached_refined.fp - refined.fp) <= 0.002 * (refined.tp + refined.fp)
+    assert abs(cached_refined.tp - refined.tp) + abs(cached_refined.fp - refined.fp) <= 0.002 * (
+        refined.tp + refined.fp
+    )
 
     # examples and loss: a fresh refiner fits the pair's tiles better after a few steps
     model = task.build_model()

@@ -18,7 +18,7 @@ IOU_FLOOR = 0.40
 
 def test_shipped_checkpoint_is_small_and_finds_the_ui(synth_out):
     weights = os.path.join(DEFAULT_CHECKPOINT, "hud_segmenter.safetensors")
-    assert os.path.getsize(weights) <= 10 * 2 ** 20
+    assert os.path.getsize(weights) <= 10 * 2**20
     assert os.path.exists(os.path.join(DEFAULT_CHECKPOINT, "hud_segmenter.md"))  # the model card
     segmenter = Segmenter(full_res=True)
     assert segmenter.refiner is not None  # hud_refiner.* ships beside the segmenter

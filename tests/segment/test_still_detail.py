@@ -12,7 +12,7 @@ def _tiles(rows: range, cols: range) -> np.ndarray:
 
 
 def _detail(still: np.ndarray, tiles: np.ndarray) -> StillDetail:
-    per_tile = np.stack([still[r * T:(r + 1) * T, c * T:(c + 1) * T] for r, c in tiles]).astype(np.uint8)
+    per_tile = np.stack([still[r * T : (r + 1) * T, c * T : (c + 1) * T] for r, c in tiles]).astype(np.uint8)
     return StillDetail.of(per_tile, tiles, T, W, H)
 
 
@@ -23,7 +23,7 @@ def _line() -> tuple[np.ndarray, np.ndarray]:
     mask[10:20, 10:30] = 255
     still = np.zeros((H, W), bool)
     for x in range(12, 70, 6):
-        still[11:19, x:x + 3] = True
+        still[11:19, x : x + 3] = True
     still[30:32, 90:118] = True
     return mask, still
 

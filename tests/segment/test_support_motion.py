@@ -9,8 +9,9 @@ H, W, TILE = 128, 192, 32
 
 def _window(spread: np.ndarray, known_tiles=None) -> WindowSpread:
     rows, cols = H // TILE, W // TILE
-    tiles = np.array([(r, c) for r in range(rows) for c in range(cols)
-                      if known_tiles is None or (r, c) in known_tiles]).reshape(-1, 2)
+    tiles = np.array(
+        [(r, c) for r in range(rows) for c in range(cols) if known_tiles is None or (r, c) in known_tiles]
+    ).reshape(-1, 2)
     crops = spread.reshape(rows, TILE, cols, TILE)[tiles[:, 0], :, tiles[:, 1], :]
     return WindowSpread(W, H, TILE, tiles, crops)
 

@@ -14,11 +14,37 @@ from g2w.models.hud_segmenter import HudSegmenter
 @pytest.mark.slow
 def test_train_command_writes_its_outputs(ray_local, synth_out, tmp_path):
     run = tmp_path / "run"
-    args = ["hud-segmenter", "train", "--data", synth_out, "--val", synth_out, "--output", str(run),
-            "--steps", "2", "--eval-every", "1", "--batch-size", "2", "--crop", "48", "--anchored-negatives", "0.5"]
+    args = [
+        "hud-segmenter",
+        "train",
+        "--data",
+        synth_out,
+        "--val",
+        synth_out,
+        "--output",
+        str(run),
+        "--steps",
+        "2",
+        "--eval-every",
+        "1",
+        "--batch-size",
+        "2",
+        "--crop",
+        "48",
+        "--anchored-negatives",
+        "0.5",
+    ]
     assert main(args) == 0
-    for name in ("model/hud_segmenter.json", "model/hud_segmenter.safetensors", "metrics.json", "history.json",
-                 "loss.png", "overlays.png", "report.html", "weights.safetensors"):
+    for name in (
+        "model/hud_segmenter.json",
+        "model/hud_segmenter.safetensors",
+        "metrics.json",
+        "history.json",
+        "loss.png",
+        "overlays.png",
+        "report.html",
+        "weights.safetensors",
+    ):
         assert (run / name).exists(), name
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["steps"] == 2 and 0.0 <= metrics["validation"]["mask_iou"] <= 1.0

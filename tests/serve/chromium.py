@@ -19,8 +19,16 @@ import urllib.request
 
 from websockets.sync.client import connect
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,900"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,900",
+]
 
 
 def chromium_binary() -> str | None:
@@ -30,8 +38,11 @@ def chromium_binary() -> str | None:
 class Browser:
     def __init__(self, binary: str):
         self.profile = tempfile.mkdtemp(prefix="g2w-chromium-")
-        self.proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-port=0",
-                                      "about:blank"], stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [binary, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-port=0", "about:blank"],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         port = None
         for line in self.proc.stderr:  # "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/..."
             m = re.search(r"ws://127\.0\.0\.1:(\d+)/", line)

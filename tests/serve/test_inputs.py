@@ -16,8 +16,9 @@ def test_settings_need_a_token_unless_insecure(tmp_path):
     assert parse_settings({"insecure-no-auth": "true"}, env={}).insecure_no_auth
     token_file = tmp_path / "token"
     token_file.write_text("s3cret\n")
-    settings = parse_settings({"max-active-jobs": "5", "allowed_roots": "/a, s3://b/c"},
-                              env={"G2W_SERVE_TOKEN_FILE": str(token_file)})
+    settings = parse_settings(
+        {"max-active-jobs": "5", "allowed_roots": "/a, s3://b/c"}, env={"G2W_SERVE_TOKEN_FILE": str(token_file)}
+    )
     assert settings.token_sha256 == token_digest("s3cret") and "s3cret" not in repr(settings)
     assert settings.max_active_jobs == 5 and settings.allowed_roots == ("/a", "s3://b/c")
     with pytest.raises(SettingsError, match="unknown setting"):
@@ -37,8 +38,14 @@ def test_uris_stay_inside_the_roots(tmp_path):
     assert resolve_uri(str(root / "a.mp4"), roots) == str(root / "a.mp4")
     assert resolve_uri(f"file://{root}/a.mp4", roots) == str(root / "a.mp4")
     assert resolve_uri("s3://bucket/clips/x/y.mp4", roots) == "s3://bucket/clips/x/y.mp4"
-    for bad in (str(outside), f"{root}/../secret.mp4", str(root / "link.mp4"), "s3://bucket/clips/../other.mp4",
-                "s3://bucket/clipsX/a.mp4", "/etc/passwd"):
+    for bad in (
+        str(outside),
+        f"{root}/../secret.mp4",
+        str(root / "link.mp4"),
+        "s3://bucket/clips/../other.mp4",
+        "s3://bucket/clipsX/a.mp4",
+        "/etc/passwd",
+    ):
         with pytest.raises(InputError) as exc:
             resolve_uri(bad, roots)
         assert exc.value.status == 403, bad
@@ -78,8 +85,12 @@ def test_every_option_of_every_method_has_a_range():
     assert not missing, f"give these options a range in serve/inputs.py OPTION_RULES: {sorted(missing)}"
     checkpoints = {"small": {"checkpoint": "/models/small"}}
     assert method_options("gamecleaner", '{"checkpoint": "small", "steps": 4}', checkpoints)["checkpoint"] == "small"
-    for bad in ('{"steps": 4}', '{"checkpoint": "/models/small"}', '{"checkpoint": "small", "base_dir": "/x"}',
-                '{"checkpoint": "small", "steps": 0}'):
+    for bad in (
+        '{"steps": 4}',
+        '{"checkpoint": "/models/small"}',
+        '{"checkpoint": "small", "base_dir": "/x"}',
+        '{"checkpoint": "small", "steps": 0}',
+    ):
         with pytest.raises(InputError) as exc:
             method_options("gamecleaner", bad, checkpoints)
         assert exc.value.status == 422, bad

@@ -55,8 +55,13 @@ def test_a_canceled_method_stops_and_leaves_no_output(make_video, tmp_path):
     source = make_video(frames=24)
     workdir = tmp_path / "job"
     workdir.mkdir()
-    job = {"id": "job_x", "input": source, "workdir": str(workdir), "method": "propagate",
-           "params": {"options": {"chunk_frames": 4}}}
+    job = {
+        "id": "job_x",
+        "input": source,
+        "workdir": str(workdir),
+        "method": "propagate",
+        "params": {"options": {"chunk_frames": 4}},
+    }
 
     def stop_after_five(frames):  # what ProgressHook does once the service says "canceled"
         if frames >= 5:

@@ -42,10 +42,14 @@ MAX_PIXELS, MAX_FRAMES = 640 * 384, 1000  # the long clip is the largest the tes
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory, make_video_module, synth_out, edits):
     root = tmp_path_factory.mktemp("inputs")
-    return {"root": str(root), "clip": make_video_module(str(root / "clip.mp4"), frames=20),
-            "other": make_video_module(str(root / "other.mp4"), frames=12),
-            "long": make_video_module(str(root / "long.mp4"), LONG_FRAMES, *LONG_SIZE),
-            "cases": synth_out, "edited": edits["identity"]}
+    return {
+        "root": str(root),
+        "clip": make_video_module(str(root / "clip.mp4"), frames=20),
+        "other": make_video_module(str(root / "other.mp4"), frames=12),
+        "long": make_video_module(str(root / "long.mp4"), LONG_FRAMES, *LONG_SIZE),
+        "cases": synth_out,
+        "edited": edits["identity"],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -65,28 +69,52 @@ def make_video_module():
 def service(ray_local, inputs, tmp_path_factory):
     data = tmp_path_factory.mktemp("serve_data")
     roots = ",".join((inputs["root"], inputs["cases"], inputs["edited"]))
-    svc = Service(TOKEN, {"data-dir": str(data), "allowed-roots": roots, "max-upload-mb": "0.05",
-                          "max-active-jobs": str(MAX_ACTIVE), "max-active-per-owner": str(PER_OWNER), "dispatch": "false",
-                          "max-pixels": str(MAX_PIXELS), "max-frames": str(MAX_FRAMES), "max-duration-s": "60"}).start()
+    svc = Service(
+        TOKEN,
+        {
+            "data-dir": str(data),
+            "allowed-roots": roots,
+            "max-upload-mb": "0.05",
+            "max-active-jobs": str(MAX_ACTIVE),
+            "max-active-per-owner": str(PER_OWNER),
+            "dispatch": "false",
+            "max-pixels": str(MAX_PIXELS),
+            "max-frames": str(MAX_FRAMES),
+            "max-duration-s": "60",
+        },
+    ).start()
     yield svc
     svc.stop()
 
 
 def _submit(svc, path=None, method="identity", headers=None, **data):
     files = {"file": (os.path.basename(path), open(path, "rb").read())} if path else None
-    return requests.post(f"{svc.url}/v1/removals", files=files, data={"method": method, **data},
-                         headers={**svc.headers, **(headers or {})}, timeout=60)
+    return requests.post(
+        f"{svc.url}/v1/removals",
+        files=files,
+        data={"method": method, **data},
+        headers={**svc.headers, **(headers or {})},
+        timeout=60,
+    )
 
 
 def _owner(svc, name: str) -> dict:
     """Request headers for a new key of owner `name` (as `g2w serve-keys create` makes one)."""
     from g2w.io import api_keys
 
-    return {"Authorization": f"Bearer {api_keys.create_key(os.path.join(svc.args['data-dir'], 'jobs.sqlite'), name)['key']}"}
+    return {
+        "Authorization": f"Bearer {api_keys.create_key(os.path.join(svc.args['data-dir'], 'jobs.sqlite'), name)['key']}"
+    }
 
 
-def _wait(svc, job_id, kind="removals", timeout_s=120, until=lambda job: job["state"] in ("succeeded", "failed", "canceled"),
-          headers=None):
+def _wait(
+    svc,
+    job_id,
+    kind="removals",
+    timeout_s=120,
+    until=lambda job: job["state"] in ("succeeded", "failed", "canceled"),
+    headers=None,
+):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         job = requests.get(f"{svc.url}/v1/{kind}/{job_id}", headers=headers or svc.headers, timeout=30).json()
@@ -100,10 +128,20 @@ def test_every_route_but_healthz_needs_the_token(service, inputs):
     assert requests.get(f"{service.url}/healthz", timeout=30).json()["ok"]
     page = requests.get(service.url + "/", timeout=30)
     assert page.status_code == 401 and "token" in page.text
-    for method, path in (("GET", "/v1/methods"), ("POST", "/v1/removals"), ("GET", "/v1/removals/job_" + "0" * 20), ("GET", "/v1/removals"),
-                         ("POST", "/v1/remove-frame"), ("GET", "/static/app.js"), ("POST", "/v1/batches"),
-                         ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/v1/batches/batch_" + "0" * 20),
-                         ("DELETE", "/v1/evaluations/job_" + "0" * 20), ("GET", "/v1/detections/x/result/y")):
+    for method, path in (
+        ("GET", "/v1/methods"),
+        ("POST", "/v1/removals"),
+        ("GET", "/v1/removals/job_" + "0" * 20),
+        ("GET", "/v1/removals"),
+        ("POST", "/v1/remove-frame"),
+        ("GET", "/static/app.js"),
+        ("POST", "/v1/batches"),
+        ("GET", "/openapi.json"),
+        ("GET", "/docs"),
+        ("GET", "/v1/batches/batch_" + "0" * 20),
+        ("DELETE", "/v1/evaluations/job_" + "0" * 20),
+        ("GET", "/v1/detections/x/result/y"),
+    ):
         resp = requests.request(method, service.url + path, headers={"Authorization": "Bearer wrong"}, timeout=30)
         assert resp.status_code == 401, path
     assert requests.get(f"{service.url}/v1/methods", timeout=30).status_code == 401
@@ -159,8 +197,12 @@ def test_attack_evaluation_cannot_reach_a_client_url_or_variable(service, inputs
     endpoint = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     url, form = f"{service.url}/v1/evaluations", {"cases": inputs["cases"], "edited": inputs["edited"]}
     try:
-        for extra in ({"judge": "openai", "endpoint": endpoint, "model": "m", "api_key_env": "HOME"},
-                      {"judge": endpoint}, {"endpoint": endpoint}, {"api_key_env": "AWS_SECRET_ACCESS_KEY"}):
+        for extra in (
+            {"judge": "openai", "endpoint": endpoint, "model": "m", "api_key_env": "HOME"},
+            {"judge": endpoint},
+            {"endpoint": endpoint},
+            {"api_key_env": "AWS_SECRET_ACCESS_KEY"},
+        ):
             resp = requests.post(url, data={**form, **extra}, headers=service.headers, timeout=30)
             assert resp.status_code == 422 and resp.json()["error"] in ("bad_options", "unknown_judge"), resp.text
         time.sleep(0.5)
@@ -187,8 +229,13 @@ def test_attack_playlists_concat_lists_and_images_are_not_videos(service, inputs
             assert str(outside) not in resp.text and inputs["root"] not in resp.text
     png = io.BytesIO()
     Image.fromarray(numbered_frame(1, 64, 48)).save(png, format="PNG")
-    resp = requests.post(f"{service.url}/v1/removals", data={"method": "identity"}, headers=service.headers,
-                         files={"file": ("frame-%03d.png", png.getvalue())}, timeout=30)
+    resp = requests.post(
+        f"{service.url}/v1/removals",
+        data={"method": "identity"},
+        headers=service.headers,
+        files={"file": ("frame-%03d.png", png.getvalue())},
+        timeout=30,
+    )
     assert (resp.status_code, resp.json()["error"]) == (415, "container_not_allowed")
 
 
@@ -197,14 +244,21 @@ def test_attack_chunked_oversize_upload_is_cut_off_while_streaming(service, inpu
     boundary, sent, answer = "b0undary", 0, b""
     jobs_dir = os.path.join(service.args["data-dir"], "jobs")
     before = sorted(os.listdir(jobs_dir))
-    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="method"\r\n\r\nidentity\r\n'
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n'
-            "Content-Type: video/mp4\r\n\r\n").encode()
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="method"\r\n\r\nidentity\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\n'
+        "Content-Type: video/mp4\r\n\r\n"
+    ).encode()
     chunk = b"\0" * (256 << 10)
     with socket.create_connection(("127.0.0.1", service.port), timeout=30) as conn:
-        conn.sendall((f"POST /v1/removals HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
-                      f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
-                      "Transfer-Encoding: chunked\r\n\r\n").encode() + b"%x\r\n%s\r\n" % (len(head), head))
+        conn.sendall(
+            (
+                f"POST /v1/removals HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+                f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n"
+            ).encode()
+            + b"%x\r\n%s\r\n" % (len(head), head)
+        )
         while sent < 256 << 20 and not answer:  # up to 256 MB, far over the 0.05 MB limit
             try:
                 conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
@@ -228,8 +282,12 @@ def test_attack_decode_bombs_are_refused_from_the_headers(service, inputs, make_
         assert os.path.getsize(path) < 50_000  # under the upload limit: only the declared cost is too high
         resp = _submit(service, path)
         assert (resp.status_code, resp.json()["error"]) == (413, reason), resp.text
-    for options, word in (('{"radius": 10000}', "radius"), ('{"preset": "placebo"}', "preset"),
-                          ('{"checkpoint": "/etc/passwd"}', "checkpoint"), ('{"mask": "gt"}', "mask")):
+    for options, word in (
+        ('{"radius": 10000}', "radius"),
+        ('{"preset": "placebo"}', "preset"),
+        ('{"checkpoint": "/etc/passwd"}', "checkpoint"),
+        ('{"mask": "gt"}', "mask"),
+    ):
         resp = _submit(service, inputs["clip"], method="telea", options=options)
         assert (resp.status_code, resp.json()["error"]) == (422, "bad_options") and word in resp.json()["message"]
 
@@ -248,13 +306,21 @@ def test_attack_foreign_owner_sees_no_job_and_keys_can_be_revoked(service, input
         resp = requests.request(method, base + path, headers=as_alice, timeout=30)
         assert (resp.status_code, resp.json()["error"]) == (404, "not_found"), path
     # Idempotency keys are per owner, and carry the payload: another payload under the same key is 422.
-    theirs = requests.post(f"{service.url}/v1/removals", data={"method": "identity"}, headers={**as_alice, "Idempotency-Key": "same"},
-                           files={"file": ("clip.mp4", open(inputs["clip"], "rb").read())}, timeout=60)
+    theirs = requests.post(
+        f"{service.url}/v1/removals",
+        data={"method": "identity"},
+        headers={**as_alice, "Idempotency-Key": "same"},
+        files={"file": ("clip.mp4", open(inputs["clip"], "rb").read())},
+        timeout=60,
+    )
     assert theirs.status_code == 202 and theirs.json()["id"] != mine.json()["id"]
     assert "Idempotent-Replayed" not in theirs.headers
     changed = _submit(service, inputs["other"], headers={"Idempotency-Key": "same"})
     assert (changed.status_code, changed.json()["error"]) == (422, "idempotency_key_reused")
-    assert requests.get(f"{service.url}/v1/removals/{theirs.json()['id']}", headers=as_alice, timeout=30).status_code == 200
+    assert (
+        requests.get(f"{service.url}/v1/removals/{theirs.json()['id']}", headers=as_alice, timeout=30).status_code
+        == 200
+    )
     for job_id, headers in ((mine.json()["id"], service.headers), (theirs.json()["id"], as_alice)):
         assert requests.delete(f"{service.url}/v1/removals/{job_id}", headers=headers, timeout=30).status_code == 200
     assert main(["serve-keys", "--state-dir", state, "list"]) == 0
@@ -270,21 +336,35 @@ def test_attack_session_cookie_replayed_from_another_origin(service, inputs):
     cookie = signed.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Max-Age=" in cookie
     assert TOKEN not in cookie and "Secure" not in cookie  # plain HTTP here; Secure over TLS
-    over_tls = requests.post(f"{service.url}/v1/session", headers={**service.headers, "X-Forwarded-Proto": "https"},
-                             timeout=30)
+    over_tls = requests.post(
+        f"{service.url}/v1/session", headers={**service.headers, "X-Forwarded-Proto": "https"}, timeout=30
+    )
     assert "Secure" in over_tls.headers["set-cookie"]
     jar = {"g2w_session": signed.cookies["g2w_session"]}
     assert requests.get(f"{service.url}/v1/methods", cookies=jar, timeout=30).status_code == 200
     clip = open(inputs["clip"], "rb").read()
     for origin in ({"Origin": "http://evil.example"}, {}, {"Origin": "null"}):
-        resp = requests.post(f"{service.url}/v1/removals", cookies=jar, headers=origin, data={"method": "identity"},
-                             files={"file": ("clip.mp4", clip)}, timeout=60)
+        resp = requests.post(
+            f"{service.url}/v1/removals",
+            cookies=jar,
+            headers=origin,
+            data={"method": "identity"},
+            files={"file": ("clip.mp4", clip)},
+            timeout=60,
+        )
         assert (resp.status_code, resp.json()["error"]) == (403, "cross_origin"), origin
-    same = requests.post(f"{service.url}/v1/removals", cookies=jar, headers={"Origin": service.url},
-                         data={"method": "identity"}, files={"file": ("clip.mp4", clip)}, timeout=60)
+    same = requests.post(
+        f"{service.url}/v1/removals",
+        cookies=jar,
+        headers={"Origin": service.url},
+        data={"method": "identity"},
+        files={"file": ("clip.mp4", clip)},
+        timeout=60,
+    )
     assert same.status_code == 202
-    requests.delete(f"{service.url}/v1/removals/{same.json()['id']}", cookies=jar, headers={"Origin": service.url},
-                    timeout=30)
+    requests.delete(
+        f"{service.url}/v1/removals/{same.json()['id']}", cookies=jar, headers={"Origin": service.url}, timeout=30
+    )
     out = requests.delete(f"{service.url}/v1/session", cookies=jar, headers={"Origin": service.url}, timeout=30)
     assert out.status_code == 204
     assert requests.get(f"{service.url}/v1/methods", cookies=jar, timeout=30).status_code == 401
@@ -305,8 +385,13 @@ def test_attack_concurrent_requests_cannot_pass_admission_or_split_a_key(service
 
     def post(args):
         key, data = args
-        return requests.post(f"{service.url}/v1/removals", data={"method": "identity"}, files={"file": ("c.mp4", data)},
-                             headers={**bob, "Idempotency-Key": key}, timeout=120)
+        return requests.post(
+            f"{service.url}/v1/removals",
+            data={"method": "identity"},
+            files={"file": ("c.mp4", data)},
+            headers={**bob, "Idempotency-Key": key},
+            timeout=120,
+        )
 
     with ThreadPoolExecutor(8) as pool:
         same = list(pool.map(post, [("one", clip)] * 8))
@@ -328,9 +413,17 @@ def test_attack_concurrent_requests_cannot_pass_admission_or_split_a_key(service
 
     lines = "\n".join(json.dumps({"uri": inputs["other"], "method": "identity"}) for _ in range(2)).encode()
     with ThreadPoolExecutor(6) as pool:
-        batches = list(pool.map(lambda _: requests.post(
-            f"{service.url}/v1/batches", files={"file": ("b.jsonl", lines)}, headers={**bob, "Idempotency-Key": "b"},
-            timeout=120), range(6)))
+        batches = list(
+            pool.map(
+                lambda _: requests.post(
+                    f"{service.url}/v1/batches",
+                    files={"file": ("b.jsonl", lines)},
+                    headers={**bob, "Idempotency-Key": "b"},
+                    timeout=120,
+                ),
+                range(6),
+            )
+        )
     assert [r.status_code for r in batches] == [202] * 6, [r.text for r in batches]
     assert len({r.json()["id"] for r in batches}) == 1
     made = _db_jobs(service, "owner = 'bob' AND batch_id IS NOT NULL")
@@ -382,7 +475,9 @@ def test_result_bytes_equal_the_remove_job(service, inputs, tmp_path):
     case = Case(case_id="clip", split="wild", source=inputs["clip"], annotation="")
     row = remove_one("identity", case, str(tmp_path))  # what `g2w remove --method identity` writes per case
     assert served.status_code == 200 and served.content == open(row["path"], "rb").read()
-    missing = requests.get(f"{service.url}/v1/removals/{job['id']}/result/mask.mkv", headers=service.headers, timeout=30)
+    missing = requests.get(
+        f"{service.url}/v1/removals/{job['id']}/result/mask.mkv", headers=service.headers, timeout=30
+    )
     assert missing.status_code == 404
 
 
@@ -396,10 +491,14 @@ def test_lists_are_the_owners_newest_first_paged_by_cursor(service, inputs):
     ids = [_submit(service, inputs["clip"], headers=ann).json()["id"] for _ in range(3)]
     _submit(service, inputs["clip"], headers=bob)
     first = requests.get(f"{service.url}/v1/removals?limit=2", headers=ann, timeout=30).json()
-    second = requests.get(f"{service.url}/v1/removals", params={"limit": 2, "cursor": first["next_cursor"]},
-                          headers=ann, timeout=30).json()
+    second = requests.get(
+        f"{service.url}/v1/removals", params={"limit": 2, "cursor": first["next_cursor"]}, headers=ann, timeout=30
+    ).json()
     assert [j["id"] for j in first["items"] + second["items"]] == ids[::-1] and second["next_cursor"] is None
-    assert requests.get(f"{service.url}/v1/detections", headers=ann, timeout=30).json() == {"items": [], "next_cursor": None}
+    assert requests.get(f"{service.url}/v1/detections", headers=ann, timeout=30).json() == {
+        "items": [],
+        "next_cursor": None,
+    }
     assert requests.get(f"{service.url}/v1/batches", headers=ann, timeout=30).json()["items"] == []
     for bad in ({"cursor": "not-a-cursor"}, {"limit": 0}, {"limit": 101}):
         assert requests.get(f"{service.url}/v1/removals", params=bad, headers=ann, timeout=30).status_code == 422, bad
@@ -409,16 +508,24 @@ def test_lists_are_the_owners_newest_first_paged_by_cursor(service, inputs):
         created, started, finished = (_stamp(job[k]) for k in ("created_at", "started_at", "finished_at"))
         assert created <= started <= finished
         assert (_stamp(job["expires_at"]) - finished).total_seconds() == pytest.approx(7 * 86400, abs=0.01)
-    assert ids[0] not in {j["id"] for j in requests.get(f"{service.url}/v1/removals?limit=100", headers=bob,
-                                                        timeout=30).json()["items"]}
+    assert ids[0] not in {
+        j["id"] for j in requests.get(f"{service.url}/v1/removals?limit=100", headers=bob, timeout=30).json()["items"]
+    }
 
 
 def test_attack_traversal_on_a_real_succeeded_job(service, inputs):
     job = _wait(service, _submit(service, inputs["clip"]).json()["id"])
     assert job["state"] == "succeeded"
     base = f"{service.url}/v1/removals/{job['id']}"
-    for tail in ("/result/..%2F..%2Fjobs.sqlite", "/result/..%2Fsource.mp4", "/result/source.mp4",
-                 "/result/%2Fetc%2Fpasswd", "/result/edited.mp4%00.png", "/result/mask.mkv", "/../../jobs.sqlite"):
+    for tail in (
+        "/result/..%2F..%2Fjobs.sqlite",
+        "/result/..%2Fsource.mp4",
+        "/result/source.mp4",
+        "/result/%2Fetc%2Fpasswd",
+        "/result/edited.mp4%00.png",
+        "/result/mask.mkv",
+        "/../../jobs.sqlite",
+    ):
         resp = requests.get(base + tail, headers=service.headers, timeout=30)
         assert resp.status_code == 404, tail
         assert service.args["data-dir"] not in resp.text
@@ -447,10 +554,26 @@ def test_running_removal_reports_progress_and_cancel_stops_it(service, inputs):
 def test_evaluation_job_runs_the_reference_judge(service, inputs):
     url, form = f"{service.url}/v1/evaluations", {"cases": inputs["cases"], "edited": inputs["edited"]}
     refused = [
-        (requests.post(url, data={**form, "judge": "oracle"}, headers=service.headers, timeout=30), 422, "unknown_judge"),
-        (requests.post(url, data={**form, "judge": "openai"}, headers=service.headers, timeout=30), 422, "unknown_judge"),
-        (requests.post(url, data={**form, "edited": "/etc"}, headers=service.headers, timeout=30), 403, "uri_not_allowed"),
-        (requests.post(url, data={**form, "cases": inputs["clip"]}, headers=service.headers, timeout=30), 422, "bad_cases"),
+        (
+            requests.post(url, data={**form, "judge": "oracle"}, headers=service.headers, timeout=30),
+            422,
+            "unknown_judge",
+        ),
+        (
+            requests.post(url, data={**form, "judge": "openai"}, headers=service.headers, timeout=30),
+            422,
+            "unknown_judge",
+        ),
+        (
+            requests.post(url, data={**form, "edited": "/etc"}, headers=service.headers, timeout=30),
+            403,
+            "uri_not_allowed",
+        ),
+        (
+            requests.post(url, data={**form, "cases": inputs["clip"]}, headers=service.headers, timeout=30),
+            422,
+            "bad_cases",
+        ),
         (requests.post(url, data=form, timeout=30), 401, "unauthorized"),
     ]
     for resp, status, reason in refused:
@@ -482,14 +605,23 @@ def test_detection_job_runs_the_shipped_segmenter(service, inputs, tmp_path):
     served = requests.get(service.url + job["results"]["annotation.json"], headers=service.headers, timeout=30)
     detect_file(inputs["clip"], str(tmp_path / "local"))  # what `g2w detect` writes for the same clip
     assert served.json() == json.loads((tmp_path / "local" / "annotation.json").read_text())
-    assert requests.get(f"{service.url}/v1/removals/{job['id']}", headers=service.headers, timeout=30).status_code == 404
+    assert (
+        requests.get(f"{service.url}/v1/removals/{job['id']}", headers=service.headers, timeout=30).status_code == 404
+    )
 
 
 def test_batch_and_single_frame(service, inputs):
-    lines = [json.dumps({"uri": inputs["other"], "method": "identity"}),
-             json.dumps({"uri": inputs["clip"], "method": "nope"}), "{broken"]
-    resp = requests.post(f"{service.url}/v1/batches", headers=service.headers, timeout=60,
-                         files={"file": ("items.jsonl", "\n".join(lines).encode())})
+    lines = [
+        json.dumps({"uri": inputs["other"], "method": "identity"}),
+        json.dumps({"uri": inputs["clip"], "method": "nope"}),
+        "{broken",
+    ]
+    resp = requests.post(
+        f"{service.url}/v1/batches",
+        headers=service.headers,
+        timeout=60,
+        files={"file": ("items.jsonl", "\n".join(lines).encode())},
+    )
     assert resp.status_code == 202, resp.text
     batch = resp.json()
     assert [i["state"] for i in batch["items"]] == ["queued", "rejected", "rejected"]
@@ -500,21 +632,44 @@ def test_batch_and_single_frame(service, inputs):
     image = numbered_frame(5, 64, 48)
     buf = io.BytesIO()
     Image.fromarray(image).save(buf, format="PNG")
-    resp = requests.post(f"{service.url}/v1/remove-frame", headers=service.headers, data={"method": "identity"},
-                         files={"file": ("f.png", buf.getvalue())}, timeout=120)
+    resp = requests.post(
+        f"{service.url}/v1/remove-frame",
+        headers=service.headers,
+        data={"method": "identity"},
+        files={"file": ("f.png", buf.getvalue())},
+        timeout=120,
+    )
     assert resp.status_code == 200 and resp.headers["content-type"] == "image/png"
     out = np.asarray(Image.open(io.BytesIO(resp.content)))
     assert out.shape == image.shape and np.abs(out.astype(int) - image).mean() < 3  # crf 0, yuv420p chroma
-    bad = requests.post(f"{service.url}/v1/remove-frame", headers=service.headers, data={"method": "identity"},
-                        files={"file": ("f.png", b"GIF? no")}, timeout=30)
+    bad = requests.post(
+        f"{service.url}/v1/remove-frame",
+        headers=service.headers,
+        data={"method": "identity"},
+        files={"file": ("f.png", b"GIF? no")},
+        timeout=30,
+    )
     assert bad.status_code == 415
 
 
 def test_submit_removal_command_uploads_polls_and_downloads(service, inputs, tmp_path, capsys):
     from g2w.cli import main
 
-    code = main(["submit-removal", inputs["clip"], "--url", service.url, "--token", TOKEN, "--method", "identity",
-                 "--output", str(tmp_path), "--detect"])
+    code = main(
+        [
+            "submit-removal",
+            inputs["clip"],
+            "--url",
+            service.url,
+            "--token",
+            TOKEN,
+            "--method",
+            "identity",
+            "--output",
+            str(tmp_path),
+            "--detect",
+        ]
+    )
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and line["state"] == "succeeded"
     assert open(tmp_path / "clip" / "edited.mp4", "rb").read() == open(inputs["clip"], "rb").read()
@@ -540,18 +695,21 @@ def test_page_in_headless_chromium(service, inputs):
         browser.eval("document.getElementById('submit').requestSubmit()")
         browser.wait_for("document.querySelector('#jobs td.state')?.textContent === 'succeeded'")
         browser.wait_for("!document.getElementById('viewer').hidden")
-        browser.wait_for("document.getElementById('edited').readyState >= 2 && "
-                         "document.getElementById('source').readyState >= 2 && "
-                         "document.getElementById('mask-preview').complete && "
-                         "document.getElementById('mask-preview').naturalWidth > 0")  # both videos and the mask shown
+        browser.wait_for(
+            "document.getElementById('edited').readyState >= 2 && "
+            "document.getElementById('source').readyState >= 2 && "
+            "document.getElementById('mask-preview').complete && "
+            "document.getElementById('mask-preview').naturalWidth > 0"
+        )  # both videos and the mask shown
         assert browser.eval("document.querySelector('#jobs .frames').textContent") == "20/20"
         links = browser.eval("[...document.querySelectorAll('#downloads a')].map(a => a.textContent.trim())")
-        assert links == ["Download edited.mp4", "Download mask.mkv", "Download annotation.json",
-                         "Download preview.png"]
+        assert links == ["Download edited.mp4", "Download mask.mkv", "Download annotation.json", "Download preview.png"]
         browser.screenshot(os.path.join(artifacts, "serve_page.png"))
         job_id = browser.eval("document.querySelector('#jobs tbody tr').dataset.id")
         browser.goto(service.url + "/")  # a reload lists the owner's jobs again, from the service
-        browser.wait_for(f"document.querySelector('#jobs tr[data-id=\"{job_id}\"] td.state')?.textContent === 'succeeded'")
+        browser.wait_for(
+            f"document.querySelector('#jobs tr[data-id=\"{job_id}\"] td.state')?.textContent === 'succeeded'"
+        )
     finally:
         browser.close()
     with Image.open(os.path.join(artifacts, "serve_page.png")) as shot:
@@ -579,8 +737,12 @@ def test_results_in_an_object_store_are_served_from_it(service, inputs, s3_bucke
 
     service.restart(**{"output-store": s3_bucket})
     job = _wait(service, _submit(service, inputs["clip"], detect="true").json()["id"])
-    assert job["state"] == "succeeded" and sorted(job["results"]) == ["annotation.json", "edited.mp4", "mask.mkv",
-                                                                      "preview.png"]
+    assert job["state"] == "succeeded" and sorted(job["results"]) == [
+        "annotation.json",
+        "edited.mp4",
+        "mask.mkv",
+        "preview.png",
+    ]
     served = requests.get(service.url + job["results"]["edited.mp4"], headers=service.headers, timeout=30)
     stored = storage.read_bytes(f"{s3_bucket}/{job['id']}/edited.mp4")
     assert served.status_code == 200 and served.content == stored == open(inputs["clip"], "rb").read()
@@ -614,9 +776,13 @@ def test_delete_and_retention_remove_files_and_records_and_a_full_disk_is_507(se
     assert (full.status_code, full.json()["error"]) == (507, "insufficient_storage") and full.headers["retry-after"]
     assert service.args["data-dir"] not in full.text
     deadline = time.monotonic() + 30
-    while requests.get(f"{service.url}/v1/removals/{kept['id']}", headers=service.headers, timeout=30).status_code != 404:
+    while (
+        requests.get(f"{service.url}/v1/removals/{kept['id']}", headers=service.headers, timeout=30).status_code != 404
+    ):
         assert time.monotonic() < deadline, "retention did not delete a job finished over a second ago"
         time.sleep(0.2)
     assert not os.path.exists(os.path.join(jobs_dir, kept["id"]))
     assert not storage.exists(f"{s3_bucket}/{kept['id']}/edited.mp4")
-    assert requests.get(f"{service.url}/v1/removals?limit=100", headers=service.headers, timeout=30).json()["items"] == []
+    assert (
+        requests.get(f"{service.url}/v1/removals?limit=100", headers=service.headers, timeout=30).json()["items"] == []
+    )

@@ -14,8 +14,14 @@ ROOMY = Limits(max_active=100, max_active_per_owner=100)
 
 
 def _spec(**kw):
-    return {"kind": "removal", "method": "identity", "params": {"options": {}}, "input": "/in/a.mp4",
-            "workdir": "/out/job", **kw}
+    return {
+        "kind": "removal",
+        "method": "identity",
+        "params": {"options": {}},
+        "input": "/in/a.mp4",
+        "workdir": "/out/job",
+        **kw,
+    }
 
 
 def _job(store, key=None, owner="default", limits=ROOMY, fingerprint="f", **kw):
@@ -120,12 +126,18 @@ def test_restart_requeues_running_jobs_then_gives_up(tmp_path):
 def test_batch_record_tracks_its_jobs(tmp_path):
     store = JobStore(str(tmp_path / "jobs.sqlite"))
     job = _spec(id="job_" + "1" * 20)
-    items = [{"line": 1, "job_id": job["id"], "state": "queued"},
-             {"line": 2, "state": "rejected", "reason": "unknown_method"}]
+    items = [
+        {"line": 1, "job_id": job["id"], "state": "queued"},
+        {"line": 2, "state": "rejected", "reason": "unknown_method"},
+    ]
     assert store.admit_batch("batch_" + "0" * 20, items, [job], "default", ROOMY, "batch:key", "f") == (
-        "batch_" + "0" * 20, True)
+        "batch_" + "0" * 20,
+        True,
+    )
     assert store.admit_batch("batch_x", items, [_spec(id="job_2")], "default", ROOMY, "batch:key", "f") == (
-        "batch_" + "0" * 20, False)
+        "batch_" + "0" * 20,
+        False,
+    )
     store.claim_next(("removal",))
     store.finish(job["id"], "succeeded")
     batch = store.batch(store.replay("batches", "batch:key", "f"))

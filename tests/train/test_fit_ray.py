@@ -11,7 +11,6 @@ import torch
 from safetensors.torch import load_file
 
 from g2w.runtime.train import run_fit
-
 from g2w.train import FitConfig
 from g2w.train.loop import train_worker
 from g2w.train.session import LocalSession
@@ -19,8 +18,17 @@ from tests.train.toy_task import ToyTask
 
 
 def _cfg(out, workers, **kw):
-    return FitConfig(str(out), steps=4, global_batch=4, micro_batch=2, lr=1e-2, num_workers=workers,
-                     checkpoint_every=2, cpus_per_worker=0.5, **kw)
+    return FitConfig(
+        str(out),
+        steps=4,
+        global_batch=4,
+        micro_batch=2,
+        lr=1e-2,
+        num_workers=workers,
+        checkpoint_every=2,
+        cpus_per_worker=0.5,
+        **kw,
+    )
 
 
 def _single(tmp_path, task):

@@ -15,7 +15,9 @@ def test_order_is_a_pure_function_of_seed_and_step_and_covers_each_epoch():
 
 def test_two_workers_see_the_micro_batches_of_one_worker_accumulating_twice():
     one = schedule.micro_batches(3, 7, 4, 2, 9, rank=0, world=1)
-    two = schedule.micro_batches(3, 7, 4, 2, 9, rank=0, world=2) + schedule.micro_batches(3, 7, 4, 2, 9, rank=1, world=2)
+    two = schedule.micro_batches(3, 7, 4, 2, 9, rank=0, world=2) + schedule.micro_batches(
+        3, 7, 4, 2, 9, rank=1, world=2
+    )
     assert [(i.tolist(), s) for i, s in one] == [(i.tolist(), s) for i, s in two]
     assert len({s for _, s in one}) == 2
 

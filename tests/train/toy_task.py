@@ -16,7 +16,9 @@ class ToyNet(torch.nn.Module):
         super().__init__()
         self.frozen = torch.nn.Linear(4, 8)
         self.frozen.requires_grad_(False)
-        self.body = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Dropout(dropout), torch.nn.Linear(16, 1))
+        self.body = torch.nn.Sequential(
+            torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Dropout(dropout), torch.nn.Linear(16, 1)
+        )
         self.extra = torch.nn.Linear(8, 1)  # used only when the batch asks for it
 
     def forward(self, x, use_extra: bool = False):

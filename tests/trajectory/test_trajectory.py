@@ -58,8 +58,10 @@ def test_command_bad_input_and_resume(walks, tmp_path):
     assert main(argv) == 0
     rows = {r["video"]: r for r in pq.read_table(out / "trajectory.parquet").to_pylist()}
     assert rows[walks["clean"]]["trajectory_status"] == "accepted"
-    assert (rows[walks["uniform"]]["trajectory_status"], rows[walks["uniform"]]["trajectory_reason"]) == \
-        ("rejected", "no_features")
+    assert (rows[walks["uniform"]]["trajectory_status"], rows[walks["uniform"]]["trajectory_reason"]) == (
+        "rejected",
+        "no_features",
+    )
     assert (rows[str(broken)]["trajectory_status"], rows[str(broken)]["trajectory_reason"]) == ("error", "unreadable")
     path = rows[walks["clean"]]["trajectory_path"]
     table = pq.read_table(path)

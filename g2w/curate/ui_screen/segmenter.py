@@ -75,8 +75,10 @@ class SegmenterScreen:
         median, spread = window_stats(frames)
         picks = np.linspace(0, n - 1, min(n, FRAMES_PER_WINDOW)).round().astype(int)
         half = self.config.stack // 2
-        inputs = [assemble([frames[min(n - 1, max(0, t + k - half))] for k in range(self.config.stack)],
-                           median, spread) for t in picks]
+        inputs = [
+            assemble([frames[min(n - 1, max(0, t + k - half))] for k in range(self.config.stack)], median, spread)
+            for t in picks
+        ]
         return np.stack([p.ui for p in self.segmenter.predict(inputs)])
 
     def end_window(self, bars: tuple[int, int, int, int] = (0, 0, 0, 0)) -> None:
@@ -93,5 +95,5 @@ def coverage(ui: np.ndarray, bars: tuple[int, int, int, int], scale: float = 1.0
     (top, bottom, left, right), in pixels of a frame `scale` times larger, are left out."""
     top, bottom, left, right = (int(round(b / scale)) for b in bars)
     h, w = ui.shape[1:]
-    inside = ui[:, top:h - bottom, left:w - right]
+    inside = ui[:, top : h - bottom, left : w - right]
     return float(inside.mean()) if inside.size else 0.0

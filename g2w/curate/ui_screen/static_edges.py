@@ -43,6 +43,7 @@ STILL_STD = 4.0  # "static inside": luma std of a UI fill, codec noise only
 LASTING_STD = 6.0  # a pixel unchanged over a whole source (stricter: smooth scenery drifts slowly)
 MIN_SAMPLES = 4
 
+
 class _Stats:
     """Running per-pixel edge counts and luma moments (float64: an hour of samples would lose
     precision in float32)."""
@@ -59,7 +60,7 @@ class _Stats:
         cv2.accumulateSquare(gray, self.sumsq)
         self.n += 1
 
-    def merge(self, other: "_Stats") -> None:
+    def merge(self, other: _Stats) -> None:
         self.edges += other.edges
         self.sum += other.sum
         self.sumsq += other.sumsq

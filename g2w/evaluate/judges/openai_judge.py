@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
 import threading
 import time
 import urllib.error
@@ -85,9 +84,16 @@ class OpenAIJudge:
         self._format_in_use = self.response_format
 
     def settings(self) -> dict:
-        return {"judge": self.name, "endpoint": chat_url(self.endpoint), "model": self.model,
-                "temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens,
-                "response_format": self.response_format, "image_encoding": "png-base64"}
+        return {
+            "judge": self.name,
+            "endpoint": chat_url(self.endpoint),
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "response_format": self.response_format,
+            "image_encoding": "png-base64",
+        }
 
     def cache_inputs(self, request: JudgeRequest) -> dict:
         return {}
@@ -100,12 +106,19 @@ class OpenAIJudge:
             with open(path, "rb") as f:
                 data = base64.b64encode(f.read()).decode("ascii")
             content.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
-        body = {"model": self.model, "messages": [{"role": "user", "content": content}],
-                "temperature": self.temperature, "seed": self.seed + attempt, "max_tokens": self.max_tokens}
+        body = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": content}],
+            "temperature": self.temperature,
+            "seed": self.seed + attempt,
+            "max_tokens": self.max_tokens,
+        }
         if mode == "json_schema":
             schema = response_schema(request.plan.expected_pairs(), request.plan.sample_ids())
-            body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "hud_removal_judgment", "strict": True, "schema": schema}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "hud_removal_judgment", "strict": True, "schema": schema},
+            }
         elif mode == "json_object":
             body["response_format"] = {"type": "json_object"}
         return body
@@ -124,7 +137,7 @@ class OpenAIJudge:
                 return min(self.backoff_max_s, max(0.0, float(retry_after)))
             except ValueError:
                 pass
-        return min(self.backoff_max_s, self.backoff_s * 2 ** tries)
+        return min(self.backoff_max_s, self.backoff_s * 2**tries)
 
     def call(self, request: JudgeRequest, attempt: int) -> JudgeReply:
         failures: list[str] = []
@@ -147,7 +160,7 @@ class OpenAIJudge:
                     raise JudgeUnavailable(f"HTTP {exc.code} from the judge endpoint: {detail}") from None
                 retry_after = exc.headers.get("Retry-After") if exc.headers else None
                 failures.append(f"HTTP {exc.code}")
-            except (urllib.error.URLError, socket.timeout, ConnectionError, OSError) as exc:
+            except (TimeoutError, urllib.error.URLError, ConnectionError, OSError) as exc:
                 failures.append(f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}")
             else:
                 return self._reply(status, raw, attempt, mode, time.monotonic() - start, failures)
@@ -156,18 +169,27 @@ class OpenAIJudge:
             time.sleep(self._delay(tries, retry_after))
             tries += 1
 
-    def _reply(self, status: int, raw: bytes, attempt: int, mode: str, seconds: float, failures: list[str]) -> JudgeReply:
+    def _reply(
+        self, status: int, raw: bytes, attempt: int, mode: str, seconds: float, failures: list[str]
+    ) -> JudgeReply:
         text = raw.decode("utf-8", "replace")
-        meta = {"http_status": status, "seed": self.seed + attempt, "response_format_used": mode,
-                "latency_s": round(seconds, 3), "transport_failures": failures}
+        meta = {
+            "http_status": status,
+            "seed": self.seed + attempt,
+            "response_format_used": mode,
+            "latency_s": round(seconds, 3),
+            "transport_failures": failures,
+        }
         try:
             response = json.loads(text)
             message = response["choices"][0]["message"]
             content = message.get("content")
             if isinstance(content, list):  # some servers return content parts
                 content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            meta.update(response={k: v for k, v in response.items() if k != "choices"},
-                        finish_reason=response["choices"][0].get("finish_reason"))
+            meta.update(
+                response={k: v for k, v in response.items() if k != "choices"},
+                finish_reason=response["choices"][0].get("finish_reason"),
+            )
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             # A body that is not a chat completion is kept whole; validation rejects it.
             meta["response"] = text[:20000]

@@ -44,9 +44,9 @@ import numpy as np
 from g2w.cases.canvas import Box
 from g2w.evaluate.canonical_frames import read_canonical
 from g2w.evaluate.judges.base import JudgeNotApplicable, JudgeReply, JudgeRequest
-from g2w.video.sources import source_id
 from g2w.video.errors import VideoError
 from g2w.video.probe import probe
+from g2w.video.sources import source_id
 
 VERSION = 1
 
@@ -115,12 +115,18 @@ def element_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, box: Box, th: Thr
     ob, eb, rb = (a[y1:y2, x1:x2].astype(np.float32) for a in (o, e, r))
     in_box = np.zeros(ob.shape[:2], bool)
     q = th.edge_pad_px
-    in_box[max(0, box[1] - q - y1):box[3] + q - y1, max(0, box[0] - q - x1):box[2] + q - x1] = True
+    in_box[max(0, box[1] - q - y1) : box[3] + q - y1, max(0, box[0] - q - x1) : box[2] + q - x1] = True
     overlay = np.abs(ob - rb).max(axis=2) >= th.support_level
     support = (overlay & in_box).astype(np.uint8)
     n = int(support.sum())
-    stats = {"support_px": n, "edge_energy": 0.0, "rho": 0.0, "surviving_share": 0.0, "fill_mae": 0.0,
-             "ring_noise": 0.0}
+    stats = {
+        "support_px": n,
+        "edge_energy": 0.0,
+        "rho": 0.0,
+        "surviving_share": 0.0,
+        "fill_mae": 0.0,
+        "ring_noise": 0.0,
+    }
     if n == 0:
         return stats
     footprint = cv2.dilate(support, np.ones((3, 3), np.uint8)) > 0
@@ -150,7 +156,7 @@ def element_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, box: Box, th: Thr
     soft_o, soft_e, soft_r = _soft(ob), _soft(eb), _soft(rb)
     stats["fill_mae"] = float(np.abs(soft_e - soft_r).mean(axis=2)[footprint].mean())
     # Codec noise between two encodings of the same scene: O against R just around the element.
-    ring = (cv2.dilate(footprint.astype(np.uint8), np.ones((2 * p + 1, 2 * p + 1), np.uint8)) > 0)
+    ring = cv2.dilate(footprint.astype(np.uint8), np.ones((2 * p + 1, 2 * p + 1), np.uint8)) > 0
     ring &= ~(cv2.dilate(footprint.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0) & ~overlay
     if ring.any():
         stats["ring_noise"] = float(np.abs(soft_o - soft_r).mean(axis=2)[ring].mean())
@@ -159,13 +165,21 @@ def element_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, box: Box, th: Thr
 
 def element_verdict(s: dict, th: Thresholds) -> dict:
     if s["support_px"] < th.min_support_px or s["edge_energy"] <= 0:
-        return {"removal": "uncertain", "artifact": "not_applicable", "confidence": 0.5,
-                "note": f"overlay differs from the reference on only {s['support_px']} px"}
+        return {
+            "removal": "uncertain",
+            "artifact": "not_applicable",
+            "confidence": 0.5,
+            "note": f"overlay differs from the reference on only {s['support_px']} px",
+        }
     rho, share = s["rho"], s["surviving_share"]
     if rho >= th.faint_rho or share >= th.present_share:
         conf = _triggered_confidence([(rho, th.faint_rho), (share, th.present_share)])
-        return {"removal": "present", "artifact": "not_applicable", "confidence": conf,
-                "note": f"overlay edges {max(rho, 0):.0%} intact; surviving parts hold {share:.0%}"}
+        return {
+            "removal": "present",
+            "artifact": "not_applicable",
+            "confidence": conf,
+            "note": f"overlay edges {max(rho, 0):.0%} intact; surviving parts hold {share:.0%}",
+        }
     # The fill error beyond what two encodings of the same scene differ by here.
     mae = max(0.0, s["fill_mae"] - s["ring_noise"])
     if mae <= th.fill_none_mae:
@@ -175,8 +189,12 @@ def element_verdict(s: dict, th: Thresholds) -> dict:
     else:
         artifact, conf = "minor", 0.6
     conf = min(conf, _confidence(max(rho, share, 1e-3), th.faint_rho))
-    return {"removal": "removed", "artifact": artifact, "confidence": conf,
-            "note": f"overlay edges {max(rho, 0):.0%} intact; fill differs from reference by {mae:.1f} beyond codec noise"}
+    return {
+        "removal": "removed",
+        "artifact": artifact,
+        "confidence": conf,
+        "note": f"overlay edges {max(rho, 0):.0%} intact; fill differs from reference by {mae:.1f} beyond codec noise",
+    }
 
 
 def frame_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, boxes: list[Box], th: Thresholds) -> dict:
@@ -190,7 +208,7 @@ def frame_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, boxes: list[Box], t
     inside = np.zeros((h, w), bool)
     d = th.bg_dilate_px
     for x1, y1, x2, y2 in boxes:
-        inside[max(0, y1 - d):y2 + d, max(0, x1 - d):x2 + d] = True
+        inside[max(0, y1 - d) : y2 + d, max(0, x1 - d) : x2 + d] = True
     outside = ~inside
     if not outside.any():
         return {"outside_fraction": 0.0, "mae": 0.0, "bias": 0.0, "changed": 0.0, "against": "original"}
@@ -201,9 +219,13 @@ def frame_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, boxes: list[Box], t
         # Structure is judged on luma: yuv420 keeps it at full resolution, while chroma is
         # halved and loses detail at every re-encode, which is codec loss, not new content.
         diff = np.abs(signed @ LUMA)
-        stats = {"outside_fraction": float(outside.mean()), "mae": float(diff.mean()),
-                 "bias": float(np.abs(signed.mean(axis=0)).max()),
-                 "changed": float((diff > th.bg_change_level).mean()), "against": name}
+        stats = {
+            "outside_fraction": float(outside.mean()),
+            "mae": float(diff.mean()),
+            "bias": float(np.abs(signed.mean(axis=0)).max()),
+            "changed": float((diff > th.bg_change_level).mean()),
+            "against": name,
+        }
         if best is None or stats["mae"] < best["mae"]:
             best = stats
     return best
@@ -211,11 +233,13 @@ def frame_stats(o: np.ndarray, e: np.ndarray, r: np.ndarray, boxes: list[Box], t
 
 def frame_verdict(s: dict, th: Thresholds) -> dict:
     if s["outside_fraction"] < th.bg_min_outside:
-        return {"preservation": "invalid", "confidence": 0.9,
-                "note": f"only {s['outside_fraction']:.1%} of the frame lies outside the boxes"}
+        return {
+            "preservation": "invalid",
+            "confidence": 0.9,
+            "note": f"only {s['outside_fraction']:.1%} of the frame lies outside the boxes",
+        }
     mae, bias, changed = s["mae"], s["bias"], s["changed"]
-    note = (f"outside boxes vs {s['against']}: luma diff {mae:.1f}, colour shift {bias:.1f}, "
-            f"{changed:.2%} px changed")
+    note = f"outside boxes vs {s['against']}: luma diff {mae:.1f}, colour shift {bias:.1f}, {changed:.2%} px changed"
     if mae <= th.bg_preserved_mae and changed <= th.bg_preserved_changed and bias <= th.bg_preserved_bias:
         conf = min(_confidence(mae, th.bg_preserved_mae), _confidence(max(changed, 1e-4), th.bg_preserved_changed))
         return {"preservation": "preserved", "confidence": conf, "note": note}
@@ -252,8 +276,10 @@ class ReferenceJudge:
     def cache_inputs(self, request: JudgeRequest) -> dict:
         ref = request.case.reference
         if not ref:
-            raise JudgeNotApplicable("no_reference", f"{request.case.case_id}: the reference judge needs a clean "
-                                     "reference; this case has none")
+            raise JudgeNotApplicable(
+                "no_reference",
+                f"{request.case.case_id}: the reference judge needs a clean reference; this case has none",
+            )
         try:
             return {"reference": source_id(ref)}
         except OSError as exc:
@@ -265,8 +291,9 @@ class ReferenceJudge:
         try:
             info = probe(case.reference, verify=False)
             if info.frame_count < max(src_idx, default=0) + 1:
-                raise JudgeNotApplicable("bad_reference", f"{case.reference}: {info.frame_count} frames, "
-                                         f"needs {max(src_idx) + 1}")
+                raise JudgeNotApplicable(
+                    "bad_reference", f"{case.reference}: {info.frame_count} frames, needs {max(src_idx) + 1}"
+                )
             reference = read_canonical(case.reference, src_idx, plan.canvas)
         except VideoError as exc:
             raise JudgeNotApplicable("bad_reference", str(exc)) from exc

@@ -92,12 +92,25 @@ def generate(label: str, index: int, seed: int) -> Iterator[tuple[Asset, np.ndar
         rgba, (dx, dy) = tighten(finish(image))
         h, w = rgba.shape[:2]
         aid = asset_id("proc", label, seed, index, j)
-        yield Asset(
-            asset_id=aid, label=label, role=role, source="procedural", width=w, height=h,
-            scale_w=w / REFERENCE[0], scale_h=h / REFERENCE[1], extraction_method="procedural", confidence=1.0,
-            structure=_shift_structure(structure, dx, dy, w, h), parent_id=parent if role == ICON_ROLE else None,
-            descriptor=describe(rgba), notes=f"{maker.__module__.rsplit('.', 1)[-1]}.{maker.__name__}",
-        ), rgba
+        yield (
+            Asset(
+                asset_id=aid,
+                label=label,
+                role=role,
+                source="procedural",
+                width=w,
+                height=h,
+                scale_w=w / REFERENCE[0],
+                scale_h=h / REFERENCE[1],
+                extraction_method="procedural",
+                confidence=1.0,
+                structure=_shift_structure(structure, dx, dy, w, h),
+                parent_id=parent if role == ICON_ROLE else None,
+                descriptor=describe(rgba),
+                notes=f"{maker.__module__.rsplit('.', 1)[-1]}.{maker.__name__}",
+            ),
+            rgba,
+        )
         parent = parent or aid
 
 
@@ -131,8 +144,14 @@ def bootstrap_library(output: str | os.PathLike, per_label: int, seed: int, prog
                     added[label if asset.role != ICON_ROLE else "icon"] += 1
             if progress:
                 progress(n + 1, len(LABELS), label)
-    summary = {"library": output, "per_label": per_label, "seed": seed, "added": sum(added.values()),
-               "added_by_label": dict(sorted(added.items())), "already_present": skipped,
-               "seconds": round(time.perf_counter() - start, 3)}
+    summary = {
+        "library": output,
+        "per_label": per_label,
+        "seed": seed,
+        "added": sum(added.values()),
+        "added_by_label": dict(sorted(added.items())),
+        "already_present": skipped,
+        "seconds": round(time.perf_counter() - start, 3),
+    }
     summary["library_summary"] = write_library_report(output)
     return summary

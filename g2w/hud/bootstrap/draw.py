@@ -31,7 +31,9 @@ def palette(rng: np.random.Generator) -> dict:
         "text": hsv(hue, rng.uniform(0.0, 0.15), rng.uniform(0.92, 1.0)),
         "backing": hsv(hue, rng.uniform(0.2, 0.5), dark),
         "backing_alpha": int(rng.uniform(110, 215)),
-        "danger": (226, 56, 52), "good": (76, 214, 96), "warn": (246, 190, 48),
+        "danger": (226, 56, 52),
+        "good": (76, 214, 96),
+        "warn": (246, 190, 48),
         "family": str(rng.choice(FAMILIES)),
         "radius": int(rng.choice([0, 3, 6, 10])),
     }
@@ -50,8 +52,16 @@ def gradient(w: int, h: int, start: tuple, end: tuple, vertical: bool = True) ->
     return Image.fromarray(arr.round().astype(np.uint8), "RGBA")
 
 
-def panel(w: int, h: int, pal: dict, radius: int | None = None, alpha: int | None = None,
-          outline: tuple | None = None, outline_width: int = 2, shade: float = 0.55) -> Image.Image:
+def panel(
+    w: int,
+    h: int,
+    pal: dict,
+    radius: int | None = None,
+    alpha: int | None = None,
+    outline: tuple | None = None,
+    outline_width: int = 2,
+    shade: float = 0.55,
+) -> Image.Image:
     """A rounded backing panel with a vertical shade gradient and an optional outline."""
     radius = pal["radius"] if radius is None else radius
     a = pal["backing_alpha"] if alpha is None else alpha
@@ -63,19 +73,27 @@ def panel(w: int, h: int, pal: dict, radius: int | None = None, alpha: int | Non
     out = new(w, h)
     out.paste(fill, (0, 0), mask.getchannel("A"))
     if outline is not None:
-        ImageDraw.Draw(out).rounded_rectangle([0, 0, w - 1, h - 1], radius=radius, outline=outline,
-                                              width=outline_width)
+        ImageDraw.Draw(out).rounded_rectangle([0, 0, w - 1, h - 1], radius=radius, outline=outline, width=outline_width)
     return out
 
 
-def text_image(text: str, size: int, fill: tuple, family: str = "sans", bold: bool = True,
-               stroke: int = 2, stroke_fill: tuple = (0, 0, 0, 210), pad: int = 2) -> Image.Image:
+def text_image(
+    text: str,
+    size: int,
+    fill: tuple,
+    family: str = "sans",
+    bold: bool = True,
+    stroke: int = 2,
+    stroke_fill: tuple = (0, 0, 0, 210),
+    pad: int = 2,
+) -> Image.Image:
     """Text with an outline on a transparent image cropped to the ink (plus `pad`)."""
     f = font(size, bold, family)
     x0, y0, x1, y1 = f.getbbox(text, stroke_width=stroke)
     img = new(x1 - x0 + 2 * pad, y1 - y0 + 2 * pad)
-    ImageDraw.Draw(img).text((pad - x0, pad - y0), text, font=f, fill=fill, stroke_width=stroke,
-                             stroke_fill=stroke_fill)
+    ImageDraw.Draw(img).text(
+        (pad - x0, pad - y0), text, font=f, fill=fill, stroke_width=stroke, stroke_fill=stroke_fill
+    )
     return img
 
 

@@ -44,13 +44,16 @@ def item_icon(rng: np.random.Generator, size: int, kind: str | None = None) -> I
     if kind == "potion":
         img = _shape_fill(s, ellipse((0.2, 0.35, 0.8, 0.92)), light, dark, width=lw)
         neck = new(s, s)
-        ImageDraw.Draw(neck).rectangle([0.4 * s, 0.12 * s, 0.6 * s, 0.38 * s], fill=(200, 210, 220, 230),
-                                       outline=(20, 16, 14, 255), width=lw)
+        ImageDraw.Draw(neck).rectangle(
+            [0.4 * s, 0.12 * s, 0.6 * s, 0.38 * s], fill=(200, 210, 220, 230), outline=(20, 16, 14, 255), width=lw
+        )
         neck.alpha_composite(img)
         img = neck
         ImageDraw.Draw(img).ellipse([0.32 * s, 0.5 * s, 0.45 * s, 0.63 * s], fill=(255, 255, 255, 150))
     elif kind == "sword":
-        img = _shape_fill(s, poly([(0.78, 0.08), (0.9, 0.2), (0.42, 0.68), (0.32, 0.58)]), (235, 240, 245), (120, 130, 140), width=lw)
+        img = _shape_fill(
+            s, poly([(0.78, 0.08), (0.9, 0.2), (0.42, 0.68), (0.32, 0.58)]), (235, 240, 245), (120, 130, 140), width=lw
+        )
         d = ImageDraw.Draw(img)
         d.line([(0.22 * s, 0.56 * s), (0.44 * s, 0.78 * s)], fill=(*dark, 255), width=max(2, s // 10))
         d.line([(0.14 * s, 0.86 * s), (0.34 * s, 0.66 * s)], fill=(110, 70, 40, 255), width=max(2, s // 9))
@@ -58,14 +61,23 @@ def item_icon(rng: np.random.Generator, size: int, kind: str | None = None) -> I
         img = _shape_fill(s, poly([(0.5, 0.1), (0.86, 0.38), (0.5, 0.92), (0.14, 0.38)]), light, dark, width=lw)
         ImageDraw.Draw(img).line([(0.14 * s, 0.38 * s), (0.86 * s, 0.38 * s)], fill=(255, 255, 255, 160), width=lw)
     elif kind == "shield":
-        img = _shape_fill(s, poly([(0.15, 0.12), (0.85, 0.12), (0.85, 0.45), (0.5, 0.92), (0.15, 0.45)]), light, dark, width=lw)
-        ImageDraw.Draw(img).line([(0.5 * s, 0.15 * s), (0.5 * s, 0.85 * s)], fill=(250, 230, 120, 220), width=max(1, s // 12))
+        img = _shape_fill(
+            s, poly([(0.15, 0.12), (0.85, 0.12), (0.85, 0.45), (0.5, 0.92), (0.15, 0.45)]), light, dark, width=lw
+        )
+        ImageDraw.Draw(img).line(
+            [(0.5 * s, 0.15 * s), (0.5 * s, 0.85 * s)], fill=(250, 230, 120, 220), width=max(1, s // 12)
+        )
     elif kind == "coin":
         img = _shape_fill(s, ellipse((0.12, 0.12, 0.88, 0.88)), (255, 230, 120), (190, 130, 20), width=lw)
         ImageDraw.Draw(img).ellipse([0.3 * s, 0.3 * s, 0.7 * s, 0.7 * s], outline=(150, 100, 10, 255), width=lw)
     elif kind == "heart":
-        pts = [(0.5 + 0.4 * np.sin(a) ** 3, 0.45 - 0.33 * np.cos(a) + 0.13 * np.cos(2 * a)
-                + 0.05 * np.cos(3 * a) + 0.02 * np.cos(4 * a)) for a in np.linspace(0, 2 * np.pi, 40)]
+        pts = [
+            (
+                0.5 + 0.4 * np.sin(a) ** 3,
+                0.45 - 0.33 * np.cos(a) + 0.13 * np.cos(2 * a) + 0.05 * np.cos(3 * a) + 0.02 * np.cos(4 * a),
+            )
+            for a in np.linspace(0, 2 * np.pi, 40)
+        ]
         img = _shape_fill(s, poly(pts), (255, 110, 120), (160, 20, 40), width=lw)
     elif kind == "key":
         img = _shape_fill(s, ellipse((0.1, 0.1, 0.5, 0.5)), (255, 225, 130), (170, 120, 20), width=lw)
@@ -80,17 +92,24 @@ def item_icon(rng: np.random.Generator, size: int, kind: str | None = None) -> I
         d.ellipse([0.74 * s, 0.04 * s, 0.9 * s, 0.2 * s], fill=(255, 170, 40, 255))
     elif kind == "apple":
         img = _shape_fill(s, ellipse((0.14, 0.24, 0.86, 0.92)), (255, 90, 80), (150, 20, 20), width=lw)
-        ImageDraw.Draw(img).line([(0.5 * s, 0.28 * s), (0.58 * s, 0.08 * s)], fill=(90, 60, 30, 255), width=max(2, s // 14))
+        ImageDraw.Draw(img).line(
+            [(0.5 * s, 0.28 * s), (0.58 * s, 0.08 * s)], fill=(90, 60, 30, 255), width=max(2, s // 14)
+        )
         ImageDraw.Draw(img).ellipse([0.56 * s, 0.08 * s, 0.8 * s, 0.22 * s], fill=(80, 180, 70, 255))
     elif kind == "arrow":
         img = new(s, s)
         d = ImageDraw.Draw(img)
         d.line([(0.15 * s, 0.85 * s), (0.78 * s, 0.22 * s)], fill=(150, 110, 60, 255), width=max(2, s // 12))
-        d.polygon([(0.9 * s, 0.1 * s), (0.62 * s, 0.2 * s), (0.8 * s, 0.38 * s)], fill=(200, 205, 215, 255),
-                  outline=(20, 16, 14, 255))
+        d.polygon(
+            [(0.9 * s, 0.1 * s), (0.62 * s, 0.2 * s), (0.8 * s, 0.38 * s)],
+            fill=(200, 205, 215, 255),
+            outline=(20, 16, 14, 255),
+        )
         d.polygon([(0.1 * s, 0.9 * s), (0.12 * s, 0.7 * s), (0.3 * s, 0.88 * s)], fill=(*light, 255))
     elif kind == "scroll":
-        img = _shape_fill(s, poly([(0.2, 0.2), (0.8, 0.2), (0.8, 0.8), (0.2, 0.8)]), (250, 235, 200), (200, 170, 120), width=lw)
+        img = _shape_fill(
+            s, poly([(0.2, 0.2), (0.8, 0.2), (0.8, 0.8), (0.2, 0.8)]), (250, 235, 200), (200, 170, 120), width=lw
+        )
         d = ImageDraw.Draw(img)
         for k in range(3):
             y = (0.36 + 0.14 * k) * s
@@ -100,9 +119,14 @@ def item_icon(rng: np.random.Generator, size: int, kind: str | None = None) -> I
         d = ImageDraw.Draw(img)
         for k in range(3):
             x0 = (0.18 + 0.22 * k) * s
-            d.rectangle([x0, 0.38 * s, x0 + 0.16 * s, 0.88 * s], fill=(200, 160, 60, 255), outline=(20, 16, 14, 255), width=lw)
-            d.polygon([(x0, 0.38 * s), (x0 + 0.08 * s, 0.14 * s), (x0 + 0.16 * s, 0.38 * s)], fill=(190, 120, 70, 255),
-                      outline=(20, 16, 14, 255))
+            d.rectangle(
+                [x0, 0.38 * s, x0 + 0.16 * s, 0.88 * s], fill=(200, 160, 60, 255), outline=(20, 16, 14, 255), width=lw
+            )
+            d.polygon(
+                [(x0, 0.38 * s), (x0 + 0.08 * s, 0.14 * s), (x0 + 0.16 * s, 0.38 * s)],
+                fill=(190, 120, 70, 255),
+                outline=(20, 16, 14, 255),
+            )
     return img
 
 

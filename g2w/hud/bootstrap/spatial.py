@@ -13,8 +13,13 @@ from g2w.hud.bootstrap.draw import glow, new, paste, shadow, text_image
 from g2w.hud.bootstrap.words import PLACES
 from g2w.sample_data.textures import colorize, tileable_noise
 
-TERRAINS = (((30, 70, 35), (150, 170, 105)), ((40, 50, 70), (120, 160, 200)), ((70, 60, 40), (200, 180, 130)),
-            ((10, 30, 40), (60, 200, 190)), ((35, 35, 40), (170, 170, 180)))
+TERRAINS = (
+    ((30, 70, 35), (150, 170, 105)),
+    ((40, 50, 70), (120, 160, 200)),
+    ((70, 60, 40), (200, 180, 130)),
+    ((10, 30, 40), (60, 200, 190)),
+    ((35, 35, 40), (170, 170, 180)),
+)
 
 
 def minimap(rng: np.random.Generator, pal: dict) -> list:
@@ -39,8 +44,11 @@ def minimap(rng: np.random.Generator, pal: dict) -> list:
         else:
             d.polygon([(x, y - r - 2), (x + r, y + r), (x - r, y + r)], fill=color, outline=(0, 0, 0, 255))
     cx, cy, a = w / 2, h / 2, max(6, w // 18)
-    d.polygon([(cx, cy - a), (cx + a * 0.7, cy + a * 0.8), (cx, cy + a * 0.35), (cx - a * 0.7, cy + a * 0.8)],
-              fill=(255, 255, 255, 255), outline=(0, 0, 0, 255))
+    d.polygon(
+        [(cx, cy - a), (cx + a * 0.7, cy + a * 0.8), (cx, cy + a * 0.35), (cx - a * 0.7, cy + a * 0.8)],
+        fill=(255, 255, 255, 255),
+        outline=(0, 0, 0, 255),
+    )
     shape = new(w, h)
     sd = ImageDraw.Draw(shape)
     ring = max(3, w // 30)
@@ -86,7 +94,9 @@ def compass(rng: np.random.Generator, pal: dict) -> list:
             tall = 0.45 if deg % 15 == 0 else 0.25
             d.line([(x, h * (1 - tall) - 2), (x, h - 3)], fill=(*pal["text"], alpha), width=1)
             if deg % 30 == 0 and rng.random() < 0.8:
-                num = text_image(str(deg), max(7, int(h * 0.28)), (*pal["text"], int(alpha * 0.8)), "condensed", stroke=1)
+                num = text_image(
+                    str(deg), max(7, int(h * 0.28)), (*pal["text"], int(alpha * 0.8)), "condensed", stroke=1
+                )
                 paste(img, num, x - num.width / 2, h * 0.1)
     d.polygon([(w / 2 - 5, h - 1), (w / 2 + 5, h - 1), (w / 2, h - 8)], fill=(*pal["accent"], 255))
     return [("compass_bar", img, {})]

@@ -47,7 +47,9 @@ def health(rng: np.random.Generator, pal: dict) -> list:
     bar_h = int(h * rng.uniform(0.32, 0.5))
     box = [pad + icon_w + pad, (h - bar_h) // 2, w - pad, (h - bar_h) // 2 + bar_h]
     _bar(img, box, HP_FILLS[int(rng.integers(len(HP_FILLS)))], int(rng.choice([0, 0, 4, 5, 10])))
-    value = text_image(f"{int(rng.integers(60, 200))}", max(9, int(bar_h * 0.8)), (255, 255, 255, 255), pal["family"], stroke=1)
+    value = text_image(
+        f"{int(rng.integers(60, 200))}", max(9, int(bar_h * 0.8)), (255, 255, 255, 255), pal["family"], stroke=1
+    )
     paste(img, value, box[2] - value.width - 3, (h - value.height) / 2)
     return [("health", img, {"bars": [{"kind": "hp", "box": box}]})]
 
@@ -75,8 +77,13 @@ def status_panel(rng: np.random.Generator, pal: dict) -> list:
     pd.rectangle([0, 0, s - 1, s - 1], outline=(240, 240, 240, 255), width=2)
     paste(img, portrait, pad, pad)
     x0 = pad + s + 6
-    name = text_image(f"{rng.choice(PLAYERS)}  Lv {int(rng.integers(1, 60))}", max(9, h // 6), (*pal["text"], 255),
-                      pal["family"], stroke=1)
+    name = text_image(
+        f"{rng.choice(PLAYERS)}  Lv {int(rng.integers(1, 60))}",
+        max(9, h // 6),
+        (*pal["text"], 255),
+        pal["family"],
+        stroke=1,
+    )
     paste(img, name, x0, pad - 2)
     bar_h = max(5, h // 6)
     hp_y = pad + name.height + 1
@@ -102,14 +109,18 @@ def teammates(rng: np.random.Generator, pal: dict) -> list:
         bx = [row_h + 4, y + row_h - 7, w - 8, y + row_h - 3]
         level = float(rng.uniform(0.15, 1.0))
         d.rectangle(bx, fill=(20, 20, 20, 220))
-        d.rectangle([bx[0], bx[1], bx[0] + (bx[2] - bx[0]) * level, bx[3]], fill=(*HP_FILLS[1 if level > 0.4 else 0], 255))
+        d.rectangle(
+            [bx[0], bx[1], bx[0] + (bx[2] - bx[0]) * level, bx[3]], fill=(*HP_FILLS[1 if level > 0.4 else 0], 255)
+        )
     return [("roster", img, {})]
 
 
 def ammo(rng: np.random.Generator, pal: dict) -> list:
     mag = int(rng.choice([6, 8, 12, 20, 30, 45]))
     text = text_image(f"{int(rng.integers(0, mag + 1))}", int(rng.uniform(26, 38)), (*pal["text"], 255), pal["family"])
-    reserve = text_image(f"/ {int(rng.integers(0, 300))}", int(text.height * 0.55), (*pal["text"], 210), pal["family"], stroke=1)
+    reserve = text_image(
+        f"/ {int(rng.integers(0, 300))}", int(text.height * 0.55), (*pal["text"], 210), pal["family"], stroke=1
+    )
     gun = rifle(int(rng.uniform(50, 80)), int(rng.uniform(16, 24)), (*pal["text"], 235)) if rng.random() < 0.6 else None
     name = text_image(str(rng.choice(WEAPONS)), 11, (*pal["accent"], 255), "condensed", stroke=1)
     w = text.width + reserve.width + (gun.width + 6 if gun else 0) + 14
@@ -136,8 +147,13 @@ def hotbar(rng: np.random.Generator, pal: dict) -> list:
     slots = []
     for k in range(n):
         x = pad + k * (slot + gap)
-        d.rounded_rectangle([x, pad, x + slot - 1, pad + slot - 1], radius=min(6, pal["radius"]),
-                            fill=(*(int(c * 0.6) for c in pal["backing"]), 200), outline=(200, 200, 205, 230), width=2)
+        d.rounded_rectangle(
+            [x, pad, x + slot - 1, pad + slot - 1],
+            radius=min(6, pal["radius"]),
+            fill=(*(int(c * 0.6) for c in pal["backing"]), 200),
+            outline=(200, 200, 205, 230),
+            width=2,
+        )
         digit = text_image(str((k + 1) % 10), max(8, slot // 5), (230, 230, 230, 230), "sans", stroke=1, pad=0)
         paste(img, digit, x + 3, pad + 2)
         slots.append([x + 2, pad + 2, x + slot - 2, pad + slot - 2])
@@ -189,8 +205,14 @@ def gauge(rng: np.random.Generator, pal: dict) -> list:
         a = math.radians(150 + 240 * k / 12)
         inner = r * (0.78 if k % 2 == 0 else 0.86)
         col = (*pal["danger"], 255) if k >= 10 else (*pal["text"], 255)
-        d.line([(c[0] + inner * math.cos(a), c[1] + inner * math.sin(a)),
-                (c[0] + r * 0.96 * math.cos(a), c[1] + r * 0.96 * math.sin(a))], fill=col, width=2)
+        d.line(
+            [
+                (c[0] + inner * math.cos(a), c[1] + inner * math.sin(a)),
+                (c[0] + r * 0.96 * math.cos(a), c[1] + r * 0.96 * math.sin(a)),
+            ],
+            fill=col,
+            width=2,
+        )
     d.arc([c[0] - r, c[1] - r, c[0] + r, c[1] + r], 150, 390, fill=(*pal["accent"], 255), width=3)
     v = float(rng.uniform(0.05, 0.95))
     a = math.radians(150 + 240 * v)
@@ -200,6 +222,8 @@ def gauge(rng: np.random.Generator, pal: dict) -> list:
     paste(img, speed, c[0] - speed.width / 2, c[1] + r * 0.2)
     unit = text_image(str(rng.choice(["km/h", "mph"])), int(s * 0.08), (*pal["text"], 220), "condensed", stroke=1)
     paste(img, unit, c[0] - unit.width / 2, c[1] + r * 0.2 + speed.height)
-    gear = text_image(str(rng.choice(["N", "1", "2", "3", "4", "5", "R", "D"])), int(s * 0.12), (*pal["accent"], 255), "mono")
+    gear = text_image(
+        str(rng.choice(["N", "1", "2", "3", "4", "5", "R", "D"])), int(s * 0.12), (*pal["accent"], 255), "mono"
+    )
     paste(img, gear, c[0] + r * 0.45, c[1] - r * 0.15)
     return [("gauge", img, {})]

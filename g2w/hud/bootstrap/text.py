@@ -39,7 +39,9 @@ def _boxed(lines: list, pal: dict, pad: int = 8, alpha: int | None = None, accen
 
 
 def objective(rng: np.random.Generator, pal: dict) -> list:
-    title = text_image(str(rng.choice(["OBJECTIVE", "QUEST", "MISSION", "TASK"])), 12, (*pal["accent"], 255), pal["family"], stroke=1)
+    title = text_image(
+        str(rng.choice(["OBJECTIVE", "QUEST", "MISSION", "TASK"])), 12, (*pal["accent"], 255), pal["family"], stroke=1
+    )
     goal = str(rng.choice(OBJECTIVES))
     if rng.random() < 0.5:
         goal += f"  {int(rng.integers(0, 5))}/{int(rng.integers(5, 10))}"
@@ -51,7 +53,9 @@ def match(rng: np.random.Generator, pal: dict) -> list:
     kind = int(rng.integers(3))
     if kind == 0:
         secs = int(rng.integers(0, 600))
-        img = shadow(text_image(f"{secs // 60:02d}:{secs % 60:02d}", int(rng.uniform(22, 32)), (*pal["text"], 255), "mono"))
+        img = shadow(
+            text_image(f"{secs // 60:02d}:{secs % 60:02d}", int(rng.uniform(22, 32)), (*pal["text"], 255), "mono")
+        )
     elif kind == 1:
         a, b = (text_image(str(int(rng.integers(0, 16))), 26, (255, 255, 255, 255), pal["family"]) for _ in range(2))
         w = a.width + b.width + 70
@@ -72,8 +76,9 @@ def prompt(rng: np.random.Generator, pal: dict) -> list:
     cap = text_image(key, 16, (20, 20, 20, 255), "sans", stroke=0, pad=3)
     s = max(cap.height + 6, cap.width + 10)
     keycap = new(s, s)
-    ImageDraw.Draw(keycap).rounded_rectangle([0, 0, s - 1, s - 1], radius=5, fill=(240, 240, 240, 255),
-                                             outline=(90, 90, 90, 255), width=2)
+    ImageDraw.Draw(keycap).rounded_rectangle(
+        [0, 0, s - 1, s - 1], radius=5, fill=(240, 240, 240, 255), outline=(90, 90, 90, 255), width=2
+    )
     paste(keycap, cap, (s - cap.width) / 2, (s - cap.height) / 2)
     label = text_image(str(rng.choice(ACTIONS)), int(rng.uniform(15, 20)), (*pal["text"], 255), pal["family"])
     w, h = s + label.width + 18, max(s, label.height) + 10
@@ -137,8 +142,10 @@ def chat(rng: np.random.Generator, pal: dict) -> list:
 
 def menu(rng: np.random.Generator, pal: dict) -> list:
     if rng.random() < 0.5:  # a horizontal control-hint bar
-        parts = [text_image(f"[{k}] {a}", 13, (*pal["text"], 255), "sans", stroke=1)
-                 for k, a in zip(rng.choice(KEYS, 3, replace=False), rng.choice(MENU_ITEMS, 3, replace=False))]
+        parts = [
+            text_image(f"[{k}] {a}", 13, (*pal["text"], 255), "sans", stroke=1)
+            for k, a in zip(rng.choice(KEYS, 3, replace=False), rng.choice(MENU_ITEMS, 3, replace=False))
+        ]
         w = sum(p.width for p in parts) + 16 * len(parts) + 8
         h = max(p.height for p in parts) + 10
         img = panel(w, h, pal, alpha=int(pal["backing_alpha"] * 0.7))
@@ -147,16 +154,21 @@ def menu(rng: np.random.Generator, pal: dict) -> list:
             paste(img, p, x, 5)
             x += p.width + 16
         return [("hint_bar", img, {})]
-    items = [text_image(str(m), 15, (*pal["text"], 255), pal["family"], stroke=1)
-             for m in rng.choice(MENU_ITEMS, int(rng.integers(3, 6)), replace=False)]
+    items = [
+        text_image(str(m), 15, (*pal["text"], 255), pal["family"], stroke=1)
+        for m in rng.choice(MENU_ITEMS, int(rng.integers(3, 6)), replace=False)
+    ]
     return [("menu", _boxed(items, pal, pad=10, accent_bar=True, gap=4), {})]
 
 
 def debug(rng: np.random.Generator, pal: dict) -> list:
     fps = int(rng.integers(24, 240))
-    lines = [f"FPS {fps}  {1000 / fps:.1f} ms", f"PING {int(rng.integers(5, 180))} ms",
-             f"CPU {int(rng.integers(10, 99))}%  GPU {int(rng.integers(10, 99))}%",
-             f"build 1.{int(rng.integers(0, 30))}.{int(rng.integers(0, 999))}"]
+    lines = [
+        f"FPS {fps}  {1000 / fps:.1f} ms",
+        f"PING {int(rng.integers(5, 180))} ms",
+        f"CPU {int(rng.integers(10, 99))}%  GPU {int(rng.integers(10, 99))}%",
+        f"build 1.{int(rng.integers(0, 30))}.{int(rng.integers(0, 999))}",
+    ]
     k = int(rng.integers(1, 5))
     color = (120, 255, 120, 255) if rng.random() < 0.5 else (255, 255, 255, 235)
     ims = [text_image(s, 12, color, "mono", bold=False, stroke=1) for s in lines[:k]]
@@ -182,13 +194,23 @@ def watermark(rng: np.random.Generator, pal: dict) -> list:
         paste(img, text, 22, (img.height - text.height) / 2)
         return [("mark", img, {})]
     name = str(rng.choice(CHANNELS if rng.random() < 0.6 else BRANDS))
-    text = text_image(name, int(rng.uniform(16, 30)), (255, 255, 255, alpha),
-                      str(rng.choice(["sans", "serif", "condensed"])), stroke=1, stroke_fill=(0, 0, 0, alpha // 2))
+    text = text_image(
+        name,
+        int(rng.uniform(16, 30)),
+        (255, 255, 255, alpha),
+        str(rng.choice(["sans", "serif", "condensed"])),
+        stroke=1,
+        stroke_fill=(0, 0, 0, alpha // 2),
+    )
     if rng.random() < 0.5:  # logo mark beside the name
         s = text.height
         logo = new(s, s)
-        ImageDraw.Draw(logo).regular_polygon((s / 2, s / 2, s / 2 - 1), int(rng.integers(3, 7)),
-                                             fill=(*pal["accent"], alpha), outline=(255, 255, 255, alpha))
+        ImageDraw.Draw(logo).regular_polygon(
+            (s / 2, s / 2, s / 2 - 1),
+            int(rng.integers(3, 7)),
+            fill=(*pal["accent"], alpha),
+            outline=(255, 255, 255, alpha),
+        )
         img = new(s + text.width + 6, s)
         paste(img, logo, 0, 0)
         paste(img, text, s + 6, 0)
@@ -210,8 +232,13 @@ def stream_overlay(rng: np.random.Generator, pal: dict) -> list:
         paste(img, tag, 5, h - tag.height - 3)
         return [("facecam", img, {})]
     who = text_image(str(rng.choice(PLAYERS)), 16, (*pal["accent"], 255), pal["family"])
-    what = text_image(str(rng.choice(["donated $5.00", "just followed!", "subscribed for 6 months",
-                                      "raided with 42 viewers"])), 14, (255, 255, 255, 255), "sans", stroke=1)
+    what = text_image(
+        str(rng.choice(["donated $5.00", "just followed!", "subscribed for 6 months", "raided with 42 viewers"])),
+        14,
+        (255, 255, 255, 255),
+        "sans",
+        stroke=1,
+    )
     return [("alert", glow(_boxed([who, what], pal, pad=8, accent_bar=True), pal["accent"], 4, 0.5), {})]
 
 
@@ -237,6 +264,9 @@ def other(rng: np.random.Generator, pal: dict) -> list:
     d = ImageDraw.Draw(img)
     on = int(rng.integers(1, dots + 1))
     for k in range(dots):
-        d.ellipse([k * 18 + 2, 2, k * 18 + 14, 14], fill=(*pal["accent"], 255) if k < on else (60, 60, 60, 200),
-                  outline=(0, 0, 0, 200))
+        d.ellipse(
+            [k * 18 + 2, 2, k * 18 + 14, 14],
+            fill=(*pal["accent"], 255) if k < on else (60, 60, 60, 200),
+            outline=(0, 0, 0, 200),
+        )
     return [("pips", img, {})]

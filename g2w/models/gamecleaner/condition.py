@@ -104,17 +104,26 @@ class MLLMEncoder(nn.Module):
         n_video = int(grid.prod()) // merge**2
         query_id = self.tokenizer.convert_tokens_to_ids(QUERY_TOKEN) if self.tokenizer else cfg.vision_end_token_id + 1
         head = self._text_ids("<|im_start|>user\n") if self.tokenizer else []
-        ids = (head + [cfg.vision_start_token_id] + [cfg.video_token_id] * n_video + [cfg.vision_end_token_id]
-               + self._text_ids(INSTRUCTION) + [query_id] * self.config.num_queries)
+        ids = (
+            head
+            + [cfg.vision_start_token_id]
+            + [cfg.video_token_id] * n_video
+            + [cfg.vision_end_token_id]
+            + self._text_ids(INSTRUCTION)
+            + [query_id] * self.config.num_queries
+        )
         ids = torch.tensor(ids)
         types = (ids == cfg.video_token_id).int() * 2
         queries = torch.arange(len(ids) - self.config.num_queries, len(ids))
         return ids, types, queries
 
-    def positions(self, ids: torch.Tensor, types: torch.Tensor, grid: torch.Tensor, seconds_per_grid: float) -> torch.Tensor:
+    def positions(
+        self, ids: torch.Tensor, types: torch.Tensor, grid: torch.Tensor, seconds_per_grid: float
+    ) -> torch.Tensor:
         """M-RoPE position ids [3, B, L] for a batch of identical layouts."""
-        pos, _ = self.model.get_rope_index(ids, types, video_grid_thw=grid,
-                                           second_per_grid_ts=torch.full((grid.shape[0],), seconds_per_grid))
+        pos, _ = self.model.get_rope_index(
+            ids, types, video_grid_thw=grid, second_per_grid_ts=torch.full((grid.shape[0],), seconds_per_grid)
+        )
         return pos
 
     @torch.no_grad()

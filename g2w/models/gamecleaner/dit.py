@@ -54,8 +54,14 @@ class GameCleanerDiT(nn.Module):
     def gamma_of(self, sigma: torch.Tensor) -> torch.Tensor:
         return self.gamma[0] + self.gamma[1] * sigma
 
-    def forward(self, latents: torch.Tensor, t: torch.Tensor, context: torch.Tensor,
-                source: torch.Tensor, reference: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        latents: torch.Tensor,
+        t: torch.Tensor,
+        context: torch.Tensor,
+        source: torch.Tensor,
+        reference: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """latents, source [B, C, F, H, W]; t [B] in [0, 1]; context [B, N, D]; reference [B, C, 1, H, W].
         Returns Wan's prediction [B, C, F, H, W]."""
         tr = self.transformer

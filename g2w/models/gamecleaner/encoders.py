@@ -17,8 +17,15 @@ from g2w.models.gamecleaner.presets import GameCleanerConfig
 
 
 class Encoders:
-    def __init__(self, config: GameCleanerConfig, base_dir: str | None = None, mllm_dir: str | None = None,
-                 device: str | torch.device = "cpu", seed: int = 0, with_mllm: bool = True):
+    def __init__(
+        self,
+        config: GameCleanerConfig,
+        base_dir: str | None = None,
+        mllm_dir: str | None = None,
+        device: str | torch.device = "cpu",
+        seed: int = 0,
+        with_mllm: bool = True,
+    ):
         from diffusers import AutoencoderKLWan
 
         self.config = config
@@ -30,7 +37,9 @@ class Encoders:
         else:
             folder = os.path.join(base_dir, "vae")
             if not os.path.isfile(os.path.join(folder, "config.json")):
-                raise FileNotFoundError(f"{folder}/config.json not found: expected a diffusers Wan VAE folder (BASE/vae)")
+                raise FileNotFoundError(
+                    f"{folder}/config.json not found: expected a diffusers Wan VAE folder (BASE/vae)"
+                )
             self.vae = AutoencoderKLWan.from_pretrained(folder, torch_dtype=torch.float32)
         self.vae.requires_grad_(False).eval().to(self.device, self.dtype)
         if config.height >= 720:
@@ -44,7 +53,7 @@ class Encoders:
     def encode(self, frames: np.ndarray) -> torch.Tensor:
         """uint8 [F, H, W, 3] -> normalised latent [1, C, f, h, w] (float32)."""
         x = torch.from_numpy(np.ascontiguousarray(frames)).to(self.device).permute(3, 0, 1, 2)[None]
-        x = (x.to(self.dtype) / 127.5 - 1.0)
+        x = x.to(self.dtype) / 127.5 - 1.0
         z = self.vae.encode(x).latent_dist.mode().float()
         return (z - self.mean) / self.std
 

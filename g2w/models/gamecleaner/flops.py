@@ -30,8 +30,9 @@ class _Count:
     forward: float = 0.0
     backward: float = 0.0
 
-    def linear(self, tokens: int, d_in: int, d_out: int, *, input_grad: bool, weight_grad: bool = False,
-               lora_rank: int = 0) -> None:
+    def linear(
+        self, tokens: int, d_in: int, d_out: int, *, input_grad: bool, weight_grad: bool = False, lora_rank: int = 0
+    ) -> None:
         """A linear layer (or a patch convolution) over `tokens` rows, with an optional LoRA adapter."""
         macs = tokens * d_in * d_out
         self.forward += macs
@@ -101,4 +102,3 @@ def forward_flops(config: GameCleanerConfig, reference: bool = True) -> float:
 def training_flops(config: GameCleanerConfig, reference: bool = True, train_connector: bool = False) -> float:
     c = count(config, reference, train_connector)
     return 2.0 * (c.forward + c.backward)
-

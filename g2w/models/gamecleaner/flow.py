@@ -44,8 +44,15 @@ def flow_matching_loss(dit, clean, context, source, reference, generator, shift:
 
 
 @torch.no_grad()
-def euler_sample(dit, context, source, reference=None, steps: int = STEPS, shift: float = SHIFT,
-                 generator: torch.Generator | None = None) -> torch.Tensor:
+def euler_sample(
+    dit,
+    context,
+    source,
+    reference=None,
+    steps: int = STEPS,
+    shift: float = SHIFT,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
     """Integrate from noise (t = 0) to a clean latent shaped like `source`."""
     z = torch.randn(source.shape, generator=generator, device=source.device, dtype=source.dtype)
     sigmas = shifted_sigma(torch.linspace(1.0, 0.0, steps + 1, device=source.device), shift)

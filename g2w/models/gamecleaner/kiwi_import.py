@@ -50,8 +50,8 @@ def _map(key: str) -> str | None:
         return f"dit.transformer.blocks.{block}.{target}.{ab}.default.weight"
     for name, ours in _EMBED.items():
         for inner in (f"{name}.patch_embedding.", f"{name}."):
-            if key.startswith(inner) and key[len(inner):] in ("weight", "bias"):
-                return f"{ours}.{key[len(inner):]}"
+            if key.startswith(inner) and key[len(inner) :] in ("weight", "bias"):
+                return f"{ours}.{key[len(inner) :]}"
     if key == "mllm.video_queries.q":
         return "condition.queries"
     m = re.match(r"^mllm\.conn(?:ector|etor)\.([02])\.(weight|bias)$", key)
@@ -74,8 +74,10 @@ def convert_kiwi_state(state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.
             refused.append(key)
     if refused:
         shown = ", ".join(sorted(refused)[:8])
-        raise KeyError(f"Kiwi-Edit checkpoint has {len(refused)} keys GameCleaner cannot import "
-                       f"(MLLM LoRA or full DiT weights must be merged into the base folders first): {shown}")
+        raise KeyError(
+            f"Kiwi-Edit checkpoint has {len(refused)} keys GameCleaner cannot import "
+            f"(MLLM LoRA or full DiT weights must be merged into the base folders first): {shown}"
+        )
     out["dit.gamma"] = torch.tensor([0.0, 1.0])
     return out, sorted(ignored)
 
@@ -98,8 +100,13 @@ def import_kiwi(kiwi_path: str, config, output: str) -> list[str]:
     unexpected = sorted(set(state) - set(expected))
     shapes = sorted(k for k in set(state) & set(expected) if tuple(state[k].shape) != expected[k])
     if missing or unexpected or shapes:
-        raise KeyError(f"{kiwi_path} does not fit preset {config.name}: missing {missing[:8]}, "
-                       f"unexpected {unexpected[:8]}, wrong shape {shapes[:8]}")
-    save_file({k: v.contiguous() for k, v in state.items()}, output,
-              metadata={"preset": config.name, "config": json.dumps(config.to_dict()), "imported_from": kiwi_path})
+        raise KeyError(
+            f"{kiwi_path} does not fit preset {config.name}: missing {missing[:8]}, "
+            f"unexpected {unexpected[:8]}, wrong shape {shapes[:8]}"
+        )
+    save_file(
+        {k: v.contiguous() for k, v in state.items()},
+        output,
+        metadata={"preset": config.name, "config": json.dumps(config.to_dict()), "imported_from": kiwi_path},
+    )
     return ignored

@@ -25,8 +25,7 @@ from torch import nn
 from g2w.models.gamecleaner.condition import QueryConnector
 from g2w.models.gamecleaner.dit import GameCleanerDiT
 from g2w.models.gamecleaner.presets import GameCleanerConfig
-from g2w.train_task import full
-from g2w.train_task import load_named
+from g2w.train_task import full, load_named
 
 QWEN25_VL_3B_WIDTH = 2048
 
@@ -55,8 +54,14 @@ class GameCleaner(nn.Module):
 
         self.config = config
         transformer.requires_grad_(False)
-        transformer.add_adapter(LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha,
-                                           target_modules=config.lora_targets(), init_lora_weights=True))
+        transformer.add_adapter(
+            LoraConfig(
+                r=config.lora_rank,
+                lora_alpha=config.lora_alpha,
+                target_modules=config.lora_targets(),
+                init_lora_weights=True,
+            )
+        )
         self.dit = GameCleanerDiT(config, transformer)
         self.condition = QueryConnector(config.num_queries, mllm_width(config), config.dit_width, seed)
         self.condition.queries.requires_grad_(False)
@@ -101,8 +106,9 @@ def checkpoint_config(path: str) -> GameCleanerConfig:
     return GameCleanerConfig(**{**values, "gamma_init": tuple(values["gamma_init"])})
 
 
-def load_gamecleaner(checkpoint: str | None, config: GameCleanerConfig | None = None, base_dir: str | None = None,
-                     seed: int = 0) -> GameCleaner:
+def load_gamecleaner(
+    checkpoint: str | None, config: GameCleanerConfig | None = None, base_dir: str | None = None, seed: int = 0
+) -> GameCleaner:
     """A GameCleaner from base weights (or random init) plus an optional g2w checkpoint.
 
     Starting from a checkpoint freezes the connector (as in the paper); from scratch it trains.
@@ -111,7 +117,9 @@ def load_gamecleaner(checkpoint: str | None, config: GameCleanerConfig | None = 
         if checkpoint is None:
             raise ValueError("give a preset or a checkpoint")
         config = checkpoint_config(checkpoint)
-    model = GameCleaner(config, build_transformer(config, base_dir, seed), train_connector=checkpoint is None, seed=seed)
+    model = GameCleaner(
+        config, build_transformer(config, base_dir, seed), train_connector=checkpoint is None, seed=seed
+    )
     if checkpoint is not None:
         model.load(checkpoint)
     return model

@@ -64,42 +64,102 @@ class GameCleanerConfig:
 
 
 def _wan(heads, ffn, layers, channels, head_dim=128) -> dict:
-    return {"patch_size": [1, 2, 2], "num_attention_heads": heads, "attention_head_dim": head_dim,
-            "in_channels": channels, "out_channels": channels, "text_dim": 4096, "freq_dim": 256,
-            "ffn_dim": ffn, "num_layers": layers, "cross_attn_norm": True, "qk_norm": "rms_norm_across_heads",
-            "eps": 1e-6, "rope_max_seq_len": 1024}
+    return {
+        "patch_size": [1, 2, 2],
+        "num_attention_heads": heads,
+        "attention_head_dim": head_dim,
+        "in_channels": channels,
+        "out_channels": channels,
+        "text_dim": 4096,
+        "freq_dim": 256,
+        "ffn_dim": ffn,
+        "num_layers": layers,
+        "cross_attn_norm": True,
+        "qk_norm": "rms_norm_across_heads",
+        "eps": 1e-6,
+        "rope_max_seq_len": 1024,
+    }
 
 
 _WAN21_VAE = {"base_dim": 96, "z_dim": 16}  # diffusers defaults carry Wan2.1's latent statistics
-_WAN22_VAE = {"base_dim": 160, "decoder_base_dim": 256, "z_dim": 48, "is_residual": True, "in_channels": 12,
-              "out_channels": 12, "patch_size": 2, "scale_factor_spatial": 16, "scale_factor_temporal": 4}
+_WAN22_VAE = {
+    "base_dim": 160,
+    "decoder_base_dim": 256,
+    "z_dim": 48,
+    "is_residual": True,
+    "in_channels": 12,
+    "out_channels": 12,
+    "patch_size": 2,
+    "scale_factor_spatial": 16,
+    "scale_factor_temporal": 4,
+}
 
 _TINY_MLLM = {
     "model_type": "qwen2_5_vl",
-    "text_config": {"vocab_size": 512, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-                    "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
-                    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
-                    "bos_token_id": 510, "eos_token_id": 511},
-    "vision_config": {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 64,
-                      "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2, "window_size": 56,
-                      "fullatt_block_indexes": [0], "tokens_per_second": 2},
-    "bos_token_id": 510, "eos_token_id": 511, "image_token_id": 500, "video_token_id": 501, "vision_start_token_id": 502, "vision_end_token_id": 503,
+    "text_config": {
+        "vocab_size": 512,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 4096,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+        "bos_token_id": 510,
+        "eos_token_id": 511,
+    },
+    "vision_config": {
+        "depth": 1,
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_heads": 2,
+        "out_hidden_size": 64,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+        "window_size": 56,
+        "fullatt_block_indexes": [0],
+        "tokens_per_second": 2,
+    },
+    "bos_token_id": 510,
+    "eos_token_id": 511,
+    "image_token_id": 500,
+    "video_token_id": 501,
+    "vision_start_token_id": 502,
+    "vision_end_token_id": 503,
 }
 
 PRESETS: dict[str, GameCleanerConfig] = {
     "tiny": GameCleanerConfig(
-        "tiny", width=32, height=32, frames=17, mllm_frames=4, mllm_frame_pixels=56 * 56, num_queries=8,
-        lora_rank=4, lora_alpha=4,
+        "tiny",
+        width=32,
+        height=32,
+        frames=17,
+        mllm_frames=4,
+        mllm_frame_pixels=56 * 56,
+        num_queries=8,
+        lora_rank=4,
+        lora_alpha=4,
         dit=_wan(heads=2, ffn=64, layers=2, channels=4, head_dim=16) | {"text_dim": 64},
-        vae={"base_dim": 8, "z_dim": 4, "dim_mult": [1, 1, 1, 1], "num_res_blocks": 1,
-             "latents_mean": [0.0] * 4, "latents_std": [1.0] * 4},
-        mllm=_TINY_MLLM),
-    "wan21-1.3b": GameCleanerConfig("wan21-1.3b", width=832, height=480,
-                                    dit=_wan(heads=12, ffn=8960, layers=30, channels=16), vae=_WAN21_VAE),
-    "wan22-ti2v-5b": GameCleanerConfig("wan22-ti2v-5b", width=1280, height=704,
-                                       dit=_wan(heads=24, ffn=14336, layers=30, channels=48), vae=_WAN22_VAE),
-    "wan21-14b": GameCleanerConfig("wan21-14b", width=1280, height=720,
-                                   dit=_wan(heads=40, ffn=13824, layers=40, channels=16), vae=_WAN21_VAE),
+        vae={
+            "base_dim": 8,
+            "z_dim": 4,
+            "dim_mult": [1, 1, 1, 1],
+            "num_res_blocks": 1,
+            "latents_mean": [0.0] * 4,
+            "latents_std": [1.0] * 4,
+        },
+        mllm=_TINY_MLLM,
+    ),
+    "wan21-1.3b": GameCleanerConfig(
+        "wan21-1.3b", width=832, height=480, dit=_wan(heads=12, ffn=8960, layers=30, channels=16), vae=_WAN21_VAE
+    ),
+    "wan22-ti2v-5b": GameCleanerConfig(
+        "wan22-ti2v-5b", width=1280, height=704, dit=_wan(heads=24, ffn=14336, layers=30, channels=48), vae=_WAN22_VAE
+    ),
+    "wan21-14b": GameCleanerConfig(
+        "wan21-14b", width=1280, height=720, dit=_wan(heads=40, ffn=13824, layers=40, channels=16), vae=_WAN21_VAE
+    ),
 }
 
 

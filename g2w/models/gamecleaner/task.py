@@ -52,19 +52,25 @@ class GameCleanerTask(TrainTask):
     gradient_checkpointing: bool = False
     validation_pairs: int = 1
     name = "gamecleaner"
-    unused_parameters = False  # without a reference the embedder still runs on no patches: every step reaches every tensor
+    unused_parameters = (
+        False  # without a reference the embedder still runs on no patches: every step reaches every tensor
+    )
 
     def __post_init__(self):
         with open(os.path.join(self.cache, "cache.json")) as f:
             self.kind = json.load(f)["kind"]
         expected = "context" if self.checkpoint else "states"
         if self.kind != expected:
-            raise ValueError(f"{self.cache} holds {self.kind}, but a run {'from a checkpoint' if self.checkpoint else 'from scratch'}"
-                             f" needs {expected}: precache again {'with' if self.checkpoint else 'without'} --checkpoint")
+            raise ValueError(
+                f"{self.cache} holds {self.kind}, but a run {'from a checkpoint' if self.checkpoint else 'from scratch'}"
+                f" needs {expected}: precache again {'with' if self.checkpoint else 'without'} --checkpoint"
+            )
         ok, self.skipped = cache_counts(self.cache)
         if self.skipped and not self.skip_errors:
-            raise ValueError(f"{self.cache}: {self.skipped} of {ok + self.skipped} pairs are error rows; "
-                             "fix them or pass --skip-errors")
+            raise ValueError(
+                f"{self.cache}: {self.skipped} of {ok + self.skipped} pairs are error rows; "
+                "fix them or pass --skip-errors"
+            )
         if not ok:
             raise ValueError(f"{self.cache}: no usable pairs")
         self.held_out = min(self.validation_pairs, ok - 1)
@@ -127,13 +133,14 @@ class GameCleanerTask(TrainTask):
 
         # the expected count: a dropped reference (probability reference_drop) is a shorter sequence
         drop, train_connector = self.model_config.reference_drop, self.kind == "states"
-        return ((1 - drop) * training_flops(self.model_config, True, train_connector)
-                + drop * training_flops(self.model_config, False, train_connector))
+        return (1 - drop) * training_flops(self.model_config, True, train_connector) + drop * training_flops(
+            self.model_config, False, train_connector
+        )
 
     def validate(self, model, out_dir, device):
         """Before/after middle frames of each held-out pair: source, target, and a short sampling."""
-        from g2w.models.gamecleaner.encoders import Encoders
         from g2w.io.html_page import save_png
+        from g2w.models.gamecleaner.encoders import Encoders
 
         os.makedirs(out_dir, exist_ok=True)
         enc = Encoders(self.model_config, self.base_dir, device=device, seed=self.seed, with_mllm=False)
@@ -144,8 +151,14 @@ class GameCleanerTask(TrainTask):
             batch = self.load_batch([i], device)
             cond = {self.kind: batch[self.kind]}
             with torch.no_grad():
-                out = flow.euler_sample(lambda z, t, _c, s, r: model(z, t, s, r, **cond), None, batch["source"],
-                                        batch["reference"], steps=8, generator=torch.Generator(device).manual_seed(0))
+                out = flow.euler_sample(
+                    lambda z, t, _c, s, r: model(z, t, s, r, **cond),  # noqa: B023  (called within this step)
+                    None,
+                    batch["source"],
+                    batch["reference"],
+                    steps=8,
+                    generator=torch.Generator(device).manual_seed(0),
+                )
             pair = os.path.basename(self.paths[i]).removesuffix(".safetensors")
             row = {"label": pair if self.held_out else f"{pair} (a training pair: the cache has no other)"}
             for label, latent in (("source", batch["source"]), ("target", batch["target"]), ("output", out)):

@@ -27,7 +27,6 @@ def telea(image: np.ndarray, hole: np.ndarray, radius: int) -> np.ndarray:
     return cv2.resize(filled, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-
 @dataclass(frozen=True)
 class RimCheck:
     """When a hole's propagated fill is trusted: the rule that falls back to Telea.
@@ -60,9 +59,15 @@ class RimCheck:
 NO_CHECK = RimCheck(ring_px=0, max_steps=None)  # the fill before the check: every reached pixel is trusted
 
 
-
-def untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: np.ndarray, ys: np.ndarray,
-               xs: np.ndarray, check: RimCheck) -> np.ndarray:
+def untrusted(
+    frame: np.ndarray,
+    hole: np.ndarray,
+    ring: np.ndarray,
+    r_color: np.ndarray,
+    ys: np.ndarray,
+    xs: np.ndarray,
+    check: RimCheck,
+) -> np.ndarray:
     """Flags (n,) of the hole pixels (ys, xs) whose hole's ring is predicted worse than `check.tol`
     or is plainer than `check.smooth_std`; `ring`: the ring pixels the passes reached (flat indices
     in the crop), `r_color`: their colours."""
@@ -80,8 +85,6 @@ def untrusted(frame: np.ndarray, hole: np.ndarray, ring: np.ndarray, r_color: np
     per = np.maximum(num, 1)
     mean = np.bincount(owner, luma, count) / per
     variance = np.bincount(owner, luma * luma, count) / per - mean * mean
-    suspect = (np.bincount(owner, err, count) > check.tol * num) | (variance < check.smooth_std ** 2)
+    suspect = (np.bincount(owner, err, count) > check.tol * num) | (variance < check.smooth_std**2)
     bad = np.flatnonzero((num > 0) & suspect)
     return np.isin(comp[ys, xs], bad[bad > 0])
-
-

@@ -27,14 +27,18 @@ class Region:
         self.cut_holes = [crop.cut(h) for h in holes]
         n = len(frames)
         self.gray, self.small_holes, self.hole_idx = [None] * n, [None] * n, [None] * n
-        self.traced, self.inner, self.traced_idx = ([None] * n, [None] * n, [None] * n) if check.ring_px else (None,) * 3
+        self.traced, self.inner, self.traced_idx = (
+            ([None] * n, [None] * n, [None] * n) if check.ring_px else (None,) * 3
+        )
         self.passes: dict[int, tuple] = {}
 
     def prepare(self, ts: range) -> None:
         """Flow inputs, the ring's grown holes and the pixel indices of the frames `ts`."""
         gray, small = flow_inputs(self.crop, [self.frames[t] for t in ts], [self.holes[t] for t in ts])
-        ring, gap = (cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
-                     for px in (self.check.ring_px, self.check.gap_px))
+        ring, gap = (
+            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
+            for px in (self.check.ring_px, self.check.gap_px)
+        )
         for k, t in enumerate(ts):
             h = self.cut_holes[t]
             self.gray[t], self.small_holes[t] = gray[k], small[k]
@@ -57,8 +61,14 @@ class Region:
         """Blend, check and write frame t's fill into `out[t]` (after both `trace` calls); and,
         when `steps` is given, into `steps[t]` how far each hole pixel's colour travelled
         (frames, at most 254; 255: filled by Telea)."""
-        colors, check, cut_holes, traced, inner, traced_idx = (self.colors, self.check, self.cut_holes, self.traced,
-                                                               self.inner, self.traced_idx)
+        colors, check, cut_holes, traced, inner, traced_idx = (
+            self.colors,
+            self.check,
+            self.cut_holes,
+            self.traced,
+            self.inner,
+            self.traced_idx,
+        )
         (forward, r_fwd), (backward, r_bwd) = self.passes[-1], self.passes[+1]
         cw = self.crop.size[0]
         idx = self.hole_idx[t]
@@ -68,8 +78,9 @@ class Region:
         ys, xs = np.divmod(idx, cw)
         if check.ring_px:
             ring = np.flatnonzero((traced[t] > 0) & (inner[t] == 0))
-            r_color, r_got = traced_colors(colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring),
-                                            check.max_steps)
+            r_color, r_got = traced_colors(
+                colors, (r_fwd[t], r_bwd[t]), np.searchsorted(traced_idx[t], ring), check.max_steps
+            )
             got &= ~untrusted(colors[t], cut_holes[t], ring[r_got], r_color[r_got], ys, xs, check)
         region = self.crop.cut(out[t])  # a view into the output frame
         region[ys[got], xs[got]] = np.clip(color[got] + 0.5, 0, 255).astype(np.uint8)
@@ -87,11 +98,16 @@ class Region:
             box[uy - y0, ux - x0] = telea(np.ascontiguousarray(box), unreached, radius)[uy - y0, ux - x0]
 
 
-
-def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 32, flow_long_side: int = 160,
-               radius: int = 3, check: RimCheck | None = None,
-               emit: Callable[[np.ndarray], None] | None = None,
-               steps: list[np.ndarray] | None = None) -> list[np.ndarray]:
+def fill_chunk(
+    frames: list[np.ndarray],
+    holes: list[np.ndarray],
+    margin: int = 32,
+    flow_long_side: int = 160,
+    radius: int = 3,
+    check: RimCheck | None = None,
+    emit: Callable[[np.ndarray], None] | None = None,
+    steps: list[np.ndarray] | None = None,
+) -> list[np.ndarray]:
     """Frames (H, W, 3) uint8 with their hole pixels (holes: (H, W) uint8, >0 = fill) filled.
 
     Each group of nearby holes (the union over the chunk, grown by `margin`) is handled in its
@@ -116,8 +132,9 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
         if union.any():
             grown = cv2.dilate((union > 0).astype(np.uint8), np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
             count, regions = cv2.connectedComponents(grown)
-            found = [Region(frames, holes, Crop(regions == k, flow_long_side), check or RimCheck())
-                     for k in range(1, count)]
+            found = [
+                Region(frames, holes, Crop(regions == k, flow_long_side), check or RimCheck()) for k in range(1, count)
+            ]
     halves = (range(n // 2), range(n // 2, n))
     on_both([functools.partial(r.prepare, part) for r in found for part in halves])
     on_both([functools.partial(r.trace, step) for r in found for step in (-1, +1)])
@@ -135,5 +152,3 @@ def fill_chunk(frames: list[np.ndarray], holes: list[np.ndarray], margin: int = 
 
     on_both([functools.partial(finish, t) for t in range(n)])
     return out
-
-

@@ -40,8 +40,7 @@ def complete_flow(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6, max_poin
                 keep = np.linspace(0, len(xs) - 1, max_points).astype(int)
                 ys, xs = ys[keep], xs[keep]
             points = np.stack([xs, ys], 1).astype(np.float32)
-            model, _ = cv2.estimateAffine2D(points, points + flow[ys, xs], ransacReprojThreshold=1.0,
-                                            maxIters=200)
+            model, _ = cv2.estimateAffine2D(points, points + flow[ys, xs], ransacReprojThreshold=1.0, maxIters=200)
         if model is None:
             leftover |= inside * 255
             continue
@@ -49,8 +48,9 @@ def complete_flow(flow: np.ndarray, hole: np.ndarray, ring_px: int = 6, max_poin
         pts = np.stack([ix, iy, np.ones_like(ix)], 1).astype(np.float32)
         out[iy, ix] = pts @ model.T.astype(np.float32) - pts[:, :2]
     if leftover.any():
-        out = np.dstack([cv2.inpaint(np.ascontiguousarray(out[..., c]), leftover, 3, cv2.INPAINT_TELEA)
-                         for c in range(2)])
+        out = np.dstack(
+            [cv2.inpaint(np.ascontiguousarray(out[..., c]), leftover, 3, cv2.INPAINT_TELEA) for c in range(2)]
+        )
     return out
 
 
@@ -69,7 +69,7 @@ class Crop:
         self.grid = np.dstack([gx, gy])
 
     def cut(self, image: np.ndarray) -> np.ndarray:
-        return image[self.y0:self.y1, self.x0:self.x1]
+        return image[self.y0 : self.y1, self.x0 : self.x1]
 
     def shrink(self, image: np.ndarray, nearest: bool = False) -> np.ndarray:
         return cv2.resize(image, self.small, interpolation=cv2.INTER_NEAREST if nearest else cv2.INTER_AREA)
@@ -91,8 +91,9 @@ def flow_inputs(crop: Crop, frames: list[np.ndarray], holes: list[np.ndarray]) -
     return gray, small_holes
 
 
-def flows(crop: Crop, gray: list[np.ndarray], small_holes: list[np.ndarray], holes: list[np.ndarray],
-           step: int) -> list[np.ndarray | None]:
+def flows(
+    crop: Crop, gray: list[np.ndarray], small_holes: list[np.ndarray], holes: list[np.ndarray], step: int
+) -> list[np.ndarray | None]:
     """maps[t]: where each pixel of frame t lies in frame t+step (None where there is no such frame)."""
     dis = _flow_engine()
     maps = []
@@ -104,4 +105,3 @@ def flows(crop: Crop, gray: list[np.ndarray], small_holes: list[np.ndarray], hol
         flow = dis.calc(gray[t], gray[s], None)
         maps.append(crop.grow_flow(complete_flow(flow, small_holes[t])))
     return maps
-

@@ -48,8 +48,9 @@ class SharedDecode:
         return len(self._rgb)
 
 
-def frames_and_holes(case: Case, mask: str, dilate_px: int, checkpoint: str | None, depth: int,
-                     mask_rules: str | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def frames_and_holes(
+    case: Case, mask: str, dilate_px: int, checkpoint: str | None, depth: int, mask_rules: str | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(full-size RGB frame, hole) pairs in order, decoded and masked on background threads.
     The segmenter shares the fill's decode (`SharedDecode`); a gt mask is read beside it."""
     if mask == "segmenter":
@@ -64,9 +65,18 @@ def frames_and_holes(case: Case, mask: str, dilate_px: int, checkpoint: str | No
     yield from zip(decoded, masks, strict=True)
 
 
-def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 2, chunk_frames: int = 90,
-              crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None, mask_rules: str | None = None,
-              progress=None) -> int:
+def propagate(
+    case: Case,
+    out_path: str,
+    mask: str = "segmenter",
+    dilate_px: int = 2,
+    chunk_frames: int = 90,
+    crf: int = 18,
+    preset: str = "veryfast",
+    checkpoint: str | None = None,
+    mask_rules: str | None = None,
+    progress=None,
+) -> int:
     """Remove the UI of one case by flow-guided propagation; returns the frames written.
 
     Decoding, the mask (the segmenter, for `mask="segmenter"`, which shares the decode) and
@@ -77,24 +87,57 @@ def propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int
     guessed: a 4 px rim cost the judge's artifact rate with either mask. `mask_rules`: the segmenter mask's rules (`g2w.segment.mask_rules`; default
     `REMOVAL_RULES`).
     """
-    return _by_chunks(case, out_path, mask, dilate_px, chunk_frames, crf, preset, checkpoint, mask_rules, progress,
-                      None)
+    return _by_chunks(
+        case, out_path, mask, dilate_px, chunk_frames, crf, preset, checkpoint, mask_rules, progress, None
+    )
 
 
-def unblend_propagate(case: Case, out_path: str, mask: str = "segmenter", dilate_px: int = 2, chunk_frames: int = 90,
-                      crf: int = 18, preset: str = "veryfast", checkpoint: str | None = None,
-                      mask_rules: str | None = None, alpha_ceiling: float = Unblend.ceiling, progress=None) -> int:
+def unblend_propagate(
+    case: Case,
+    out_path: str,
+    mask: str = "segmenter",
+    dilate_px: int = 2,
+    chunk_frames: int = 90,
+    crf: int = 18,
+    preset: str = "veryfast",
+    checkpoint: str | None = None,
+    mask_rules: str | None = None,
+    alpha_ceiling: float = Unblend.ceiling,
+    progress=None,
+) -> int:
     """`propagate`, then per chunk the static translucent layers in the hole are inverted
     (`g2w.remove.unblend`) where their opacity is at most `alpha_ceiling`; the propagated fill
     stays wherever a layer cannot be inverted. Returns the frames written."""
     if not 0 <= alpha_ceiling < 1:
         raise ValueError(f"alpha_ceiling must be in [0, 1), got {alpha_ceiling}")
-    return _by_chunks(case, out_path, mask, dilate_px, chunk_frames, crf, preset, checkpoint, mask_rules, progress,
-                      Unblend(ceiling=alpha_ceiling))
+    return _by_chunks(
+        case,
+        out_path,
+        mask,
+        dilate_px,
+        chunk_frames,
+        crf,
+        preset,
+        checkpoint,
+        mask_rules,
+        progress,
+        Unblend(ceiling=alpha_ceiling),
+    )
 
 
-def _by_chunks(case: Case, out_path: str, mask: str, dilate_px: int, chunk_frames: int, crf: int, preset: str,
-               checkpoint: str | None, mask_rules: str | None, progress, unblend: Unblend | None) -> int:
+def _by_chunks(
+    case: Case,
+    out_path: str,
+    mask: str,
+    dilate_px: int,
+    chunk_frames: int,
+    crf: int,
+    preset: str,
+    checkpoint: str | None,
+    mask_rules: str | None,
+    progress,
+    unblend: Unblend | None,
+) -> int:
     w, h, fps = even_size(case)
     written = 0
     frames, holes = [], []

@@ -21,7 +21,6 @@ def _pool() -> ThreadPoolExecutor:
     return _POOLS[pid]
 
 
-
 class InOrder:
     """Hands finished frames to `emit` in frame order, from whichever thread finished them."""
 
@@ -61,5 +60,3 @@ def on_both(tasks: list[Callable[[], None]]) -> None:
         work()
     finally:
         other.result()
-
-

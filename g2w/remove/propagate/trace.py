@@ -97,13 +97,14 @@ def gather(colors: list[np.ndarray], src: np.ndarray, sx: np.ndarray, sy: np.nda
     order = np.argsort(frame.astype(np.int16) if len(colors) < 32768 else frame, kind="stable")  # radix sort
     counts = np.bincount(frame, minlength=len(colors))
     ends = np.cumsum(counts)
-    parts = [_sample(colors[k], sx[order[ends[k] - counts[k]:ends[k]]], sy[order[ends[k] - counts[k]:ends[k]]])
-             for k in np.flatnonzero(counts)]  # one group per source frame, in frame order
+    parts = [
+        _sample(colors[k], sx[order[ends[k] - counts[k] : ends[k]]], sy[order[ends[k] - counts[k] : ends[k]]])
+        for k in np.flatnonzero(counts)
+    ]  # one group per source frame, in frame order
     out = np.empty((len(src), 3), np.float32)
     if parts:  # rows scattered as single 12-byte items: twice as fast as numpy's row indexing
         out.view("V12").reshape(-1)[order] = np.concatenate(parts).view("V12").reshape(-1)
     return out
-
 
 
 def traced_colors(colors, sweeps, pick, max_steps):
@@ -132,5 +133,3 @@ def traced_colors(colors, sweeps, pick, max_steps):
     got = weight > 0
     np.divide(color, weight[:, None], out=color, where=got[:, None])
     return color, got
-
-

@@ -73,8 +73,9 @@ class Corridor(Scene):
         xs = slice(self.pad_x + yaw, self.pad_x + yaw + self.width)
         start = int(round(travel * _TEXELS_PER_M)) % _TEX
         atlas = np.concatenate([t[start : start + _TEX + 1] for t in self.textures])
-        frame = cv2.remap(atlas, self.map_xy[ys, xs], self.map_frac[ys, xs], cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+        frame = cv2.remap(
+            atlas, self.map_xy[ys, xs], self.map_frac[ys, xs], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
         frame = cv2.multiply(frame, self.fog[ys, xs], scale=1 / 255)
         self._draw_enemy(frame, anim_t, yaw, bob)
         self._draw_weapon(frame, cam_t)
@@ -96,8 +97,11 @@ class Corridor(Scene):
         sway_x = int(0.02 * s * np.sin(2 * np.pi * 0.85 * cam_t))
         sway_y = int(0.015 * s * abs(np.sin(2 * np.pi * 0.85 * cam_t)))
         x0, y0 = int(self.width * 0.62) + sway_x, int(self.height - 0.28 * s) + sway_y
-        body = np.array([[x0, self.height], [x0 + int(0.1 * s), y0], [x0 + int(0.2 * s), y0],
-                         [x0 + int(0.3 * s), self.height]], np.int32)
+        body = np.array(
+            [[x0, self.height], [x0 + int(0.1 * s), y0], [x0 + int(0.2 * s), y0], [x0 + int(0.3 * s), self.height]],
+            np.int32,
+        )
         cv2.fillPoly(frame, [body], (70, 72, 80), cv2.LINE_AA)
-        cv2.rectangle(frame, (x0 + int(0.13 * s), y0 - int(0.1 * s)), (x0 + int(0.17 * s), y0),
-                      (45, 45, 52), -1, cv2.LINE_AA)
+        cv2.rectangle(
+            frame, (x0 + int(0.13 * s), y0 - int(0.1 * s)), (x0 + int(0.17 * s), y0), (45, 45, 52), -1, cv2.LINE_AA
+        )

@@ -32,15 +32,25 @@ class Racing(Scene):
         profile = tileable_noise(rng, 1, period, 5, 3)[0]
         band = int(0.18 * height)
         rows = np.arange(band)[:, None]
-        self.mountain_mask = np.pad((rows >= band - (profile * band).astype(int)[None]).astype(np.uint8) * 255,
-                                    ((0, 0), (0, width)), mode="wrap")
+        self.mountain_mask = np.pad(
+            (rows >= band - (profile * band).astype(int)[None]).astype(np.uint8) * 255,
+            ((0, 0), (0, width)),
+            mode="wrap",
+        )
         shade = colorize(tileable_noise(rng, band, period, 10, 2), pal["dark"], pal["secondary"])
         self.mountains = np.pad(shade, ((0, 0), (0, width), (0, 0)), mode="wrap")
         self.mountain_period = period
         # class index -> colour: grass light/dark, rumble red/white, road light/dark, lane paint
         lut = np.zeros((256, 1, 3), np.uint8)
-        lut[:7, 0] = [(60, 150, 50), (45, 125, 40), (200, 40, 40), (235, 235, 235),
-                      (105, 105, 110), (95, 95, 100), (240, 240, 240)]
+        lut[:7, 0] = [
+            (60, 150, 50),
+            (45, 125, 40),
+            (200, 40, 40),
+            (235, 235, 235),
+            (105, 105, 110),
+            (95, 95, 100),
+            (240, 240, 240),
+        ]
         self.lut = lut
         d = np.arange(1, height - self.horizon + 1, dtype=np.float32)
         self.depth = _CAM_HEIGHT * self.focal / d  # metres ahead for each row below the horizon
@@ -63,8 +73,11 @@ class Racing(Scene):
         band = self.mountains.shape[0]
         heading = int(-3000 * self._curve(travel) + 0.02 * travel) % self.mountain_period
         rows = slice(self.horizon - band, self.horizon)
-        cv2.copyTo(self.mountains[:, heading : heading + self.width],
-                   self.mountain_mask[:, heading : heading + self.width], frame[rows])
+        cv2.copyTo(
+            self.mountains[:, heading : heading + self.width],
+            self.mountain_mask[:, heading : heading + self.width],
+            frame[rows],
+        )
 
         frame[self.horizon :] = self._road(travel, lateral)
 
@@ -122,5 +135,10 @@ class Racing(Scene):
         cv2.rectangle(frame, (cx - 2 * w // 3, bottom - 2 * h), (cx + 2 * w // 3, bottom - h), (160, 20, 30), -1)
         cv2.rectangle(frame, (cx - w // 2, bottom - 2 * h + h // 5), (cx + w // 2, bottom - h), (60, 80, 110), -1)
         for side in (-1, 1):
-            cv2.rectangle(frame, (cx + side * w - w // 5, bottom - h // 3), (cx + side * w + w // 5, bottom + h // 6),
-                          (20, 20, 20), -1)
+            cv2.rectangle(
+                frame,
+                (cx + side * w - w // 5, bottom - h // 3),
+                (cx + side * w + w // 5, bottom + h // 6),
+                (20, 20, 20),
+                -1,
+            )

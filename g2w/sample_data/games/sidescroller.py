@@ -68,7 +68,9 @@ class SideScroller(Scene):
         rgb = np.zeros((h, period, 3), np.uint8)
         mask = np.zeros((h, period), np.uint8)
         ground_top = 4 * u
-        rgb[ground_top:] = colorize(tileable_noise(self.rng, h - ground_top, period, 40, 2), (110, 70, 40), (160, 105, 60))
+        rgb[ground_top:] = colorize(
+            tileable_noise(self.rng, h - ground_top, period, 40, 2), (110, 70, 40), (160, 105, 60)
+        )
         rgb[ground_top : ground_top + u // 2] = (70, 170, 60)
         rgb[ground_top::u] = (80, 50, 30)
         for x in range(0, period, u):
@@ -86,7 +88,7 @@ class SideScroller(Scene):
     def render(self, cam_t: float, anim_t: float) -> np.ndarray:
         frame = self.sky.copy()
         u = self.unit
-        for k, (x, y, speed) in enumerate(self.clouds):
+        for x, y, speed in self.clouds:
             cx = int((x * self.width * 2 - (10 + 20 * speed) * anim_t) % (self.width + 4 * u)) - 2 * u
             cy = int(y * 0.3 * self.height) + u
             cv2.ellipse(frame, (cx, cy), (2 * u, u // 2), 0, 0, 360, (250, 250, 250), -1, cv2.LINE_AA)

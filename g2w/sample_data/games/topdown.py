@@ -14,11 +14,11 @@ from g2w.sample_data.textures import colorize, random_palette, tileable_noise
 
 # (upper noise threshold, dark colour, light colour) per terrain class, lowest first.
 _TERRAIN = (
-    (0.32, (20, 60, 140), (50, 110, 190)),   # water
+    (0.32, (20, 60, 140), (50, 110, 190)),  # water
     (0.38, (170, 150, 90), (220, 200, 140)),  # sand
-    (0.68, (40, 110, 40), (90, 170, 70)),    # grass
-    (0.84, (20, 70, 30), (40, 110, 50)),     # forest
-    (1.01, (90, 90, 90), (150, 145, 140)),   # rock
+    (0.68, (40, 110, 40), (90, 170, 70)),  # grass
+    (0.84, (20, 70, 30), (40, 110, 50)),  # forest
+    (1.01, (90, 90, 90), (150, 145, 140)),  # rock
 )
 
 
