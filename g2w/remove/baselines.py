@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from g2w.cases.case import Case
+from g2w.remove import MethodInputError
 from g2w.remove.masks import case_holes
 from g2w.video import VideoWriter, iter_frames, probe
 
@@ -42,8 +43,11 @@ def identity(case: Case, out_path: str, progress=None) -> int:
 
 def even_size(case: Case) -> tuple[int, int, float]:
     """(width, height, fps) of the output: yuv420p needs even sizes, so an odd source loses its
-    last row/column (aspect change < 0.01)."""
+    last row/column (aspect change < 0.01). A source under 2 pixels on a side has no such
+    output: the case becomes an error row, `source_too_small`."""
     info = probe(case.source)
+    if info.width < 2 or info.height < 2:
+        raise MethodInputError("source_too_small", f"{case.source}: {info.width}x{info.height} has no yuv420p output")
     return info.width - info.width % 2, info.height - info.height % 2, info.fps
 
 

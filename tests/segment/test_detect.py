@@ -13,36 +13,15 @@ from g2w.evaluate.prepare import prepare_case
 from g2w.jobs.detect import run_detect
 from g2w.jobs.options import DetectOptions
 from g2w.models.hud_segmenter import HudSegmenter, HudSegmenterConfig
-from g2w.video import MaskWriter, VideoWriter, probe, read_masks
-
-
-def _bad_and_odd_inputs(folder, good: str) -> dict[str, str]:
-    os.makedirs(folder)
-    paths = {
-        k: os.path.join(folder, f"{k}.{ext}")
-        for k, ext in (("corrupt", "mp4"), ("truncated", "mp4"), ("tiny", "mkv"), ("portrait", "mp4"), ("fast", "mp4"))
-    }
-    with open(paths["corrupt"], "wb") as f:
-        f.write(np.random.default_rng(0).bytes(5000))
-    data = open(good, "rb").read()
-    with open(paths["truncated"], "wb") as f:
-        f.write(data[: len(data) // 3])
-    with MaskWriter(paths["tiny"], 1, 1, 30) as w:  # a 1x1 video (FFV1 allows odd sizes)
-        for i in range(12):
-            w.write(np.full((1, 1), i * 20, np.uint8))
-    rng = np.random.default_rng(1)
-    for name, (width, height, fps) in (("portrait", (90, 160, 30)), ("fast", (160, 90, 60))):
-        with VideoWriter(paths[name], width, height, fps, preset="ultrafast") as w:
-            for _ in range(40):
-                w.write(rng.integers(0, 255, (height, width, 3), dtype=np.uint8))
-    return paths
+from g2w.video import probe, read_masks
+from tests.bad_videos import bad_and_odd_videos
 
 
 def test_detect_writes_evaluable_annotations_and_survives_bad_inputs(synth_out, tmp_path, ray_local):
     checkpoint = str(tmp_path / "ckpt")
     HudSegmenter(HudSegmenterConfig.tiny()).save_pretrained(checkpoint)  # real code path, tiny random weights
     cases = load_cases(synth_out)
-    odd = _bad_and_odd_inputs(str(tmp_path / "odd"), cases[0].source)
+    odd = bad_and_odd_videos(str(tmp_path / "odd"), cases[0].source)
     out = str(tmp_path / "detect")
     summary = run_detect(DetectOptions([c.source for c in cases] + list(odd.values()), out, checkpoint))
     rows = {r["video"]: r for r in pq.read_table(os.path.join(out, "manifest.parquet")).to_pylist()}
