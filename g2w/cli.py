@@ -186,11 +186,18 @@ def _gamecleaner_import_kiwi(args: argparse.Namespace) -> int:
     from g2w.models.gamecleaner.presets import get_preset
 
     try:
-        ignored = import_kiwi(args.kiwi, get_preset(args.preset), args.output)
-    except KeyError as exc:
+        summary = import_kiwi(args.kiwi, get_preset(args.preset), args.base, args.output, args.mllm, args.seed)
+    except (ValueError, OSError) as exc:  # an unknown layout, another model size, a missing folder
         print(f"g2w gamecleaner import-kiwi: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {args.output}; ignored {len(ignored)} keys without a GameCleaner counterpart: {ignored[:8]}")
+    out = args.output
+    print(
+        f"wrote {out}: {summary['dit']} in {out}/base, {summary['mllm_lora_merged']} MLLM LoRA pairs merged"
+        + (f" into {out}/mllm" if summary["mllm"] else "")
+        + f"; ignored {len(summary['ignored'])} keys without a "
+        f"GameCleaner counterpart: {summary['ignored'][:8]}\nstart from it with --checkpoint {out}/weights.safetensors "
+        f"--base {out}/base" + (f" --mllm {out}/mllm" if summary["mllm"] else "")
+    )
     return 0
 
 
@@ -206,10 +213,13 @@ def _add_gamecleaner_commands(sub) -> None:
     q = gc.add_parser("train", help="train GameCleaner on a precache with Ray Train (resumes on rerun)")
     add_flags(q, GameCleanerTrainOptions)
     q.set_defaults(run=_gamecleaner_train)
-    q = gc.add_parser("import-kiwi", help="convert a Kiwi-Edit stage checkpoint into g2w GameCleaner weights")
+    q = gc.add_parser("import-kiwi", help="convert a Kiwi-Edit stage checkpoint into a g2w GameCleaner start")
     q.add_argument("kiwi", metavar="KIWI.safetensors")
     q.add_argument("--preset", choices=PRESETS, default="wan22-ti2v-5b")
-    q.add_argument("--output", required=True)
+    q.add_argument("--base", required=True, help="the Wan folder Kiwi-Edit trained on (diffusers layout)")
+    q.add_argument("--mllm", help="the Qwen2.5-VL folder, to merge the checkpoint's MLLM LoRA into")
+    q.add_argument("--output", required=True, help="folder: base/ (DiT, VAE link), mllm/, weights.safetensors")
+    q.add_argument("--seed", type=int, default=0, help="for the fresh LoRA adapters")
     q.set_defaults(run=_gamecleaner_import_kiwi)
 
 

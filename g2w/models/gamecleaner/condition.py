@@ -29,14 +29,18 @@ QUERY_TOKEN = "<|endoftext|>"  # any id works: the query positions' embeddings a
 
 
 class QueryConnector(nn.Module):
-    """The learnable queries and the connector (Linear-GELU-Linear, last layer zero-initialised)."""
+    """The learnable queries and the connector (Linear-GELU-Linear, last layer zero-initialised).
+    The GELU is the tanh approximation, as in Kiwi-Edit's connector, so its imported weights compute
+    what they were trained to."""
 
     def __init__(self, num_queries: int, mllm_width: int, dit_width: int, seed: int = 0):
         super().__init__()
         # seeded on their own, so the precache can rebuild a fresh run's queries without the DiT
         g = torch.Generator().manual_seed(seed)
         self.queries = nn.Parameter(torch.randn(num_queries, mllm_width, generator=g) * mllm_width**-0.5)
-        self.connector = nn.Sequential(nn.Linear(mllm_width, dit_width), nn.GELU(), nn.Linear(dit_width, dit_width))
+        self.connector = nn.Sequential(
+            nn.Linear(mllm_width, dit_width), nn.GELU(approximate="tanh"), nn.Linear(dit_width, dit_width)
+        )
         nn.init.zeros_(self.connector[2].weight)
         nn.init.zeros_(self.connector[2].bias)
 

@@ -24,7 +24,7 @@ from torch import nn
 
 from g2w.models.gamecleaner.condition import QueryConnector
 from g2w.models.gamecleaner.dit import GameCleanerDiT
-from g2w.models.gamecleaner.presets import GameCleanerConfig
+from g2w.models.gamecleaner.presets import GameCleanerConfig, base_differences
 from g2w.train_task import full, load_named
 
 QWEN25_VL_3B_WIDTH = 2048
@@ -44,6 +44,10 @@ def build_transformer(config: GameCleanerConfig, base_dir: str | None, seed: int
     folder = os.path.join(base_dir, "transformer")
     if not os.path.isfile(os.path.join(folder, "config.json")):
         raise FileNotFoundError(f"{folder}/config.json not found: expected a diffusers Wan folder (BASE/transformer)")
+    with open(os.path.join(folder, "config.json")) as f:
+        differ = base_differences(config, json.load(f))
+    if differ:  # a base of another model size would fail later, mid-load, with a wall of shape errors
+        raise ValueError(f"{base_dir} is not the base of preset {config.name}: {'; '.join(differ)}")
     return WanTransformer3DModel.from_pretrained(folder, torch_dtype=torch.float32)
 
 

@@ -163,6 +163,36 @@ PRESETS: dict[str, GameCleanerConfig] = {
 }
 
 
+# the WanTransformer3DModel config fields that fix the architecture (and so every weight's shape)
+ARCHITECTURE_FIELDS = (
+    "patch_size",
+    "num_attention_heads",
+    "attention_head_dim",
+    "in_channels",
+    "out_channels",
+    "ffn_dim",
+    "num_layers",
+    "cross_attn_norm",
+    "qk_norm",
+    "image_dim",
+    "added_kv_proj_dim",
+)
+
+
+def base_differences(config: GameCleanerConfig, dit_config: dict) -> list[str]:
+    """The architecture fields where a base's transformer config (its config.json) differs from the preset."""
+
+    def value(cfg, key):
+        v = cfg.get(key)
+        return list(v) if isinstance(v, (list, tuple)) else v
+
+    return [
+        f"{key}: preset {value(config.dit, key)!r}, base {value(dit_config, key)!r}"
+        for key in ARCHITECTURE_FIELDS
+        if value(config.dit, key) != value(dit_config, key)
+    ]
+
+
 def get_preset(name: str) -> GameCleanerConfig:
     if name not in PRESETS:
         raise ValueError(f"unknown GameCleaner preset {name!r}: use one of {sorted(PRESETS)}")
