@@ -252,3 +252,10 @@ def test_a_step_without_reference_reaches_every_trainable_parameter(parts):
     assert [n for n, p in model.trainable().items() if p.grad is None] == []
     assert float(model.dit.reference_embed.weight.grad.abs().sum()) == 0.0
     assert GameCleanerTask.unused_parameters is False
+
+
+def test_the_vae_runs_in_tiles_at_720p_class_sizes_only():
+    from g2w.models.gamecleaner.encoders import needs_vae_tiling
+
+    tiled = {name: needs_vae_tiling(get_preset(name)) for name in ("tiny", "wan21-1.3b", "wan22-ti2v-5b", "wan21-14b")}
+    assert tiled == {"tiny": False, "wan21-1.3b": False, "wan22-ti2v-5b": True, "wan21-14b": True}

@@ -15,6 +15,14 @@ import torch
 from g2w.models.gamecleaner.condition import MLLMEncoder
 from g2w.models.gamecleaner.presets import GameCleanerConfig
 
+# 720p-class frames (the 5B preset's 1280x704 and the 14B preset's 1280x720): a whole-frame VAE
+# pass over 81 frames holds activations that do not fit next to the DiT, so it runs in tiles.
+VAE_TILING_MIN_PIXELS = 1280 * 704
+
+
+def needs_vae_tiling(config: GameCleanerConfig) -> bool:
+    return config.width * config.height >= VAE_TILING_MIN_PIXELS
+
 
 class Encoders:
     def __init__(
@@ -42,7 +50,7 @@ class Encoders:
                 )
             self.vae = AutoencoderKLWan.from_pretrained(folder, torch_dtype=torch.float32)
         self.vae.requires_grad_(False).eval().to(self.device, self.dtype)
-        if config.height >= 720:
+        if needs_vae_tiling(config):
             self.vae.enable_tiling()
         self.mllm = MLLMEncoder(config, mllm_dir).to(self.device) if with_mllm else None
         stats = self.vae.config
