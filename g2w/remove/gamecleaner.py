@@ -34,11 +34,9 @@ from g2w.video import VideoWriter, probe
 @functools.lru_cache(maxsize=1)
 def _loaded(weights: str, base_dir: str | None, mllm_dir: str | None, device: str, seed: int):
     from g2w.models.gamecleaner.encoders import Encoders
-    from g2w.models.gamecleaner.model import load_gamecleaner
+    from g2w.models.gamecleaner.model import base_dtype, load_gamecleaner
 
-    model = load_gamecleaner(weights, base_dir=base_dir, seed=seed).to(device).eval()
-    if device == "cuda":
-        model = model.to(torch.bfloat16)
+    model = load_gamecleaner(weights, base_dir=base_dir, seed=seed, dtype=base_dtype(device)).to(device).eval()
     return model, Encoders(model.config, base_dir, mllm_dir, device, seed)
 
 
@@ -73,7 +71,7 @@ def gamecleaner(
     source_s = info.frame_count / info.fps
     windows = max(1, math.ceil(source_s / span_s - 1e-6))
     total = max(cfg.frames, math.ceil(source_s * cfg.fps - 1e-6))
-    dtype = next(model.parameters()).dtype
+    dtype = torch.float32  # inputs and the connector stay fp32; the DiT's bf16 base runs under autocast
     generator = torch.Generator(device).manual_seed(seed)
     user_frame = None
     if source_kind == "image":  # read before any work, so a bad image costs nothing

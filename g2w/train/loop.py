@@ -129,7 +129,12 @@ def _checkpoint(task, cfg, model, optimizer, session, history, metrics, final, f
     with tempfile.TemporaryDirectory(prefix="g2w-ckpt-") as tmp:
         state = {"step": metrics["step"], "history": history, "config": cfg.to_dict(), "task": task.name}
         if final and (session.rank == 0 or fsdp):  # a sharded forward needs every rank; rank 0's is kept
-            with sharding.rank0_path(os.path.join(tmp, "validation"), session.rank) as out:
+            # under the step's autocast: a bf16 base would not run outside it, and sampling should see
+            # the numerics training did
+            with (
+                sharding.rank0_path(os.path.join(tmp, "validation"), session.rank) as out,
+                _autocast(cfg, session.device),
+            ):
                 state["validation"] = task.validate(model, out, session.device)
         checkpoint.save(tmp, task, model, optimizer, state, session.rank, sharded=fsdp)
         session.report(metrics, tmp)

@@ -2,7 +2,8 @@
 
 Both load from local folders only (`BASE/vae` in diffusers layout, an MLLM folder in transformers
 layout) or, for presets that allow it (tiny), are random-initialised from the preset's config.
-Latents are normalised with the VAE's per-channel mean and std, as Wan's pipelines do.
+Latents are normalised with the VAE's per-channel mean and std, as Wan's pipelines do. On CUDA the
+VAE runs in bf16, loaded as diffusers intends (`torch_dtype`, keeping its fp32 modules).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import torch
 
 from g2w.models.gamecleaner.condition import MLLMEncoder
+from g2w.models.gamecleaner.model import cast_keeping_fp32
 from g2w.models.gamecleaner.presets import GameCleanerConfig
 
 # 720p-class frames (the 5B preset's 1280x704 and the 14B preset's 1280x720): a whole-frame VAE
@@ -41,15 +43,16 @@ class Encoders:
         self.dtype = torch.bfloat16 if self.device.type == "cuda" else torch.float32
         torch.manual_seed(seed)
         if base_dir is None:
-            self.vae = AutoencoderKLWan(**config.vae)
+            vae = AutoencoderKLWan(**config.vae)
+            self.vae = cast_keeping_fp32(vae, self.dtype, AutoencoderKLWan._keep_in_fp32_modules)
         else:
             folder = os.path.join(base_dir, "vae")
             if not os.path.isfile(os.path.join(folder, "config.json")):
                 raise FileNotFoundError(
                     f"{folder}/config.json not found: expected a diffusers Wan VAE folder (BASE/vae)"
                 )
-            self.vae = AutoencoderKLWan.from_pretrained(folder, torch_dtype=torch.float32)
-        self.vae.requires_grad_(False).eval().to(self.device, self.dtype)
+            self.vae = AutoencoderKLWan.from_pretrained(folder, torch_dtype=self.dtype)
+        self.vae.requires_grad_(False).eval().to(self.device)
         if needs_vae_tiling(config):
             self.vae.enable_tiling()
         self.mllm = MLLMEncoder(config, mllm_dir).to(self.device) if with_mllm else None

@@ -8,6 +8,13 @@ What trains: LoRA on the DiT attention (q, k, v, o; optionally the FFN), PE_src,
 reference embedder; the connector too when the run starts from scratch (its zero-initialised
 output layer would otherwise keep the context at zero forever). Queries and the MLLM stay frozen.
 
+Dtypes follow diffusers: in bf16 the base DiT's weights are bf16 except the modules its class keeps
+in fp32 (`_keep_in_fp32_modules`: norms, time embedder, modulation tables), and the RoPE tables
+(buffers, computed in float64) keep the fp32 diffusers stores them in, never bf16; a loaded base gets this from `from_pretrained(torch_dtype=...)`, a
+random-initialised one by the same rule applied here. What trains (LoRA, embedders, gamma,
+connector) stays fp32, as PEFT upcasts adapters, so the optimizer updates fp32 weights; the
+forward runs under autocast.
+
 A g2w checkpoint is one safetensors file with the LoRA adapters, PE_src, gamma, the reference
 embedder, the connector and the queries, and the preset in its metadata.
 """
@@ -34,13 +41,31 @@ def mllm_width(config: GameCleanerConfig) -> int:
     return config.mllm["text_config"]["hidden_size"] if config.mllm else QWEN25_VL_3B_WIDTH
 
 
-def build_transformer(config: GameCleanerConfig, base_dir: str | None, seed: int = 0) -> nn.Module:
-    """Wan DiT from `base_dir/transformer` (diffusers layout), or random-initialised from the preset."""
+def base_dtype(device: torch.device | str, precision: str = "bf16") -> torch.dtype:
+    """The frozen base's weight dtype: bf16 where the step runs under bf16 autocast (CUDA), else fp32."""
+    return torch.bfloat16 if torch.device(device).type == "cuda" and precision == "bf16" else torch.float32
+
+
+def cast_keeping_fp32(module: nn.Module, dtype: torch.dtype, keep: list[str] | None) -> nn.Module:
+    """Parameters to `dtype` except those under a module named in `keep`, matched by name component
+    as diffusers' loader matches `_keep_in_fp32_modules`; buffers (the RoPE tables) untouched."""
+    for name, param in module.named_parameters():
+        if not any(k in name.split(".") for k in keep or ()):
+            param.data = param.data.to(dtype)
+    return module
+
+
+def build_transformer(
+    config: GameCleanerConfig, base_dir: str | None, seed: int = 0, dtype: torch.dtype = torch.float32
+) -> nn.Module:
+    """Wan DiT from `base_dir/transformer` (diffusers layout), or random-initialised from the preset,
+    with its weights in `dtype` save the class's fp32-kept modules."""
     from diffusers import WanTransformer3DModel
 
     if base_dir is None:
         torch.manual_seed(seed)
-        return WanTransformer3DModel(**config.dit)
+        model = WanTransformer3DModel(**config.dit)
+        return cast_keeping_fp32(model, dtype, WanTransformer3DModel._keep_in_fp32_modules)
     folder = os.path.join(base_dir, "transformer")
     if not os.path.isfile(os.path.join(folder, "config.json")):
         raise FileNotFoundError(f"{folder}/config.json not found: expected a diffusers Wan folder (BASE/transformer)")
@@ -48,13 +73,14 @@ def build_transformer(config: GameCleanerConfig, base_dir: str | None, seed: int
         differ = base_differences(config, json.load(f))
     if differ:  # a base of another model size would fail later, mid-load, with a wall of shape errors
         raise ValueError(f"{base_dir} is not the base of preset {config.name}: {'; '.join(differ)}")
-    return WanTransformer3DModel.from_pretrained(folder, torch_dtype=torch.float32)
+    return WanTransformer3DModel.from_pretrained(folder, torch_dtype=dtype)
 
 
 class GameCleaner(nn.Module):
     def __init__(self, config: GameCleanerConfig, transformer: nn.Module, train_connector: bool, seed: int = 0):
         super().__init__()
         from peft import LoraConfig
+        from peft.tuners.tuners_utils import cast_adapter_dtype
 
         self.config = config
         transformer.requires_grad_(False)
@@ -66,6 +92,7 @@ class GameCleaner(nn.Module):
                 init_lora_weights=True,
             )
         )
+        cast_adapter_dtype(transformer, "default")  # PEFT creates adapters in the base's dtype; they train in fp32
         self.dit = GameCleanerDiT(config, transformer)
         self.condition = QueryConnector(config.num_queries, mllm_width(config), config.dit_width, seed)
         self.condition.queries.requires_grad_(False)
@@ -111,18 +138,23 @@ def checkpoint_config(path: str) -> GameCleanerConfig:
 
 
 def load_gamecleaner(
-    checkpoint: str | None, config: GameCleanerConfig | None = None, base_dir: str | None = None, seed: int = 0
+    checkpoint: str | None,
+    config: GameCleanerConfig | None = None,
+    base_dir: str | None = None,
+    seed: int = 0,
+    dtype: torch.dtype = torch.float32,
 ) -> GameCleaner:
     """A GameCleaner from base weights (or random init) plus an optional g2w checkpoint.
 
     Starting from a checkpoint freezes the connector (as in the paper); from scratch it trains.
+    `dtype` is the base DiT's (see `base_dtype`).
     """
     if config is None:
         if checkpoint is None:
             raise ValueError("give a preset or a checkpoint")
         config = checkpoint_config(checkpoint)
     model = GameCleaner(
-        config, build_transformer(config, base_dir, seed), train_connector=checkpoint is None, seed=seed
+        config, build_transformer(config, base_dir, seed, dtype), train_connector=checkpoint is None, seed=seed
     )
     if checkpoint is not None:
         model.load(checkpoint)

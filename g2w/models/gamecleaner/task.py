@@ -51,6 +51,7 @@ class GameCleanerTask(TrainTask):
     skip_errors: bool = False
     gradient_checkpointing: bool = False
     validation_pairs: int = 1
+    precision: str = "bf16"  # the harness's autocast (FitConfig.precision): the base DiT's weights follow it
     name = "gamecleaner"
     unused_parameters = (
         False  # without a reference the embedder still runs on no patches: every step reaches every tensor
@@ -88,9 +89,10 @@ class GameCleanerTask(TrainTask):
         return checkpoint_config(self.checkpoint) if self.checkpoint else get_preset(self.preset)
 
     def build_model(self, device):
-        from g2w.models.gamecleaner.model import load_gamecleaner
+        from g2w.models.gamecleaner.model import base_dtype, load_gamecleaner
 
-        model = load_gamecleaner(self.checkpoint, self.model_config, self.base_dir, self.seed)
+        dtype = base_dtype(device, self.precision)
+        model = load_gamecleaner(self.checkpoint, self.model_config, self.base_dir, self.seed, dtype)
         if self.gradient_checkpointing:
             model.dit.transformer.enable_gradient_checkpointing()
         return model.to(device)
@@ -138,7 +140,8 @@ class GameCleanerTask(TrainTask):
         )
 
     def validate(self, model, out_dir, device):
-        """Before/after middle frames of each held-out pair: source, target, and a short sampling."""
+        """Before/after middle frames of each held-out pair: source, target, and a short sampling
+        (the harness calls it under the training step's autocast)."""
         from g2w.io.html_page import save_png
         from g2w.models.gamecleaner.encoders import Encoders
 
