@@ -259,3 +259,23 @@ def test_the_vae_runs_in_tiles_at_720p_class_sizes_only():
 
     tiled = {name: needs_vae_tiling(get_preset(name)) for name in ("tiny", "wan21-1.3b", "wan22-ti2v-5b", "wan21-14b")}
     assert tiled == {"tiny": False, "wan21-1.3b": False, "wan22-ti2v-5b": True, "wan21-14b": True}
+
+
+def test_the_random_initialised_wan22_vae_has_its_48_channel_statistics_and_round_trips():
+    from diffusers import AutoencoderKLWan
+
+    cfg = get_preset("wan22-ti2v-5b")
+    mean, std = cfg.vae["latents_mean"], cfg.vae["latents_std"]
+    assert len(mean) == len(std) == cfg.latent_channels == 48
+    # the released TI2V-5B VAE config's values, not diffusers' Wan2.1 defaults (16 channels)
+    assert (mean[0], mean[19], mean[-1]) == (-0.2289, 0.5109, -0.0667)
+    assert (std[0], std[39], std[-1]) == (0.4765, 1.6887, 0.7744)
+    assert len(AutoencoderKLWan().config.latents_mean) == 16
+    # the preset's own VAE config at reduced widths and size (the 48-channel, residual, patch-2 path)
+    small = cfg.with_options(width=64, height=64, frames=5, vae={**cfg.vae, "base_dim": 16, "decoder_base_dim": 16})
+    enc = Encoders(small, with_mllm=False)
+    assert enc.mean.flatten().tolist() == pytest.approx(mean) and enc.std.flatten().tolist() == pytest.approx(std)
+    frames = np.random.default_rng(0).integers(0, 255, (5, 64, 64, 3), dtype=np.uint8)
+    z = enc.encode(frames)
+    assert tuple(z.shape[1:]) == small.latent_shape() == (48, 2, 4, 4)
+    assert enc.decode(z).shape == frames.shape
