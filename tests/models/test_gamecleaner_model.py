@@ -279,3 +279,18 @@ def test_the_random_initialised_wan22_vae_has_its_48_channel_statistics_and_roun
     z = enc.encode(frames)
     assert tuple(z.shape[1:]) == small.latent_shape() == (48, 2, 4, 4)
     assert enc.decode(z).shape == frames.shape
+
+
+def test_a_base_of_another_architecture_is_refused_before_its_weights_load_naming_the_fields(tmp_path):
+    import json
+
+    folder = tmp_path / "transformer"
+    folder.mkdir()
+    other = {**CFG.dit, "num_layers": 3, "attention_head_dim": 8, "_class_name": "WanTransformer3DModel"}
+    (folder / "config.json").write_text(json.dumps(other))  # no weights: refusing must not need them
+    with pytest.raises(ValueError) as err:
+        build_transformer(CFG, str(tmp_path))
+    message = str(err.value)
+    assert "is not the base of preset tiny" in message
+    assert "num_layers: preset 2, base 3" in message and "attention_head_dim: preset 16, base 8" in message
+    assert "in_channels" not in message and "ffn_dim" not in message
