@@ -82,7 +82,7 @@ def test_video_tokens_use_mrope_positions(parts):
     big = frames[:4].repeat(2, axis=1).repeat(2, axis=2)  # 64 px: a 2x2 grid of merged tokens per frame pair
     _, grid = mllm.video_patches(big)
     assert grid.tolist() == [[2, 4, 4]]
-    ids, types, _ = mllm.prompt(grid[0])
+    ids, types, _, _ = mllm.prompt(grid[0])
     pos = mllm.positions(ids[None], types[None], grid, 0.5)
     video = pos[:, 0, types == 2]
     assert pos.shape[0] == 3 and not torch.equal(video[1], video[2]) and not torch.equal(video[0], video[1])

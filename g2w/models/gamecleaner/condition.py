@@ -7,8 +7,17 @@ only computes those when it is handed the token types, and silently falls back t
 otherwise, so `positions()` computes them explicitly with the model's own `get_rope_index` and
 passes them in.
 
+The prompt is Kiwi-Edit's for instruction-only video editing, laid out as Qwen2.5-VL's chat template
+renders it (no generation prompt): its system prompt, then the user turn with the video, the
+instruction and the N query tokens, closed by `<|im_end|>` and a newline. The condition is read,
+as Kiwi-Edit reads it, from the last N positions of that sequence, which under the template are
+the last N - 2 query tokens and the turn's two closing tokens: a Kiwi-Edit connector imported into
+g2w then sees the features it was trained on.
+
 The tiny preset's MLLM is random-initialised from its config and has no tokenizer files, so its
-text is tokenized as UTF-8 bytes (ids 0-255); real presets use the tokenizer in the MLLM folder.
+text is tokenized as UTF-8 bytes (ids 0-255) and the chat template's two markers as one id each
+(`TINY_CHAT_IDS`), so its sequence has the real layout's shape; real presets use the tokenizer in
+the MLLM folder.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import re
 
 import numpy as np
 import torch
@@ -25,7 +35,16 @@ from g2w.models.gamecleaner.presets import INSTRUCTION, GameCleanerConfig
 
 CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
-QUERY_TOKEN = "<|endoftext|>"  # any id works: the query positions' embeddings are replaced
+QUERY_TOKEN = "<|object_ref_start|>"  # Kiwi-Edit's placeholder; its embeddings are replaced by the queries
+# Kiwi-Edit's system prompt, verbatim (the MLLM was tuned with it)
+SYSTEM_PROMPT = (
+    "You will be given an image and instruction. Please describe the content of the image in detail "
+    "based on instruction in your own words."
+)
+# Qwen2.5-VL's chat template around the user turn's video, for a system + user conversation
+CHAT_BEFORE_VIDEO = f"<|im_start|>system\n{SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n"
+CHAT_END = "<|im_end|>\n"
+TINY_CHAT_IDS = {"<|im_start|>": 505, "<|im_end|>": 506}  # free ids of the tiny MLLM's vocabulary
 
 
 class QueryConnector(nn.Module):
@@ -50,10 +69,14 @@ class QueryConnector(nn.Module):
 
 
 def smart_size(height: int, width: int, max_pixels: int, factor: int = 28) -> tuple[int, int]:
-    """Largest size with sides divisible by `factor`, the frame's aspect, and at most `max_pixels`."""
-    scale = min(1.0, math.sqrt(max_pixels / (height * width)))
-    h = max(factor, int(height * scale) // factor * factor)
-    w = max(factor, int(width * scale) // factor * factor)
+    """Sides divisible by `factor` at the frame's aspect and at most `max_pixels`, by Qwen2.5-VL's
+    resize rule (which Kiwi-Edit's video reader applies): each side rounded to the factor, and where
+    that exceeds the budget, both scaled to it and floored to the factor."""
+    h, w = max(factor, round(height / factor) * factor), max(factor, round(width / factor) * factor)
+    if h * w > max_pixels:
+        beta = math.sqrt(height * width / max_pixels)
+        h = max(factor, math.floor(height / beta / factor) * factor)
+        w = max(factor, math.floor(width / beta / factor) * factor)
     return h, w
 
 
@@ -84,7 +107,8 @@ class MLLMEncoder(nn.Module):
 
     def _text_ids(self, text: str) -> list[int]:
         if self.tokenizer is None:
-            return list(text.encode("utf-8"))
+            parts = re.split("(" + "|".join(map(re.escape, TINY_CHAT_IDS)) + ")", text)
+            return [i for part in parts for i in ([TINY_CHAT_IDS[part]] if part in TINY_CHAT_IDS else part.encode())]
         return self.tokenizer(text, add_special_tokens=False).input_ids
 
     def video_patches(self, frames: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
@@ -101,25 +125,26 @@ class MLLMEncoder(nn.Module):
         x = x.reshape(gt, tp, 3, gh // m, m, p, gw // m, m, p).permute(0, 3, 6, 4, 7, 2, 1, 5, 8)
         return x.reshape(gt * gh * gw, 3 * tp * p * p), torch.tensor([[gt, gh, gw]])
 
-    def prompt(self, grid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Token ids [L], token types [L] (2 = video) and the query positions [N] of one sample."""
+    def prompt(self, grid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Token ids [L], token types [L] (2 = video), the query tokens' positions [N] and the
+        positions the condition is read from [N] (the sequence's last N) of one sample."""
         cfg = self.mllm_config
         merge = cfg.vision_config.spatial_merge_size
         n_video = int(grid.prod()) // merge**2
         query_id = self.tokenizer.convert_tokens_to_ids(QUERY_TOKEN) if self.tokenizer else cfg.vision_end_token_id + 1
-        head = self._text_ids("<|im_start|>user\n") if self.tokenizer else []
+        n = self.config.num_queries
         ids = (
-            head
+            self._text_ids(CHAT_BEFORE_VIDEO)
             + [cfg.vision_start_token_id]
             + [cfg.video_token_id] * n_video
             + [cfg.vision_end_token_id]
             + self._text_ids(INSTRUCTION)
-            + [query_id] * self.config.num_queries
+            + [query_id] * n
         )
-        ids = torch.tensor(ids)
+        slots = torch.arange(len(ids) - n, len(ids))
+        ids = torch.tensor(ids + self._text_ids(CHAT_END))
         types = (ids == cfg.video_token_id).int() * 2
-        queries = torch.arange(len(ids) - self.config.num_queries, len(ids))
-        return ids, types, queries
+        return ids, types, slots, torch.arange(len(ids) - n, len(ids))
 
     def positions(
         self, ids: torch.Tensor, types: torch.Tensor, grid: torch.Tensor, seconds_per_grid: float
@@ -133,13 +158,13 @@ class MLLMEncoder(nn.Module):
     @torch.no_grad()
     def encode(self, frames: list[np.ndarray], fps: float, queries: torch.Tensor) -> torch.Tensor:
         """Clips (uint8 [T, H, W, 3] each, sampled at `fps`) and the queries [N, width] ->
-        last-layer hidden states at the query positions [B, N, width]."""
+        last-layer hidden states at the readout positions [B, N, width]."""
         device = next(self.model.parameters()).device
         dtype = next(self.model.parameters()).dtype
         patches = [self.video_patches(f) for f in frames]
         pixels = torch.cat([p for p, _ in patches]).to(device, dtype)
         grid = torch.cat([g for _, g in patches]).to(device)
-        ids, types, query_pos = self.prompt(grid[0])
+        ids, types, slots, readout = self.prompt(grid[0])
         batch = len(frames)
         ids, types = ids.to(device).expand(batch, -1), types.to(device).expand(batch, -1)
         tp = self.mllm_config.vision_config.temporal_patch_size
@@ -147,6 +172,6 @@ class MLLMEncoder(nn.Module):
         embeds = self.model.get_input_embeddings()(ids).clone()
         video = torch.cat(self.model.get_video_features(pixels, grid, return_dict=True).pooler_output)
         embeds[types == 2] = video.to(embeds.dtype)
-        embeds[:, query_pos.to(device)] = queries.to(device, embeds.dtype)
+        embeds[:, slots.to(device)] = queries.to(device, embeds.dtype)
         out = self.model.language_model(inputs_embeds=embeds, position_ids=pos)
-        return out.last_hidden_state[:, query_pos.to(device)].float()
+        return out.last_hidden_state[:, readout.to(device)].float()

@@ -24,7 +24,7 @@ class GameCleanerConfig:
     frames: int = 81
     fps: float = 16.0
     mllm_frames: int = 16  # source frames the MLLM sees (Kiwi-Edit's max_frames)
-    mllm_frame_pixels: int = 448 * 448  # per frame, before the MLLM's 14-px patches and 2x2 merge
+    mllm_frame_pixels: int = 512 * 512  # per frame (Kiwi-Edit's max_pixels), before 14-px patches and 2x2 merge
     num_queries: int = 512  # learnable video queries (Kiwi-Edit's default for video)
     lora_rank: int = 64
     lora_alpha: int = 64
