@@ -9,6 +9,12 @@ part of the condition:
 `CACHE/index.parquet` has one row per pair, errors included (mismatched or undecodable pairs),
 and `CACHE/cache.json` says what the shards hold. Shards are written atomically, so a rerun skips
 finished pairs.
+
+Shards hold bf16: the latents and condition are bf16 where the training step runs (under bf16
+autocast), and half the bytes per pair is half a large cache's storage and read bandwidth. The
+index names each shard relative to the cache root, so the cache is one movable tree: copied to a
+bucket (`aws s3 sync CACHE s3://...`), every training worker reads it from the URI with no shared
+POSIX path.
 """
 
 from __future__ import annotations
@@ -43,6 +49,14 @@ INDEX_SCHEMA = pa.schema(
         ("seconds", pa.float64()),
     ]
 )
+
+
+SHARD_DTYPE = torch.bfloat16
+
+
+def shard_name(pair_id: str) -> str:
+    """A pair's shard, relative to the cache root (what the index records)."""
+    return f"shards/{pair_id}.safetensors"
 
 
 def cache_kind(checkpoint: str | None) -> str:
@@ -87,21 +101,21 @@ class PrecachePairs(Step):
         states = enc.mllm_states(source, self.condition.queries)
         cond = self.condition(states.to(self.condition.queries.dtype)) if self.checkpoint else states
         tensors[cache_kind(self.checkpoint)] = cond[0]
-        return {k: v.float().cpu().contiguous() for k, v in tensors.items()}
+        return {k: v.to(SHARD_DTYPE).cpu().contiguous() for k, v in tensors.items()}
 
     def __call__(self, batch: Batch) -> Batch:
         from g2w.models.gamecleaner.clips import PairError
 
         rows = []
         for pair_id, sample_dir in zip(batch["pair_id"], batch["sample_dir"]):
-            path = os.path.join(self.out_dir, "shards", f"{pair_id}.safetensors")
+            path = os.path.join(self.out_dir, shard_name(str(pair_id)))
             row = {
                 "pair_id": str(pair_id),
                 "sample_dir": str(sample_dir),
                 "status": "ok",
                 "reason": "",
                 "message": "",
-                "path": path,
+                "path": shard_name(str(pair_id)),
                 "skipped": os.path.exists(path),
                 "seconds": 0.0,
             }

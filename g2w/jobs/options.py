@@ -135,7 +135,7 @@ class PrecacheOptions:
 class GameCleanerTrainOptions:
     """`g2w gamecleaner train`: GameCleaner on a precache with Ray Train (resumes on rerun)."""
 
-    cache: str = field(metadata=option("a g2w gamecleaner precache folder"))
+    cache: str = field(metadata=option("a g2w gamecleaner precache folder, or its copy in a bucket (s3://...)"))
     output: str = field(metadata=option("run folder (local or s3://)"))
     preset: str = field(default="tiny", metadata=option("model size", choices=tuple(PRESETS)))
     checkpoint: str | None = field(

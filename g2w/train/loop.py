@@ -5,7 +5,8 @@ gradients over accumulation steps and, under DDP, over workers, so 2 workers x 1
 and 1 worker x 2 accumulation steps take the same step. Parameters that received no gradient
 get a zero one, so AdamW treats them identically whichever way the batch was split.
 With `parallel="fsdp"` the model is sharded with FSDP2 (`g2w.train.sharding`) instead of
-replicated under DDP; the arithmetic of a step is the same.
+replicated under DDP; the arithmetic of a step is the same. The next micro-batch loads on a
+background thread while the current one computes (`g2w.train.prefetch`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from g2w.train import checkpoint, schedule, sharding
+from g2w.train import checkpoint, prefetch, schedule, sharding
 from g2w.train.config import FitConfig
 from g2w.train.session import Session
 from g2w.train_task import TrainTask, full
@@ -73,55 +74,61 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     peak = peak_flops(cfg, device)
     flops = task.flops_per_sample()
     history, last = state["history"], {}
-    for step in range(state["step"], cfg.steps):
-        start = time.perf_counter()
-        lr = schedule.learning_rate(cfg.lr, step, cfg.warmup_steps, cfg.steps, cfg.lr_schedule, cfg.lr_floor)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        total = torch.zeros((), device=device)
-        micros = schedule.micro_batches(cfg.seed, step, cfg.global_batch, cfg.micro_batch, n, rank, world)
-        for i, (indices, seed) in enumerate(micros):
-            batch = task.load_batch(indices.tolist(), device)
-            generator = torch.Generator(device).manual_seed(seed)
-            sync = not distributed or i == len(micros) - 1
-            if fsdp:  # reduce-scatter gradients only after the last micro-batch, like DDP's no_sync
-                model.set_requires_gradient_sync(sync)
-            with runner.no_sync() if ddp and not sync else contextlib.nullcontext(), _autocast(cfg, device):
-                loss = task.loss(runner, batch, generator)
-                (loss / accumulation).backward()
-            total += loss.detach().float()
-        for p in params.values():
-            if p.grad is None:
-                p.grad = torch.zeros_like(p)
-        grad_norm = torch.nn.utils.clip_grad_norm_(
-            params.values(), cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
-        )
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        if distributed:
-            dist.all_reduce(total)
-        seconds = time.perf_counter() - start
-        samples_per_s = cfg.global_batch / seconds
-        last = {
-            "step": step + 1,
-            "loss": float(total) / (accumulation * world),
-            "lr": lr,
-            "grad_norm": float(full(grad_norm)),
-            "samples_per_s": round(samples_per_s, 3),
-            "mfu": round(flops * samples_per_s / (peak * world), 4) if flops and peak else None,
-        }
-        history.append(last)
-        done = step + 1 == cfg.steps
-        if done or (step + 1) % cfg.checkpoint_every == 0:
-            _checkpoint(task, cfg, model, optimizer, session, history, last, done, fsdp)
-        elif (step + 1) % cfg.log_every == 0:
-            session.report(last, None)
-        if rank == 0 and ((step + 1) % cfg.log_every == 0 or done):
-            print(
-                f"[train] {task.name} step {last['step']}/{cfg.steps} loss {last['loss']:.5f} lr {lr:.2e} "
-                f"{last['samples_per_s']} samples/s" + (f" mfu {last['mfu']:.1%}" if last["mfu"] else ""),
-                flush=True,
+    plan = (
+        (step, indices, seed)
+        for step in range(state["step"], cfg.steps)
+        for indices, seed in schedule.micro_batches(cfg.seed, step, cfg.global_batch, cfg.micro_batch, n, rank, world)
+    )
+    with contextlib.closing(prefetch.prefetched(plan, lambda m: task.load_batch(m[1].tolist(), device))) as batches:
+        for step in range(state["step"], cfg.steps):
+            start = time.perf_counter()
+            lr = schedule.learning_rate(cfg.lr, step, cfg.warmup_steps, cfg.steps, cfg.lr_schedule, cfg.lr_floor)
+            for group in optimizer.param_groups:
+                group["lr"] = lr
+            total = torch.zeros((), device=device)
+            for i in range(accumulation):  # this worker's micro-batches of the step, loaded one ahead
+                (planned, _, seed), batch = next(batches)
+                assert planned == step
+                generator = torch.Generator(device).manual_seed(seed)
+                sync = not distributed or i == accumulation - 1
+                if fsdp:  # reduce-scatter gradients only after the last micro-batch, like DDP's no_sync
+                    model.set_requires_gradient_sync(sync)
+                with runner.no_sync() if ddp and not sync else contextlib.nullcontext(), _autocast(cfg, device):
+                    loss = task.loss(runner, batch, generator)
+                    (loss / accumulation).backward()
+                total += loss.detach().float()
+            for p in params.values():
+                if p.grad is None:
+                    p.grad = torch.zeros_like(p)
+            grad_norm = torch.nn.utils.clip_grad_norm_(
+                params.values(), cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
             )
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            if distributed:
+                dist.all_reduce(total)
+            seconds = time.perf_counter() - start
+            samples_per_s = cfg.global_batch / seconds
+            last = {
+                "step": step + 1,
+                "loss": float(total) / (accumulation * world),
+                "lr": lr,
+                "grad_norm": float(full(grad_norm)),
+                "samples_per_s": round(samples_per_s, 3),
+                "mfu": round(flops * samples_per_s / (peak * world), 4) if flops and peak else None,
+            }
+            history.append(last)
+            done = step + 1 == cfg.steps
+            if done or (step + 1) % cfg.checkpoint_every == 0:
+                _checkpoint(task, cfg, model, optimizer, session, history, last, done, fsdp)
+            elif (step + 1) % cfg.log_every == 0:
+                session.report(last, None)
+            if rank == 0 and ((step + 1) % cfg.log_every == 0 or done):
+                print(
+                    f"[train] {task.name} step {last['step']}/{cfg.steps} loss {last['loss']:.5f} lr {lr:.2e} "
+                    f"{last['samples_per_s']} samples/s" + (f" mfu {last['mfu']:.1%}" if last["mfu"] else ""),
+                    flush=True,
+                )
     return last
 
 

@@ -97,6 +97,6 @@ def test_training_refuses_error_rows_and_a_cache_of_the_wrong_kind(tmp_path):
     with pytest.raises(ValueError, match="1 of 2 pairs are error rows"):
         GameCleanerTask(str(tmp_path))
     task = GameCleanerTask(str(tmp_path), skip_errors=True)
-    assert (task.skipped, task.num_examples(), task.paths) == (1, 1, ["a.safetensors"])
+    assert (task.skipped, task.num_examples(), task.paths) == (1, 1, [str(tmp_path / "a.safetensors")])
     with pytest.raises(ValueError, match="needs context"):
         GameCleanerTask(str(tmp_path), checkpoint="w.safetensors", skip_errors=True)

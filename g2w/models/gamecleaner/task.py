@@ -1,5 +1,7 @@
 """GameCleaner as a `g2w.train` task: precached latents in, flow-matching loss out.
 
+The cache is a local folder or a URI (`s3://...`): its index, `cache.json` and shards are read
+through `g2w.io.storage`, by each worker, with shard paths relative to the cache root.
 The cache says whether it holds connector outputs (`context`: the run starts from a checkpoint,
 connector frozen) or MLLM states (`states`: from scratch, the connector trains); the task refuses
 a cache of the wrong kind. The reference is dropped with probability `reference_drop` per
@@ -22,23 +24,30 @@ import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import torch
-from safetensors.torch import load_file
+from safetensors.torch import load
 
+from g2w.io import storage
 from g2w.models.gamecleaner import flow
 from g2w.train_task import TrainTask
 
 
+def _index(cache: str, columns: list[str]):
+    with storage.open_binary(storage.join(cache, "index.parquet")) as f:
+        return pq.read_table(f, columns=columns)
+
+
 def cache_counts(cache: str) -> tuple[int, int]:
     """(ok rows, error rows) of a cache's index, counted in Arrow (no Python rows)."""
-    status = pq.read_table(os.path.join(cache, "index.parquet"), columns=["status"])["status"]
+    status = _index(cache, ["status"])["status"]
     ok = pc.sum(pc.equal(status, "ok")).as_py() or 0
     return ok, len(status) - ok
 
 
 def ok_paths(cache: str) -> list[str]:
-    """Shard paths of the ok rows (read on the training worker, not the driver)."""
-    table = pq.read_table(os.path.join(cache, "index.parquet"), columns=["status", "path"])
-    return table.filter(pc.equal(table["status"], "ok"))["path"].to_pylist()
+    """Shard paths of the ok rows, under the cache root (a local folder or a URI), read on the
+    training worker, not the driver."""
+    table = _index(cache, ["status", "path"])
+    return [storage.join(cache, p) for p in table.filter(pc.equal(table["status"], "ok"))["path"].to_pylist()]
 
 
 @dataclass
@@ -58,8 +67,8 @@ class GameCleanerTask(TrainTask):
     )
 
     def __post_init__(self):
-        with open(os.path.join(self.cache, "cache.json")) as f:
-            self.kind = json.load(f)["kind"]
+        self.cache = storage.absolute(self.cache)  # workers may run elsewhere
+        self.kind = json.loads(storage.read_bytes(storage.join(self.cache, "cache.json")))["kind"]
         expected = "context" if self.checkpoint else "states"
         if self.kind != expected:
             raise ValueError(
@@ -107,8 +116,9 @@ class GameCleanerTask(TrainTask):
         return self.examples
 
     def load_batch(self, indices, device):
-        shards = [load_file(self.paths[i]) for i in indices]
-        return {k: torch.stack([s[k] for s in shards]).to(device) for k in shards[0]}
+        """fp32 tensors on `device` (shards are bf16; autocast picks each op's dtype from there)."""
+        shards = [load(storage.read_bytes(self.paths[i])) for i in indices]
+        return {k: torch.stack([s[k] for s in shards]).to(device, torch.float32) for k in shards[0]}
 
     def training_reference(self, batch, generator) -> torch.Tensor | None:
         """The micro-batch's reference latents, or None (dropped) with probability `reference_drop`."""
