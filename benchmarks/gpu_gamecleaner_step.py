@@ -38,7 +38,7 @@ def _timed(fn, repeats: int) -> float:
 def measure(preset: str, size: str, repeats: int) -> dict:
     width, height = SIZES[size]
     cfg = get_preset(preset).with_options(width=width, height=height)
-    model = load_gamecleaner(None, cfg).cuda()
+    model = load_gamecleaner(None, cfg, dtype=torch.bfloat16).cuda()  # as training loads it on a GPU
     model.dit.transformer.enable_gradient_checkpointing()
     shape = (1, *cfg.latent_shape())
     g = torch.Generator("cuda").manual_seed(0)
