@@ -15,10 +15,11 @@ demo: install
 test: install lint
 	$(PY) -m pytest
 
-# ruff (configured in pyproject.toml): lint and formatting, checked before the tests run.
+# ruff and mypy (configured in pyproject.toml): lint, formatting and types, checked before the tests run.
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 install: system-deps $(STAMP)
 

@@ -14,18 +14,19 @@ until one is up.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import ray
 
 MAX_ENV = {"GPU": "G2W_MAX_GPUS", "CPU": "G2W_MAX_CPUS"}
 
 
-def configured(environ: dict | None = None) -> dict:
+def configured(environ: Mapping[str, str] | None = None) -> dict:
     """The most of each resource the submitter says the cluster can scale to (0 when unset)."""
-    environ = os.environ if environ is None else environ
+    env: Mapping[str, str] = os.environ if environ is None else environ
     out = {}
     for resource, name in MAX_ENV.items():
-        value = environ.get(name, "").strip()
+        value = env.get(name, "").strip()
         amount = float(value) if value else 0.0
         if amount < 0:
             raise ValueError(f"{name} must be >= 0, got {value!r}")

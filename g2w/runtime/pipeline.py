@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -87,7 +88,7 @@ def apply_steps(ds: Dataset, steps: Sequence[Step]) -> Dataset:
     """Append each step to the dataset's plan as one map_batches operator."""
     for step in steps:
         res = step.resources()
-        kwargs = dict(batch_format="numpy", batch_size=res.batch_size, num_cpus=res.num_cpus)
+        kwargs: dict[str, Any] = dict(batch_format="numpy", batch_size=res.batch_size, num_cpus=res.num_cpus)
         if res.num_gpus > 0:
             kwargs["num_gpus"] = res.num_gpus
         kwargs.update(pool_selector(res.num_gpus))  # decode on CPU nodes, GPU work on GPU nodes

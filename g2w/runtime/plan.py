@@ -89,9 +89,10 @@ def plan(
     sources = video_s / units.video_s_per_source
     cores = cpu_nodes * cpu.vcpus
     analyse_s = units.analyse_core_s_per_video_s * video_s / cores
-    uses_gpu = gpu is not None and gpu_nodes > 0 and gpu_windows_per_s
+    gpu_rate = gpu_nodes * gpu.gpus * gpu_windows_per_s if gpu is not None and gpu_windows_per_s else 0.0
+    uses_gpu = gpu_rate > 0
     if uses_gpu:  # CLIP streams beside decoding: the slower of the two sets the pace
-        analyse_s = max(analyse_s, windows / (gpu_nodes * gpu.gpus * gpu_windows_per_s))
+        analyse_s = max(analyse_s, windows / gpu_rate)
     stages = {
         "probe": units.probe_core_s_per_source * sources / cores,
         "analyse_embed": analyse_s,
@@ -99,7 +100,9 @@ def plan(
         "standardize": units.standardize_core_s_per_clip * clips / cores,
     }
     wall_s = sum(stages.values())
-    gpu_cost = gpu_nodes * gpu.usd_per_hour * analyse_s / 3600 if uses_gpu else 0.0  # autoscaled: up for analysis only
+    gpu_cost = (
+        gpu_nodes * gpu.usd_per_hour * analyse_s / 3600 if gpu is not None and uses_gpu else 0.0
+    )  # autoscaled: up for analysis only
     cost = wall_s / 3600 * (head.usd_per_hour + cpu_nodes * cpu.usd_per_hour) + gpu_cost
     return {
         "clips": clips,
@@ -114,7 +117,7 @@ def plan(
         "stage_hours": {k: round(v / 3600, 5) for k, v in stages.items()},
         "wall_hours": round(wall_s / 3600, 2),
         "cost_usd": round(cost, 2),
-        "bottleneck": max(stages, key=stages.get),
+        "bottleneck": max(stages, key=lambda name: stages[name]),
         "measured_on": {"cpus": units.measured_cpus, "clip_device": units.measured_device},
         "assumptions": (
             "decode/encode scale linearly with cores; selection on one node at "

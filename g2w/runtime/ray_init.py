@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Any
 
 import psutil
 import ray
@@ -67,7 +68,7 @@ def init_ray(num_cpus: int | None = None) -> dict:
     Safe to call twice: an already-initialized Ray is reused.
     """
     if not ray.is_initialized():
-        quiet = {"logging_level": logging.WARNING, "log_to_driver": True}
+        quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
         if os.environ.get("RAY_ADDRESS"):
             ray.init(address=os.environ["RAY_ADDRESS"], **quiet)
         else:

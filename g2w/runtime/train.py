@@ -56,8 +56,8 @@ class _none:
         return False
 
 
-def _worker(config: dict) -> dict:
-    return train_worker(config["task"], config["cfg"], RaySession())
+def _worker(config: dict) -> None:
+    train_worker(config["task"], config["cfg"], RaySession())
 
 
 def _split(output: str) -> tuple[str, str]:

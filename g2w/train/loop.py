@@ -15,9 +15,12 @@ import contextlib
 import os
 import tempfile
 import time
+from typing import Any, cast
 
 import torch
 import torch.distributed as dist
+from torch.distributed.fsdp import FSDPModule
+from torch.nn.parallel import DistributedDataParallel
 
 from g2w.train import checkpoint, prefetch, schedule, sharding
 from g2w.train.config import FitConfig
@@ -57,18 +60,14 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
         sharding.shard(model, task.shard_units(model), device)
     params = task.trainable_parameters(model)  # after sharding: FSDP swaps in sharded parameters
     optimizer = torch.optim.AdamW(params.values(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay)
-    state = {"step": 0, "history": []}
+    state: dict[str, Any] = {"step": 0, "history": []}
     with session.latest_checkpoint() as ckpt:
         if ckpt:
             state = checkpoint.restore(ckpt, task, model, optimizer, rank, sharded=fsdp)
             print(f"[train] resuming {task.name} at step {state['step']} from {ckpt}", flush=True)
     distributed = world > 1
     ddp = distributed and not fsdp
-    runner = (
-        torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=task.unused_parameters)
-        if ddp
-        else model
-    )
+    runner = DistributedDataParallel(model, find_unused_parameters=task.unused_parameters) if ddp else model
     accumulation = cfg.accumulation()
     n = task.num_examples()
     peak = peak_flops(cfg, device)
@@ -92,8 +91,11 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
                 generator = torch.Generator(device).manual_seed(seed)
                 sync = not distributed or i == accumulation - 1
                 if fsdp:  # reduce-scatter gradients only after the last micro-batch, like DDP's no_sync
-                    model.set_requires_gradient_sync(sync)
-                with runner.no_sync() if ddp and not sync else contextlib.nullcontext(), _autocast(cfg, device):
+                    cast(FSDPModule, model).set_requires_gradient_sync(sync)
+                with (
+                    cast(DistributedDataParallel, runner).no_sync() if ddp and not sync else contextlib.nullcontext(),
+                    _autocast(cfg, device),
+                ):
                     loss = task.loss(runner, batch, generator)
                     (loss / accumulation).backward()
                 total += loss.detach().float()

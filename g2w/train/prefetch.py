@@ -5,23 +5,28 @@ of loading each item in turn; a failed load raises where its batch would have be
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 T = TypeVar("T")
 B = TypeVar("B")
-_END = object()
 
 
-def prefetched(items: Iterable[T], load: Callable[[T], B]) -> Iterator[tuple[T, B]]:
+def prefetched(items: Iterable[T], load: Callable[[T], B]) -> Generator[tuple[T, B], None, None]:
     """(item, load(item)) for each item in order, with the next item's load already running."""
     it = iter(items)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="g2w-prefetch") as pool:
-        item = next(it, _END)
-        pending = pool.submit(load, item) if item is not _END else None
-        while pending is not None:
-            following = next(it, _END)
-            queued = pool.submit(load, following) if following is not _END else None
+        current = _submit_next(pool, it, load)
+        while current is not None:
+            following = _submit_next(pool, it, load)
+            item, pending = current
             yield item, pending.result()
-            item, pending = following, queued
+            current = following
+
+
+def _submit_next(pool: ThreadPoolExecutor, it: Iterator[T], load: Callable[[T], B]) -> tuple[T, Future[B]] | None:
+    """The next item with its load started, or None when the items are used up."""
+    for item in it:
+        return item, pool.submit(load, item)
+    return None

@@ -20,6 +20,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import torch
 
@@ -74,7 +75,7 @@ def restore(ckpt_dir: str, model: torch.nn.Module, optimizer: torch.optim.Optimi
     if not os.path.isdir(path):
         raise FileNotFoundError(f"{ckpt_dir} has no {DCP_DIR}/: it was not written with parallel='fsdp'")
     model_state, optim_state = get_state_dict(model, optimizer, options=_options(load=False))
-    state = {"model": model_state, "optim": optim_state}
+    state: dict[str, Any] = {"model": model_state, "optim": optim_state}
     dcp.load(state, checkpoint_id=path)
     set_state_dict(
         model, optimizer, model_state_dict=state["model"], optim_state_dict=state["optim"], options=_options(load=True)
