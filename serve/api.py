@@ -32,7 +32,16 @@ from serve.inputs import JOB_ID, InputError, check_method, method_options, resol
 from serve.routes import PREFIX, ROUTERS
 from serve.settings import ServiceSettings
 from serve.store import FINAL, JobStore, Limits, Refused, new_id
-from serve.work import DETECTION, EDIT_FILES, EVALUATION, EVALUATION_FILES, RESULT_FILES, read_image, result_rel
+from serve.work import (
+    DETECTION,
+    EDIT_FILES,
+    EVALUATION,
+    EVALUATION_FILES,
+    RESULT_FILES,
+    clear_attempts,
+    read_image,
+    result_rel,
+)
 
 log = logging.getLogger("ray.serve")
 
@@ -282,6 +291,7 @@ class Api:
             job["attempts"],
         )
         if finished:
+            await asyncio.to_thread(clear_attempts, job["workdir"])
             return
         now = await asyncio.to_thread(self.store.get, job["id"])
         if now is None or now["attempts"] != job["attempts"]:  # its lease expired: another attempt owns the job

@@ -34,6 +34,7 @@ EDIT_FILES = ("edited.mp4",)
 DETECTION = "detection"  # the sub-folder of a job's detection results (a detection, or a removal with detect)
 DETECTION_FILES = ("mask.mkv", "annotation.json", "preview.png")
 RESULT_FILES = EDIT_FILES + DETECTION_FILES
+ATTEMPT = "attempt-"  # a removal attempt's scratch folder in the job's folder: attempt-<n>
 
 
 EVALUATION = "evaluation"  # the sub-folder of an evaluation job's outputs
@@ -111,7 +112,7 @@ def run_removal(job: dict, progress=None) -> dict:
         return _source_refused(exc)
     case = Case(case_id=EDITED, split="wild", source=source, annotation="")
     options = job["params"].get("run_options", job["params"].get("options", {}))
-    scratch = os.path.join(workdir, f"attempt-{int(job.get('attempts') or 0)}")
+    scratch = os.path.join(workdir, f"{ATTEMPT}{int(job.get('attempts') or 0)}")
     try:
         row = remove_one(job["method"], case, scratch, options, progress)
         if row["status"] == "ok":
@@ -122,6 +123,14 @@ def run_removal(job: dict, progress=None) -> dict:
         shutil.rmtree(scratch, ignore_errors=True)
     out = _outcome(row, workdir)
     return _published(job, out) if out["state"] == "succeeded" else out
+
+
+def clear_attempts(workdir: str) -> None:
+    """Remove the scratch folders attempts left in a finished job's folder: an attempt whose
+    worker was killed never reached its own cleanup, and its partial edit must not outlive the job."""
+    for name in os.listdir(workdir) if os.path.isdir(workdir) else ():
+        if name.startswith(ATTEMPT):
+            shutil.rmtree(os.path.join(workdir, name), ignore_errors=True)
 
 
 def read_image(data: bytes, max_pixels: int) -> np.ndarray:
