@@ -2,7 +2,7 @@
 
 Synthetic annotations list every frame; wild ones may list only the frames a person annotated.
 Either way the result is an `Annotation`: the canvas the boxes live in, the instance table
-(identity, label, role, kind, parent) and, per listed frame, the visible objects and their
+(identity, label, role, kind, parent, and for a translucent element its opacity) and, per listed frame, the visible objects and their
 half-open boxes. Structural problems raise `AnnotationError` so a job can record the case as
 broken instead of crashing.
 """
@@ -40,6 +40,8 @@ class Instance:
     role: str
     kind: str
     parent: str | None
+    translucent: bool = False  # a see-through layer (band, panel): the world shows through it
+    opacity: float | None = None  # its opacity in (0, 1), where known
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,23 @@ def parse_annotation(data: dict) -> Annotation:
         _need(inst["label"] in LABELS, f"{where}: label {inst['label']!r} is not one of the 21 taxonomy labels")
         _need(inst["kind"] in KINDS, f"{where}: kind {inst['kind']!r} not in {sorted(KINDS)}")
         parent = inst.get("parent")
-        instances[inst["id"]] = Instance(inst["id"], inst["label"], str(inst["role"]), inst["kind"], parent)
+        translucent = inst.get("translucent", False)
+        opacity = inst.get("opacity")
+        _need(isinstance(translucent, bool), f"{where}: translucent must be true or false")
+        _need(
+            opacity is None
+            or (isinstance(opacity, (int, float)) and not isinstance(opacity, bool) and 0 < opacity <= 1),
+            f"{where}: opacity must be a number in (0, 1]",
+        )
+        instances[inst["id"]] = Instance(
+            inst["id"],
+            inst["label"],
+            str(inst["role"]),
+            inst["kind"],
+            parent,
+            translucent,
+            None if opacity is None else float(opacity),
+        )
     for inst in instances.values():
         _need(inst.parent is None or inst.parent in instances, f"instance {inst.id!r}: unknown parent {inst.parent!r}")
 

@@ -8,7 +8,11 @@ icon as a child of its bar, or a transient event); its alpha is already the comp
 record's: alpha_HUD for persistent widgets (Eq. 7), the inventory's icon opacity for icons (E.2:
 0.96 alone) and each event's own opacity (Table 13, times alpha_HUD only if the profile asked).
 
-Draw order: persistent widgets by increasing priority (the crosshair ends on top), each bar's
+Translucent backings (bands and panels, `backing.py`) are layers too, drawn first, under every
+widget; a panel that follows a moving widget moves with it. Their instances carry `opacity` (the
+fill's) and `translucent: true`.
+
+Draw order: backings, then persistent widgets by increasing priority (the crosshair ends on top), each bar's
 icons right after it, then events by start.
 """
 
@@ -20,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from g2w.hud.animation import animation_state, wipe_reveal
+from g2w.hud.backing import backing_patch
 from g2w.hud.layout import motion_offset
 from g2w.hud.patches import resize_rgba, with_opacity
-from g2w.hud.plan import rendered_events, rendered_widgets
+from g2w.hud.plan import rendered_backings, rendered_events, rendered_widgets
 from g2w.hud.status_bars import apply_fill, draw_procedural_panel, fill_pixels, level, procedural_panel_layout
 
 
@@ -49,6 +54,8 @@ class LayerSource:
         self.threshold = record["profile"]["alpha_threshold"]
         self.alpha_hud = record["style"]["alpha_hud"]
         self.widgets = rendered_widgets(record)
+        self.backings = rendered_backings(record)
+        self._motion = {wd["id"]: wd["motion"] for wd in self.widgets}
         self.events = rendered_events(record)
         self._cache: dict = {}
 
@@ -56,6 +63,18 @@ class LayerSource:
     def instances(self) -> dict[str, dict]:
         """Every instance that may appear, by id, in draw order."""
         out = {}
+        for b in self.backings:
+            out[b["id"]] = {
+                "id": b["id"],
+                "label": b["label"],
+                "role": b["role"],
+                "kind": "persistent",
+                "asset_id": None,
+                "asset_source": "procedural_backing",
+                "parent": None,
+                "opacity": b["opacity"],
+                "translucent": True,
+            }
         for wd in self.widgets:
             out[wd["id"]] = {
                 "id": wd["id"],
@@ -140,6 +159,10 @@ class LayerSource:
     def frame(self, index: int) -> list[Layer]:
         t = index / self.fps
         layers = []
+        for b in self.backings:
+            dx, dy = motion_offset(self._motion[b["follows"]], t) if b["follows"] else (0, 0)
+            patch = self._cached(("backing", b["id"]), lambda: backing_patch(b, self.threshold))  # noqa: B023
+            layers.append(Layer(b["id"], patch, b["rect"][0] + dx, b["rect"][1] + dy))
         for wd in self.widgets:
             dx, dy = motion_offset(wd["motion"], t)
             x, y = wd["xy"][0] + dx, wd["xy"][1] + dy

@@ -15,6 +15,7 @@ import hashlib
 
 from g2w.hud.aesthetic import AestheticScorer, NeuralDescriptor, VideoAppearance
 from g2w.hud.assets import AssetLibrary
+from g2w.hud.backing import plan_backings
 from g2w.hud.events import plan_events
 from g2w.hud.inventory import icon_pool, sample_states
 from g2w.hud.layout import free_anchor, resolve_collisions, sample_jitter, sample_motion, spawned_labels
@@ -27,7 +28,7 @@ from g2w.hud.status_bars import PANEL_PALETTES, SIGNALS, draw_procedural_panel, 
 from g2w.taxonomy import PERSISTENT_LABEL_ROLES, TAXONOMY_VERSION
 from g2w.types import Box
 
-RECORD_VERSION = 2  # 2: icon and event opacities as the paper gives them, recorded
+RECORD_VERSION = 3  # 2: icon and event opacities as the paper gives them; 3: translucent backings
 PANEL_ASPECT = 4.0  # procedural HP/STM panel: width / height (ours)
 PANEL_WIDTH = 0.20  # of the frame width before the style's scales (ours)
 
@@ -204,6 +205,8 @@ def plan_sample(
             wd["inventory"] = _inventory(wd, streams, profile, library)
             weapon_rect = Box.from_list(wd["support"]).shift(*wd["xy"])
     categories, events = plan_events(streams, profile, style, picker, weapon_rect)
+    drawn = [w for w in placeable if not w["suppressed"]]
+    backings = plan_backings(streams, drawn, width, height) if profile.backings else None
     record = {
         "version": RECORD_VERSION,
         "generator": "g2w.hud",
@@ -224,6 +227,7 @@ def plan_sample(
         "persistent": widgets,
         "popups": {"mode": profile.popups, "count": len(categories), "categories": categories},
         "events": events,
+        "backings": backings,
         "aesthetic": None
         if scorer is None
         else {
@@ -239,6 +243,11 @@ def rendered_widgets(record: dict) -> list[dict]:
     """Persistent widgets that are drawn (not skipped, not suppressed), bottom of the stack first."""
     live = [w for w in record["persistent"] if "skipped" not in w and not w["suppressed"]]
     return sorted(live, key=lambda w: (w["priority"], w["id"]))
+
+
+def rendered_backings(record: dict) -> list[dict]:
+    """Translucent bands and panels, drawn first (under every widget); none in older records."""
+    return list((record.get("backings") or {}).get("elements", []))
 
 
 def rendered_events(record: dict) -> list[dict]:

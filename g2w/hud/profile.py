@@ -334,6 +334,8 @@ class SynthProfile:
     aesthetic: bool = False
     keyframes: int = KEYFRAMES
     include_unverified: bool = False
+    # Ours: translucent bands and panels behind widgets at the surveyed rates (backing.py).
+    backings: bool = True
 
     def __post_init__(self):
         if self.style != "auto" and self.style not in STYLES:
