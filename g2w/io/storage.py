@@ -16,9 +16,11 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import pyarrow.fs as pafs
+
+from g2w.io.block_reader import BlockReader
 
 VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".mov", ".avi", ".flv", ".ts", ".m4v", ".mpg", ".mpeg")
 
@@ -53,11 +55,13 @@ def size(path: str) -> int:
 
 
 def open_binary(path: str) -> BinaryIO:
-    """A seekable binary file object for a local path or a URI (close it when done)."""
+    """A seekable binary file object for a local path or a URI (close it when done). A URI is
+    read in large blocks (`block_reader`), so a demuxer's small reads do not each cost a request."""
     if not is_uri(path):
         return open(path, "rb")
     fs, inner = _fs(path)
-    return fs.open_input_file(inner)
+    raw = fs.open_input_file(inner)
+    return cast(BinaryIO, BlockReader(cast(BinaryIO, raw), raw.size()))
 
 
 def read_range(path: str, offset: int, length: int) -> bytes:
