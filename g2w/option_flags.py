@@ -8,7 +8,7 @@ A field becomes `--field-name` (`type` from its default, `store_true` for a Fals
 required when it has no default); `option(...)` in its metadata changes that: a help text, a
 parser `type`, `choices`, `nargs`, a `metavar`, another flag name, aliases, or a positional
 argument. Config dataclasses of library layers, which carry no command-line text, pass their help
-texts and aliases to `add_flags` instead.
+texts, aliases and choices to `add_flags` instead.
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ def add_flags(
     defaults=None,
     helps: dict[str, str] | None = None,
     aliases: dict[str, list[str]] | None = None,
+    choices: dict[str, list] | None = None,
     skip: tuple[str, ...] = (),
 ) -> None:
     """Add one argument per field of dataclass `cls` to `parser` (an ArgumentParser or a group).
@@ -93,6 +94,8 @@ def add_flags(
         for key in ("choices", "nargs", "metavar"):
             if key in spec:
                 kwargs[key] = spec[key]
+        if f.name in (choices or {}):
+            kwargs["choices"] = choices[f.name]
         if isinstance(default, bool):
             kwargs["action"] = "store_true" if not default else argparse.BooleanOptionalAction
         else:

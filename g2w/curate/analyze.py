@@ -2,7 +2,8 @@
 
 Every frame is decoded once, in order (H.264 needs its references anyway). Every frame feeds the
 cut and shake cues through a tiny thumbnail read from its planes (decided per window at the
-source's end, since a cut is judged against the frames after it too); only sampled frames are
+source's end, since a cut is judged against the frames after it too) and, where TransNetV2
+judges the cuts (`cut_modes`), a 48x27 RGB copy scaled by swscale from the same decoded frame; only sampled frames are
 converted in full: `analysis_fps` per second at a fixed short side for quality and the UI screen,
 and the frame on screen at each window's centre, scaled and centre-cropped for CLIP. Memory holds one
 window's accumulators, never the video, so an hour-long source costs what a minute does.
@@ -22,8 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from g2w.curate import transnet
 from g2w.curate.borders import border_bars
 from g2w.curate.config import QualityThresholds
+from g2w.curate.cut_modes import frame_cut_scores, needs_frames
 from g2w.curate.cuts import MAX_BRIDGE_S, RETURN_FRAMES, CutThresholds, FrameSignals, luma_thumb
 from g2w.curate.quality import QualityAccumulator, shake_score
 from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
@@ -93,6 +96,8 @@ class AnalyzeWindows(Step):
     ui_detector: str = "auto"
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     cut_thresholds: CutThresholds = field(default_factory=CutThresholds)
+    cuts: str = "rules"  # rules | cascade | transnetv2 (cut_modes)
+    cut_probability: float = transnet.THRESHOLD  # TransNetV2's per-frame probability that is a cut
 
     def resources(self) -> Resources:
         return Resources(num_cpus=1, batch_size=1)
@@ -126,6 +131,7 @@ class AnalyzeWindows(Step):
         after = max(context, (RETURN_FRAMES + 2) / fps)  # ... and the frames the return veto looks ahead
         tail_s = windows[-1].end_s + after if windows[-1].index + 1 < len(every) else None
         signals = FrameSignals(self.cut_thresholds)
+        small = [] if needs_frames(self.cuts) else None  # the network's 48x27 RGB frames
         ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []
         position = 0
@@ -141,6 +147,8 @@ class AnalyzeWindows(Step):
                 if state is None and (tail_s is None or t + _EPS >= tail_s):
                     break
                 signals.add(t, luma_thumb(frame))
+                if small is not None:
+                    small.append(frame.to_ndarray(format="rgb24", width=transnet.SIZE[0], height=transnet.SIZE[1]))
                 if state is not None and t + _EPS >= state.window.start_s:
                     self._see(src, state, frame, prev, size, t)
                 prev = (t, frame)
@@ -150,18 +158,22 @@ class AnalyzeWindows(Step):
             rows.append(self._row(src, state))  # the normal end of the stream
         for row, coverage in zip(rows, ui.coverages()):  # needs the whole segment, so last
             row["ui_coverage"] = coverage
-        self._cuts_and_shake(rows, signals)
+        self._cuts_and_shake(rows, signals, small)
         done = len(rows)
         ended = f"{prev[0]:.2f} s" if prev else f"{start_s:.2f} s (no frame decoded from there)"
         reason, message = failure or ("truncated", f"{src['path']}: stream ends at {ended}, before this window ends")
         return rows + [error_row(src, w, reason, message) for w in windows[done:]]
 
-    def _cuts_and_shake(self, rows: list[dict], signals: FrameSignals) -> None:
-        """Fill each finished window's cut and shake measures from the source's frame signals."""
+    def _cuts_and_shake(self, rows: list[dict], signals: FrameSignals, small: list | None) -> None:
+        """Fill each finished window's cut and shake measures from the source's frame signals
+        (and, for the network's modes, its 48x27 frames), naming the detector that decided."""
         times, shifts = np.array(signals.times), np.array(signals.shift).reshape(-1, 2)
-        scores = signals.cut_scores(self.cut_thresholds)
+        frames = None
+        if small is not None:
+            frames = np.stack(small) if small else np.zeros((0, transnet.SIZE[1], transnet.SIZE[0], 3), np.uint8)
+        scores = frame_cut_scores(self.cuts, signals, frames, self.cut_thresholds, self.cut_probability)
         for row in rows:
-            row.update(cut_and_shake(times, scores, shifts, row["start_s"], row["end_s"]))
+            row.update(cut_and_shake(times, scores, shifts, row["start_s"], row["end_s"]), cut_detector=self.cuts)
 
     def _see(self, src, state: _WindowState, frame, prev, size, t: float) -> None:
         """One decoded frame inside the window: take the centre crop and samples as they come."""

@@ -53,6 +53,8 @@ class CurateConfig:
     analysis_fps: float = 8.0  # sampled frames per second for cuts, quality and UI
     analysis_short_side: int = 540  # HUD strokes of 2 px at 1080p must survive the downscale
     ui_detector: str = "auto"  # auto: the shipped segmenter when it loads, else static-edges
+    cuts: str = "rules"  # rules | cascade | transnetv2: which detector judges the cuts (cut_modes)
+    cut_probability: float = 0.5  # TransNetV2's per-frame probability that is a cut (transnet.THRESHOLD)
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     out_width: int = 1280
     out_height: int = 720

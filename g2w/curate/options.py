@@ -8,6 +8,7 @@ import argparse
 from dataclasses import replace
 
 from g2w.curate.config import GAMEVERSE, CurateConfig, QualityThresholds
+from g2w.curate.cut_modes import MODES
 from g2w.option_flags import add_flags, from_args
 
 _HELP = {
@@ -24,12 +25,16 @@ _HELP = {
     "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (G2W_MAX_GPUS, set by the cluster configs)",
     "ui_detector": "UI-contamination screen: auto (segmenter when the shipped checkpoint loads, else static-edges) | "
     "segmenter (the shipped HUD segmenter) | static-edges (heuristic)",
+    "cuts": "cut detector: rules (the hand-set cues) | transnetv2 (the pretrained TransNetV2 on every frame, "
+    "on the GPU when the node has one) | cascade (the cues propose candidate frames, TransNetV2 confirms them)",
+    "cut_probability": "TransNetV2's per-frame probability at or above which a frame ends a shot",
     "preset": "libx264 preset for the standardized clips",
     "segment_windows": "windows per analysis task: longer sources are split into window-aligned segments",
 }
 
 
 _ALIASES = {"ui_detector": ["--ui-screen"]}
+_CHOICES = {"cuts": list(MODES)}
 
 
 def add_curate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +45,7 @@ def add_curate_arguments(parser: argparse.ArgumentParser) -> None:
         help="files, directories, globs, or .txt/.parquet lists of paths (local or s3://)",
     )
     parser.add_argument("--output", required=True, help="output folder (rerun with the same one to resume)")
-    add_flags(parser, CurateConfig, helps=_HELP, aliases=_ALIASES, skip=("quality",))
+    add_flags(parser, CurateConfig, helps=_HELP, aliases=_ALIASES, choices=_CHOICES, skip=("quality",))
     quality = parser.add_argument_group("quality thresholds")
     add_flags(quality, QualityThresholds, helps=_HELP)
     quality.add_argument(

@@ -46,6 +46,7 @@ WINDOW_SCHEMA = pa.schema(
         ("samples", pa.int32()),
         ("cut_count", pa.int32()),
         ("cut_times", pa.list_(pa.float64())),
+        ("cut_detector", pa.string()),  # which detector judged the cuts (cut_modes.MODES)
         ("embedding", pa.list_(pa.float16())),
     ]
 )
@@ -82,6 +83,7 @@ def base_row(src: dict, window: Window) -> dict:
         "samples": 0,
         "cut_count": 0,
         "cut_times": [],
+        "cut_detector": "",
     }
 
 

@@ -172,12 +172,20 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
     print(
         f"[2/4] analysing and embedding {len(pending)} segments of {touched} sources "
         f"({len(expected) - touched} already done), "
-        f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}",
+        f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}, cuts {cfg.cuts}",
         flush=True,
     )
     if pending:
         steps = [
-            AnalyzeWindows(cfg.window_s, cfg.analysis_fps, cfg.analysis_short_side, cfg.ui_detector, cfg.quality),
+            AnalyzeWindows(
+                cfg.window_s,
+                cfg.analysis_fps,
+                cfg.analysis_short_side,
+                cfg.ui_detector,
+                cfg.quality,
+                cuts=cfg.cuts,
+                cut_probability=cfg.cut_probability,
+            ),
             EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size, cfg.embed_workers),
             WriteShards(run.shard_dir),
         ]
