@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from g2w.option_flags import option
+
 
 @dataclass(frozen=True)
 class QualityThresholds:
@@ -53,6 +55,8 @@ class CurateConfig:
     analysis_fps: float = 8.0  # sampled frames per second for cuts, quality and UI
     analysis_short_side: int = 540  # HUD strokes of 2 px at 1080p must survive the downscale
     ui_detector: str = "auto"  # auto: the shipped segmenter when it loads, else static-edges
+    # dark/frozen/blurry/shaky decided by the shipped model over the cues, or by the thresholds
+    decisions: str = field(default="rules", metadata=option(choices=("learned", "rules")))
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     out_width: int = 1280
     out_height: int = 720

@@ -24,6 +24,8 @@ _HELP = {
     "embed_workers": "most CLIP actors; 0 = what the cluster can grow to (G2W_MAX_GPUS, set by the cluster configs)",
     "ui_detector": "UI-contamination screen: auto (segmenter when the shipped checkpoint loads, else static-edges) | "
     "segmenter (the shipped HUD segmenter) | static-edges (heuristic)",
+    "decisions": "accept/reject of dark, frozen, blurry and shaky windows: learned (the shipped model over the "
+    "measured cues, g2w/weights/curate_decisions.md) | rules (the quality thresholds below)",
     "preset": "libx264 preset for the standardized clips",
     "segment_windows": "windows per analysis task: longer sources are split into window-aligned segments",
 }
