@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from g2w.option_flags import option
+
 
 @dataclass(frozen=True)
 class QualityThresholds:
@@ -55,6 +57,8 @@ class CurateConfig:
     ui_detector: str = "auto"  # auto: the shipped segmenter when it loads, else static-edges
     cuts: str = "rules"  # rules | cascade | transnetv2: which detector judges the cuts (cut_modes)
     cut_probability: float = 0.5  # TransNetV2's per-frame probability that is a cut (transnet.THRESHOLD)
+    # dark/frozen/blurry/shaky decided by the shipped model over the cues, or by the thresholds
+    decisions: str = field(default="rules", metadata=option(choices=("learned", "rules")))
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     out_width: int = 1280
     out_height: int = 720

@@ -28,6 +28,8 @@ _HELP = {
     "cuts": "cut detector: rules (the hand-set cues) | transnetv2 (the pretrained TransNetV2 on every frame, "
     "on the GPU when the node has one) | cascade (the cues propose candidate frames, TransNetV2 confirms them)",
     "cut_probability": "TransNetV2's per-frame probability at or above which a frame ends a shot",
+    "decisions": "accept/reject of dark, frozen, blurry and shaky windows: learned (the shipped model over the "
+    "measured cues, g2w/weights/curate_decisions.md) | rules (the quality thresholds below)",
     "preset": "libx264 preset for the standardized clips",
     "segment_windows": "windows per analysis task: longer sources are split into window-aligned segments",
 }

@@ -59,6 +59,7 @@ SELECTION_FIELDS = [
     ("dup_of", pa.string()),
     ("dup_similarity", pa.float64()),
     ("clip_path", pa.string()),
+    ("decision_cue", pa.string()),  # the cue that drove a learned verdict (--decisions learned)
 ]
 MANIFEST_SCHEMA = pa.schema(list(WINDOW_SCHEMA) + [pa.field(n, t) for n, t in SELECTION_FIELDS])
 

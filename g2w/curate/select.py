@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from g2w.curate.balance import round_robin_sample
 from g2w.curate.config import CurateConfig
+from g2w.curate.decision.checks import learned_failures
 from g2w.curate.dedup import temporal_dedup
 from g2w.curate.kmeans import num_clusters, spherical_kmeans
 from g2w.curate.quality import quality_failures
@@ -37,13 +38,17 @@ def local_kmeans(cfg: CurateConfig, device: str = "cpu") -> Kmeans:
     return lambda x: spherical_kmeans(x, cfg.k_max, cfg.kmeans_iters, cfg.kmeans_init_cap, cfg.seed, device)[1]
 
 
-def check_matrix(cols: Mapping[str, np.ndarray], cfg: CurateConfig) -> tuple[list[str], np.ndarray]:
-    """(check names, failed (n, checks) bool): `scene_cut` first, then the quality checks."""
+def check_matrix(cols: Mapping[str, np.ndarray], cfg: CurateConfig) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(check names, failed (n, checks) bool, the cue that drove each learned verdict or None):
+    `scene_cut` first, then the quality checks."""
     quality = quality_failures(cols, cfg.quality, np.minimum(cols["width"], cols["height"]), cols["fps"])
     n = len(cols["cut_count"])
+    cue = np.full(n, None, object)
+    if cfg.decisions == "learned" and n:
+        quality, cue = learned_failures(quality, cols)
     names = ["scene_cut"] + [name for name, _ in quality]
     failed = np.column_stack([np.asarray(cols["cut_count"]) > 0] + [np.broadcast_to(f, n) for _, f in quality])
-    return names, failed.reshape(n, len(names))
+    return names, failed.reshape(n, len(names)), cue
 
 
 def select(
@@ -51,9 +56,9 @@ def select(
 ) -> dict:
     """Verdicts for analysed windows: `cols` are equal-length arrays (SELECT_COLUMNS), `embeddings`
     their (n, d) unit vectors. Returns numpy arrays `status`, `reason`, `failed` (n, checks) with
-    `check_names`, `cluster`, `sampled`, `dup_of` (row index or -1), `dup_similarity`, and `k`."""
+    `check_names`, `decision_cue`, `cluster`, `sampled`, `dup_of` (row index or -1), `dup_similarity`, and `k`."""
     n = len(embeddings)
-    names, failed = check_matrix(cols, cfg)
+    names, failed, cue = check_matrix(cols, cfg)
     failing = failed.any(axis=1)
     clusters = np.asarray((kmeans or local_kmeans(cfg))(embeddings)) if n else np.zeros(0, np.int64)
     sampled = round_robin_sample(clusters, ~failing, cfg.max_candidates, cfg.seed)
@@ -71,6 +76,7 @@ def select(
         "reason": reason,
         "failed": failed,
         "check_names": names,
+        "decision_cue": cue,
         "cluster": clusters.astype(np.int32),
         "sampled": sampled,
         "dup_of": dup_of,
@@ -128,6 +134,8 @@ def select_table(windows: pa.Table, cfg: CurateConfig, kmeans: Kmeans | None = N
     cluster[ok] = v["cluster"]
     sampled = np.zeros(n, bool)
     sampled[ok] = v["sampled"]
+    cue = np.full(n, None, object)
+    cue[ok] = v["decision_cue"]
     added = {
         "checks_failed": _checks_column(v["check_names"], failed),
         "cluster": pa.array(cluster, pa.int32(), mask=~ok_mask),
@@ -135,6 +143,7 @@ def select_table(windows: pa.Table, cfg: CurateConfig, kmeans: Kmeans | None = N
         "dup_of": pa.array(dup_of, pa.string()),
         "dup_similarity": pa.array(similarity, pa.float64(), mask=np.isnan(similarity)),
         "clip_path": pa.nulls(n, pa.string()),
+        "decision_cue": pa.array(cue, pa.string()),
     }
     table = windows.set_column(windows.schema.get_field_index("status"), "status", pa.array(status, pa.string()))
     table = table.set_column(table.schema.get_field_index("reason"), "reason", pa.array(reason, pa.string()))

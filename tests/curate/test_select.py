@@ -34,7 +34,7 @@ def _cols(rows):
 
 
 def failed_checks(rows, cfg):
-    names, failed = check_matrix(_cols(rows), cfg)
+    names, failed, _ = check_matrix(_cols(rows), cfg)
     return [[names[j] for j in np.flatnonzero(f)] for f in failed]
 
 

@@ -1,0 +1,41 @@
+"""Labels of the training windows: sample sidecar spans and the synthetic defects."""
+
+import numpy as np
+
+from g2w.curate.decision.dataset import window_label
+from g2w.curate.decision.perturb import DEFECTS, apply_defect, jitter
+
+
+def _sidecar(**spans):
+    kinds = ("frozen", "dark", "blur", "shaky")
+    return {"cuts": spans.pop("cuts", []), **{f"{k}_spans": spans.get(k, []) for k in kinds}}
+
+
+def test_a_sample_window_takes_the_defect_that_covers_most_of_it():
+    sidecar = _sidecar(dark=[{"start_s": 4.0, "end_s": 11.5}])
+    assert window_label(sidecar, 5.0, 10.0) == "too_dark"
+    assert window_label(sidecar, 0.0, 5.0) is None  # a fifth of it: ambiguous, left out
+    assert window_label(sidecar, 15.0, 20.0) == "accept"
+    assert window_label(_sidecar(cuts=[{"time_s": 17.0}]), 15.0, 20.0) is None
+
+
+def _frames(n=12, h=72, w=128):
+    rng = np.random.default_rng(0)
+    base = (rng.random((h, w, 3)) * 255).astype(np.uint8)
+    return [np.roll(base, 2 * k, axis=1) for k in range(n)]
+
+
+def test_each_defect_changes_the_window_the_way_its_label_says():
+    frames, rng = _frames(), np.random.default_rng(1)
+    out = {d: apply_defect(frames, d, rng) for d in DEFECTS}
+    assert all(len(v) == len(frames) for v in out.values())
+    assert np.mean(out["too_dark"][-1]) < 0.2 * np.mean(frames[-1])
+    assert all(np.array_equal(f, out["frozen"][-1]) for f in out["frozen"][len(frames) // 3 :])
+    lap = [np.var(np.diff(f.astype(float), axis=1)) for f in (frames[0], out["blurry"][0])]
+    assert lap[1] < 0.5 * lap[0]
+    assert not np.array_equal(out["shaky"][3], jitter(frames[3], 0.0, 0.0))
+
+
+def test_jitter_by_nothing_only_zooms():
+    f = _frames(1)[0]
+    assert jitter(f, 0.0, 0.0).shape == f.shape
