@@ -62,7 +62,7 @@ def run_caption(inputs: list[str], output: str | None, step: CaptionSegments) ->
         }
         for r in rows
     ]
-    init_ray()
+    init_ray(output=output)
     videos = {r["segment_id"]: r["video"] for r in work}
     results = []
     for batch in apply_steps(dataset_from_rows(work), [step]).iter_batches(batch_format="numpy", batch_size=64):

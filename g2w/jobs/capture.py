@@ -212,7 +212,7 @@ def run_capture(
     ]
     os.makedirs(output, exist_ok=True)
     print(f"capture: {len(specs)} clips of {', '.join(games)} -> {output}", flush=True)
-    init_ray()
+    init_ray(output=output)
     ds = apply_steps(dataset_from_rows([{"spec": s.to_json()} for s in specs]), [CaptureClips(output, timeout_s)])
     manifest = os.path.join(output, "manifest.parquet")
     write_parquet(ds, manifest, MANIFEST_SCHEMA)

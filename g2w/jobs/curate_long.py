@@ -61,7 +61,7 @@ def run_curate_long(
     paths = expand_inputs(inputs)
     if not paths:
         raise NothingToDo(f"no input files found in {inputs}")
-    run.cluster = init_ray()
+    run.cluster = init_ray(output=run.output)
     run.device = _device(cfg, run.cluster)
     run.clock = time.perf_counter()
     sources = probe_stage(run, paths)

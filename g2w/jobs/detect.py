@@ -200,7 +200,7 @@ def run_detect(options: DetectOptions) -> dict:
     Segmenter(checkpoint)  # fail fast, before Ray starts, when the checkpoint does not load
     start = time.perf_counter()
     print(f"detect: {len(videos)} videos -> {output}", flush=True)
-    init_ray()
+    init_ray(output=output)
     manifest = os.path.join(output, "manifest.parquet")
     step = DetectVideos(output, os.path.abspath(checkpoint) if checkpoint else None)
     write_parquet(apply_steps(dataset_from_rows([{"video": v} for v in videos]), [step]), manifest, MANIFEST_SCHEMA)

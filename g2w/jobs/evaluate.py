@@ -200,7 +200,7 @@ def run_evaluate(
     cache_dir = storage.absolute(cache_dir or storage.join(output, "cache"))
     print(f"evaluate: {len(case_list)} cases from {cases}, edits in {edited}, judge {judge}", flush=True)
 
-    init_ray()
+    init_ray(output=output)
     ds = dataset_from_rows([{"case": c.to_json()} for c in case_list])
     ds = apply_steps(
         ds,

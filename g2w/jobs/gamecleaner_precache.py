@@ -153,7 +153,7 @@ def run_precache(options: PrecacheOptions) -> dict:
     output = os.path.abspath(o.output)
     os.makedirs(os.path.join(output, "shards"), exist_ok=True)
     pairs = list_pairs(o.pairs)
-    resources = init_ray()
+    resources = init_ray(output=output)
     use_gpu = gpus_possible(resources) > 0
     print(
         f"precache: {len(pairs)} pairs, preset {o.preset}, condition as {cache_kind(o.checkpoint)}"

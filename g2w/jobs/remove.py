@@ -135,7 +135,7 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     storage.makedirs(output)
     storage.write_json(storage.join(output, "method.json"), {"method": method, **traits, "options": options or {}})
     print(f"remove: {method} on {len(case_list)} cases -> {output}", flush=True)
-    use_gpu = get_method(method).gpu and gpus_possible(init_ray()) > 0
+    use_gpu = get_method(method).gpu and gpus_possible(init_ray(output=output)) > 0
     step = RemoveCases(method, output, options or {}, use_gpu)
     ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [step])
     manifest = storage.join(output, "manifest.parquet")

@@ -228,7 +228,7 @@ def run_synthesize(
     storage.makedirs(storage.join(output, "samples"))
     AssetLibrary.open(assets)  # fail fast, before Ray starts, when the library is missing
     rows = plan_rows(list_clips(clips), count, seed)
-    init_ray()
+    init_ray(output=output)
     gpus = 0.0  # the renderer composites in the clip's YUV on the CPU (g2w.hud.render): no GPU to ask for
     step = SynthesizeSamples(
         os.path.abspath(assets), output, profile.to_dict(), dict(encode.__dict__), device, gpus, neural_weights

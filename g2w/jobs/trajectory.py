@@ -99,7 +99,7 @@ def run_trajectory(inputs: list[str], output: str | None, step: EstimateTrajecto
     if not rows:
         raise ValueError(f"no segments or videos found in {inputs}")
     storage.makedirs(storage.join(output, "trajectories"))
-    init_ray()
+    init_ray(output=output)
     videos = {r["segment_id"]: r["video"] for r in rows}
     results = []
     for batch in apply_steps(dataset_from_rows(rows), [step]).iter_batches(batch_format="numpy", batch_size=64):

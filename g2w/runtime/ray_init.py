@@ -20,6 +20,8 @@ import psutil
 import ray
 from ray.data import DataContext
 
+from g2w.runtime.shared_output import alive_nodes, require_shared_output
+
 _MAX_OBJECT_STORE_BYTES = 4 << 30
 
 
@@ -62,10 +64,12 @@ def local_cluster_size() -> dict:
     }
 
 
-def init_ray(num_cpus: int | None = None) -> dict:
+def init_ray(num_cpus: int | None = None, output: str | None = None) -> dict:
     """Attach to RAY_ADDRESS or start a local cluster; returns the cluster's resources.
 
-    Safe to call twice: an already-initialized Ray is reused.
+    `output`, the folder the job's workers write, is refused before any work when the cluster's
+    nodes cannot all reach it (`shared_output`). Safe to call twice: an already-initialized Ray
+    is reused.
     """
     if not ray.is_initialized():
         quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
@@ -77,6 +81,8 @@ def init_ray(num_cpus: int | None = None) -> dict:
                 size["num_cpus"] = num_cpus
             ray.init(include_dashboard=False, **size, **quiet)
     quiet_progress_off_terminal()
+    if output is not None:
+        require_shared_output(output, alive_nodes())
     return ray.cluster_resources()
 
 

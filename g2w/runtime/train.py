@@ -71,7 +71,7 @@ def _split(output: str) -> tuple[str, str]:
 def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
     """Train on Ray Train; writes OUTPUT/{summary.json, report.html, weights.safetensors}."""
     cfg.validate()
-    init_ray()
+    init_ray(output=cfg.output)
     storage, name = _split(cfg.output)
     trainer = TorchTrainer(
         _worker,

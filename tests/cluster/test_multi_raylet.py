@@ -74,3 +74,17 @@ def test_a_submitted_curation_writes_to_a_bucket_what_a_local_run_writes(cluster
     assert remote.num_rows == 3 and remote.equals(local)  # 2 windows and the empty file, row for row
     kept = [r["clip_path"] for r in remote.to_pylist() if r["status"] == "kept"]
     assert kept and storage.list_files(f"{out}/clips") == sorted(f"{out}/{p}" for p in kept)
+
+
+def test_a_local_output_on_two_nodes_is_refused_before_any_work(cluster, tmp_path):
+    """Each worker would write its part on its own node's disk: the job stops at once and says
+    how to give an output every node reaches."""
+    raw = tmp_path / "raw"
+    write_sample(VideoSpec(0, 6, 160, 96, 24, 2.0, "topdown", False, None), raw)
+    out = tmp_path / "local_out"
+    cmd = [RAY, "job", "submit", f"--address={cluster.dashboard}", "--working-dir", ROOT, "--"]
+    cmd += ["python", "-m", "ray_jobs.curate", str(raw), "--output", str(out), *SMALL_ARGS]
+    done = subprocess.run(cmd, env=cluster.env, capture_output=True, text=True, timeout=420)
+    assert done.returncode != 0
+    assert "G2W_SHARED_PATHS" in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-3000:]
+    assert not (out / "manifest.parquet").exists() and not list((out / "shards").glob("*"))
