@@ -102,6 +102,7 @@ OPTION_RULES = {
     "chunk_frames": (1, 1000),
     "crf": (0, 51),
     "steps": (1, 200),
+    "sampler": ("euler", "unipc", "dpm++"),
     "seed": (0, 2**31 - 1),
     "preset": X264_PRESETS,
     "mask": ("segmenter",),

@@ -237,7 +237,18 @@ class RemoveOptions:
         ),
     )
     steps: int | None = field(
-        default=None, metadata=option("gamecleaner: sampler steps (default 50)", type=positive(int))
+        default=None,
+        metadata=option(
+            "gamecleaner: sampler steps (default 50 for euler, 12 for unipc and dpm++)", type=positive(int)
+        ),
+    )
+    sampler: str | None = field(
+        default=None,
+        metadata=option(
+            "gamecleaner: euler (default, training's grid), unipc or dpm++ (diffusers' flow multistep solvers, "
+            "few steps)",
+            choices=("euler", "unipc", "dpm++"),
+        ),
     )
     base_dir: str | None = field(default=None, metadata=option("gamecleaner: Wan folder in diffusers layout"))
     mllm_dir: str | None = field(default=None, metadata=option("gamecleaner: Qwen2.5-VL folder"))

@@ -1,6 +1,6 @@
 """GameCleaner as a removal method: mask-free, with an optional clean reference frame.
 
-`gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, steps=50, ...)`
+`gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, steps=None, sampler="euler", ...)`
 resamples the source to the model's rate and cuts it into consecutive windows of the model's
 frames (81 at 16 fps for the real presets: one window covers a 5 s clip; the tiny preset's 17
 need several), encodes each, samples its clean latent with the Euler flow sampler (no CFG) and
@@ -53,14 +53,18 @@ def gamecleaner(
     checkpoint: str,
     reference: str | None = None,
     reference_image: str | None = None,
-    steps: int = 50,
+    steps: int | None = None,
+    sampler: str = "euler",
     base_dir: str | None = None,
     mllm_dir: str | None = None,
     seed: int = 0,
     progress=None,
 ) -> int:
-    from g2w.models.gamecleaner import flow
     from g2w.models.gamecleaner.clips import clip_frames, resize_frames
+    from g2w.models.gamecleaner.samplers import FEW_STEPS, sample
+
+    if steps is None:  # each sampler's usual step count
+        steps = 50 if sampler == "euler" else FEW_STEPS
 
     source_kind = reference_source(reference, reference_image)
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -97,7 +101,7 @@ def gamecleaner(
             ref = None if frame is None else enc.encode(frame).to(dtype)
             context = model.context(enc.mllm_states(source, model.condition.queries).to(dtype))
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
-                latent = flow.euler_sample(dit, context, src.to(dtype), ref, steps=steps, generator=generator)
+                latent = sample(dit, context, src.to(dtype), ref, sampler, steps, generator=generator)
             for out in resize_frames(enc.decode(latent), w, h)[: total - written]:
                 writer.write(out)
                 written += 1

@@ -78,7 +78,10 @@ def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     (references / "s001.jpg").write_bytes(b"\xff\xd8 truncated")
     removed = str(tmp_path / "removed")
     result = run_remove(
-        "gamecleaner", synth_out, removed, {"checkpoint": run, "steps": 2, "reference_image": str(references)}
+        "gamecleaner",
+        synth_out,
+        removed,
+        {"checkpoint": run, "steps": 2, "sampler": "unipc", "reference_image": str(references)},
     )
     assert (result["ok"], result["error"], result["errors_by_reason"]) == (1, 1, {"reference_unreadable": 1})
     edit = probe(os.path.join(removed, "s000.mp4"))
@@ -86,6 +89,7 @@ def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     assert (edit.frame_count, edit.fps, edit.width, edit.height) == (48, 16.0, 320, 180)
     method = json.load(open(os.path.join(removed, "method.json")))
     assert (method["ref_pt"], method["reference"], method["reference_oracle"]) == (True, "image", False)
+    assert method["options"]["sampler"] == "unipc"
 
 
 def test_training_refuses_error_rows_and_a_cache_of_the_wrong_kind(tmp_path):

@@ -85,11 +85,15 @@ def test_every_option_of_every_method_has_a_range():
     assert not missing, f"give these options a range in serve/inputs.py OPTION_RULES: {sorted(missing)}"
     checkpoints = {"small": {"checkpoint": "/models/small"}}
     assert method_options("gamecleaner", '{"checkpoint": "small", "steps": 4}', checkpoints)["checkpoint"] == "small"
+    assert (
+        method_options("gamecleaner", '{"checkpoint": "small", "sampler": "unipc"}', checkpoints)["sampler"] == "unipc"
+    )
     for bad in (
         '{"steps": 4}',
         '{"checkpoint": "/models/small"}',
         '{"checkpoint": "small", "base_dir": "/x"}',
         '{"checkpoint": "small", "steps": 0}',
+        '{"checkpoint": "small", "sampler": "ddim"}',
     ):
         with pytest.raises(InputError) as exc:
             method_options("gamecleaner", bad, checkpoints)
