@@ -1,11 +1,11 @@
 """GameCleaner as a removal method: mask-free, with an optional clean reference frame.
 
 `gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, steps=None, sampler="euler", ...)`
-resamples the source to the model's rate and cuts it into consecutive windows of the model's
-frames (81 at 16 fps for the real presets: one window covers a 5 s clip; the tiny preset's 17
-need several), encodes each, samples its clean latent with the Euler flow sampler (no CFG) and
-writes the decoded frames at the model's rate, resized back to the source's size, until the
-whole source is covered: the edit shape that the evaluation's timestamp alignment expects. The
+resamples the source to the model's rate and cuts it into windows of the model's frames (81 at
+16 fps for the real presets: one window covers a 5 s clip; the tiny preset's 17 need several)
+that overlap by a quarter and are cross-faded (`windows`), encodes each, samples its clean latent
+(`samplers`; no CFG) and writes the decoded frames resized back to the source's size, at the
+source's rate and frame count, each source frame showing the model frame nearest its time. The
 reference comes from what a user has (`gamecleaner_reference`): none, their own image, or a frame
 built from the source by the CPU segmenter + propagate path; `oracle` (the ground-truth clean
 frame) exists for synthetic upper bounds only and is recorded as such. `checkpoint` is a training
@@ -62,6 +62,7 @@ def gamecleaner(
 ) -> int:
     from g2w.models.gamecleaner.clips import clip_frames, resize_frames
     from g2w.models.gamecleaner.samplers import FEW_STEPS, sample
+    from g2w.remove.windows import Blender, source_frame_map, window_starts
 
     if steps is None:  # each sampler's usual step count
         steps = 50 if sampler == "euler" else FEW_STEPS
@@ -71,10 +72,11 @@ def gamecleaner(
     model, enc = _loaded(weights_path(checkpoint), base_dir, mllm_dir, device, seed)
     cfg = model.config
     info = probe(case.source)
-    span_s = cfg.frames / cfg.fps
     source_s = info.frame_count / info.fps
-    windows = max(1, math.ceil(source_s / span_s - 1e-6))
-    total = max(cfg.frames, math.ceil(source_s * cfg.fps - 1e-6))
+    total = max(1, math.ceil(source_s * cfg.fps - 1e-6))  # model frames covering the source
+    starts = window_starts(total, cfg.frames, cfg.frames // 4)  # neighbours share a quarter of a window
+    blender = Blender(starts, cfg.frames, total)
+    shown = source_frame_map(info.frame_count, info.fps, cfg.fps, total)
     dtype = torch.float32  # inputs and the connector stay fp32; the DiT's bf16 base runs under autocast
     generator = torch.Generator(device).manual_seed(seed)
     user_frame = None
@@ -92,19 +94,21 @@ def gamecleaner(
     written = 0
     with (
         reference_video(case, source_kind, progress and (lambda: progress(0))) as ref_video,
-        VideoWriter(out_path, w, h, cfg.fps) as writer,
+        VideoWriter(out_path, w, h, info.fps) as writer,
     ):
-        for k in range(windows):
-            source = clip_frames(case.source, cfg, start_s=k * span_s)
+        for k, start in enumerate(starts):
+            start_s = start / cfg.fps
+            source = clip_frames(case.source, cfg, start_s=start_s)
             src = enc.encode(source)
-            frame = user_frame if ref_video is None else clip_frames(ref_video, cfg, start_s=k * span_s)[:1]
+            frame = user_frame if ref_video is None else clip_frames(ref_video, cfg, start_s=start_s)[:1]
             ref = None if frame is None else enc.encode(frame).to(dtype)
             context = model.context(enc.mllm_states(source, model.condition.queries).to(dtype))
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
                 latent = sample(dit, context, src.to(dtype), ref, sampler, steps, generator=generator)
-            for out in resize_frames(enc.decode(latent), w, h)[: total - written]:
-                writer.write(out)
-                written += 1
+            for index, out in blender.add(k, resize_frames(enc.decode(latent), w, h)):
+                while written < len(shown) and shown[written] == index:  # the source frames it stands for
+                    writer.write(out)
+                    written += 1
                 if progress:
                     progress(written)
     return written

@@ -85,8 +85,8 @@ def test_precache_train_fsdp_remove(ray_local, synth_out, tmp_path, make_video):
     )
     assert (result["ok"], result["error"], result["errors_by_reason"]) == (1, 1, {"reference_unreadable": 1})
     edit = probe(os.path.join(removed, "s000.mp4"))
-    # the tiny preset's 17-frame windows, one after another, cover the whole 3 s source at 16 fps
-    assert (edit.frame_count, edit.fps, edit.width, edit.height) == (48, 16.0, 320, 180)
+    # the tiny preset's overlapping 17-frame windows cover the whole 3 s 30 fps source, written at its own rate
+    assert (edit.frame_count, edit.fps, edit.width, edit.height) == (90, 30.0, 320, 180)
     method = json.load(open(os.path.join(removed, "method.json")))
     assert (method["ref_pt"], method["reference"], method["reference_oracle"]) == (True, "image", False)
     assert method["options"]["sampler"] == "unipc"
