@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.g2w-installed
 DEMO_OUT ?= demo_out
 
-.PHONY: demo test lint install system-deps capture lock clean
+.PHONY: demo test lint install system-deps capture results lock clean
 
 demo: install
 	$(VENV)/bin/g2w demo --output $(DEMO_OUT)
@@ -38,6 +38,20 @@ CAPTURE_CLIPS ?= 4
 capture: install
 	@scripts/capture-deps.sh freedoom freedm cube2
 	$(VENV)/bin/g2w capture --all --output $(CAPTURE_OUT) --clips $(CAPTURE_CLIPS)
+
+# Regenerate the docs/results/ pages that this machine can measure (no GPU needed), from a
+# fresh capture; each script writes its own page with the command, commit and machine.
+BENCH_WORK ?= bench_work
+results: capture
+	$(PY) benchmarks/s3_reads.py --results docs/results/s3_reads.md
+	$(PY) benchmarks/gamecleaner_samplers.py --results docs/results/gamecleaner_samplers.md
+	$(PY) benchmarks/curate_cuts.py --corpus $(CAPTURE_OUT) --work $(BENCH_WORK)/cuts --results docs/results/curate_cuts.md
+	$(PY) benchmarks/curate_decisions.py $(CAPTURE_OUT)/clean --workdir $(BENCH_WORK)/decisions \
+		--weights g2w/weights/curate_decisions.json --results docs/results/curate_decisions.md
+	$(PY) benchmarks/long_horizon.py --corpus $(CAPTURE_OUT) --work $(BENCH_WORK)/long --output docs/results/long_horizon.md
+	$(PY) benchmarks/removal_quality.py $(CAPTURE_OUT) --output $(BENCH_WORK)/removal --results docs/results/removal.md \
+		--max-cases-per-game 1
+	$(PY) benchmarks/mask_rule_ablation.py $(CAPTURE_OUT)/cases.jsonl --results docs/results/mask_rules.md --max-cases-per-game 1
 
 # Re-pin every transitive dependency after changing pyproject.toml; the image's lock follows.
 lock:

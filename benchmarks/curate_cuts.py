@@ -27,6 +27,7 @@ from collections import defaultdict
 import numpy as np
 import torch
 
+from g2w.capture import game_of_clip
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.cut_modes import MODES
 from g2w.io.results_page import markdown_table, write_results_page
@@ -55,8 +56,11 @@ def procedural(work: str) -> list[dict]:
 
 
 def captured(corpus: str) -> list[dict]:
-    paths = sorted(glob.glob(os.path.join(corpus, "*", "clean", "*.mp4")))
-    return [{"set": "real", "game": p.split(os.sep)[-3], "path": p, "cuts": []} for p in paths]
+    """The clean clips of a `g2w capture` folder (`clean/*.mp4`, or one such folder per game)."""
+    paths = sorted(
+        glob.glob(os.path.join(corpus, "clean", "*.mp4")) + glob.glob(os.path.join(corpus, "*", "clean", "*.mp4"))
+    )
+    return [{"set": "real", "game": game_of_clip(p), "path": p, "cuts": []} for p in paths]
 
 
 def spliced(clips: list[dict], work: str) -> list[dict]:
@@ -107,7 +111,9 @@ def score(found: list[float], truth: list[float]) -> tuple[int, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", required=True, help="a g2w capture output folder (<game>/clean/*.mp4)")
+    parser.add_argument(
+        "--corpus", required=True, help="a g2w capture output folder (clean/*.mp4, or <game>/clean/*.mp4)"
+    )
     parser.add_argument("--work", default="bench_cuts", help="scratch folder for the generated clips")
     parser.add_argument("--results", default=None, help="write the Markdown page here")
     args = parser.parse_args()

@@ -16,25 +16,15 @@ import argparse
 import glob
 import json
 import os
-import re
 import sys
 from collections import Counter
 
+from g2w.capture import game_of_clip
 from g2w.curate.decision.dataset import PROCEDURAL, clip_rows, sample_rows
 from g2w.curate.decision.model import ACCEPT, CLASSES
 from g2w.curate.decision.train import fit, leave_one_game_out
 
 SAMPLES = 6  # procedural sample videos of 20 s
-
-
-def game_of(path: str) -> str:
-    """The game of a capture: the folder above `clean/` in a `g2w capture` output
-    (`cube2/clean/cube2-md2-s0007.mp4` -> cube2), else the clip id's first part without its
-    episode digits (`freedoom1-demo2-s0037.mp4` -> freedoom)."""
-    parts = os.path.normpath(path).split(os.sep)
-    if len(parts) >= 3 and parts[-2] == "clean":
-        return parts[-3]
-    return re.sub(r"\d+$", "", os.path.basename(path).split("-")[0])
 
 
 def load_rows(dirs: list[str], workdir: str, rebuild: bool) -> list[dict]:
@@ -55,7 +45,9 @@ def load_rows(dirs: list[str], workdir: str, rebuild: bool) -> list[dict]:
     for d in dirs:
         for clip in sorted(glob.glob(os.path.join(d, "*.mp4"))):
             name = os.path.splitext(os.path.basename(clip))[0]
-            rows += cached(name, lambda clip=clip: clip_rows(clip, game_of(clip), os.path.join(workdir, "perturbed")))
+            rows += cached(
+                name, lambda clip=clip: clip_rows(clip, game_of_clip(clip), os.path.join(workdir, "perturbed"))
+            )
     return rows + cached("samples", lambda: sample_rows(os.path.join(workdir, "samples"), SAMPLES))
 
 
