@@ -49,6 +49,7 @@ results: capture
 	$(PY) benchmarks/curate_decisions.py $(CAPTURE_OUT)/clean --workdir $(BENCH_WORK)/decisions \
 		--weights g2w/weights/curate_decisions.json --results docs/results/curate_decisions.md
 	$(PY) benchmarks/long_horizon.py --corpus $(CAPTURE_OUT) --work $(BENCH_WORK)/long --output docs/results/long_horizon.md
+	$(PY) benchmarks/trajectories.py --corpus $(CAPTURE_OUT) --work $(BENCH_WORK)/trajectories --results docs/results/trajectories.md
 	$(PY) benchmarks/removal_quality.py $(CAPTURE_OUT) --output $(BENCH_WORK)/removal --results docs/results/removal.md \
 		--max-cases-per-game 1
 	$(PY) benchmarks/mask_rule_ablation.py $(CAPTURE_OUT)/cases.jsonl --results docs/results/mask_rules.md --max-cases-per-game 1

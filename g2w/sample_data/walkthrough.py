@@ -8,8 +8,9 @@ inside it while turning (yaw), looking up and down (pitch) and leaning slightly 
 are ray-cast: every pixel's ray, rotated into the world, hits one face of the box, and the
 face's texture is sampled there (one cv2.remap per frame), so the rotation and the parallax of
 the translation are both exact. Shots are joined by a hard cut or by a dissolve. Optional
-events make validation ground truth: a `jump` turns the camera by a large angle between two
-frames (a respawn or a teleport), `jitter` adds high-frequency rotation noise to a span (a
+events make validation ground truth: a `jump` is a teleport or a respawn (between two frames
+the camera turns by a large angle and moves to the opposite point of the room: a discontinuity,
+where a fast turn of a player is continuous), `jitter` adds high-frequency rotation noise to a span (a
 shaking hand or a bad stabilizer). A baked HUD may be drawn over everything.
 
 The sidecar (`<name>.json`) holds the spec, every transition, every event, the intrinsics and
@@ -37,8 +38,8 @@ from g2w.video.encode import VideoWriter
 _TEX = 256  # texels per face texture side
 _TEXELS_PER_M = 128.0
 _ROOM = (4.0, 1.4, 1.6, 6.0)  # half width (x), ceiling above the eye, floor below the eye, half depth (z)
-JITTER_DEG = 1.5  # per-frame rotation noise of a jitter span (standard deviation, each axis)
-JUMP_DEG = 40.0  # yaw turned between two frames by a jump
+JITTER_DEG_S = 240.0  # rotation noise of a jitter span, deg/s per axis (per frame: / fps): rougher than play
+JUMP_DEG = 120.0  # yaw turned between two frames by a jump, which also moves the camera across the room
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ class Walkthrough:
         self.rays = _rays(spec)
         self.starts = np.r_[0.0, np.cumsum(spec.shot_s)]
         jitter_rng = spec.rng("jitter")
-        self.jitter = np.radians(JITTER_DEG) * jitter_rng.standard_normal((spec.frame_count, 3))
+        self.jitter = np.radians(JITTER_DEG_S / spec.fps) * jitter_rng.standard_normal((spec.frame_count, 3))
         self.hud = BakedHud(spec.rng("hud"), spec.width, spec.height) if spec.hud else None
 
     def _shot_at(self, t: float) -> int:
@@ -178,9 +179,11 @@ class Walkthrough:
         shot = self._shot_at(t)
         local = t - self.starts[shot]
         r, c = self.rooms[shot].pose(local)
-        turned = sum(JUMP_DEG for j in spec.jumps_s if self.starts[shot] <= j <= t)
-        if turned:
-            r = rotation_ypr(math.radians(turned), 0.0, 0.0) @ r
+        jumps = sum(1 for j in spec.jumps_s if self.starts[shot] <= j <= t)
+        if jumps:
+            r = rotation_ypr(math.radians(JUMP_DEG * jumps), 0.0, 0.0) @ r
+            if jumps % 2:
+                c = c * np.array([-1.0, 1.0, -1.0])  # to the point opposite in the room
         if any(a <= t < b for a, b in spec.jitter_spans_s):
             r = r @ rotation_ypr(*self.jitter[i])
         return shot, r, c

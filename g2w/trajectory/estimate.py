@@ -12,9 +12,11 @@ Classical and keyframe-based, in one streaming decode at a working width (`work_
   essential matrix (RANSAC) and its cheirality check give the direction of translation;
 - a new keyframe starts when fewer than `rekey_fraction` of its tracks survive or after
   `max_key_frames` frames; poses chain through keyframes.
-A frame whose tracks do not support a pose keeps the last pose with confidence 0, and a track
-collapse between two frames that both have corners (a respawn, a teleport) is recorded as a
-break, which validation counts as a jump.
+Where the keyframe's tracks collapse in one step or stop supporting a pose, the frame is
+related to the previous one directly from fresh corners (a fast turn stays one trajectory); a
+frame that no pose relates to the previous one keeps the last pose with confidence 0, and if
+both frames have corners (a respawn, a teleport, a cut) it is recorded as a break, which
+validation counts as a jump.
 
 Intrinsics: a pinhole camera at the centre with square pixels; the horizontal field of view is
 given, or estimated (`g2w.trajectory.intrinsics`) from the first rotation-dominated stretch.
@@ -47,7 +49,8 @@ class TrackerConfig:
     hud_dilate_px: int = 6
     lk_window: int = 15
     lk_levels: int = 3
-    break_survival: float = 0.5  # fewer of the tracks surviving one step than this: a break (jump)
+    break_survival: float = 0.5  # fewer of the tracks surviving one step: relate the frame to the previous afresh
+    recover_s: float = 1.0  # a break is withdrawn if a frame this soon after it relates to the view before it
 
 
 @dataclass
@@ -61,7 +64,7 @@ class RawTrajectory:
     methods: list  # per frame: "start" | "homography" | "essential" | "none"
     tracks: np.ndarray  # (n,) inlier tracks behind the pose
     corners: np.ndarray  # (n,) corners a fresh detection finds (measured at keyframes; carried between)
-    breaks: np.ndarray  # (n,) bool: tracks collapsed into this frame though it has corners
+    breaks: np.ndarray  # (n,) bool: no pose relates this frame to the previous though both have corners
     fx: float = 0.0
     work_size: tuple = (0, 0)
     info: dict = field(default_factory=dict)
@@ -119,13 +122,13 @@ def _corners(gray: np.ndarray, mask: np.ndarray | None, cfg: TrackerConfig) -> n
     return np.zeros((0, 2), np.float32) if pts is None else pts.reshape(-1, 2).astype(np.float32)
 
 
-def _track(prev, cur, pts: np.ndarray, cfg: TrackerConfig) -> tuple[np.ndarray, np.ndarray]:
+def _track(prev, cur, pts: np.ndarray, cfg: TrackerConfig, extra_levels: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(n,) bool good tracks and (n, 2) positions in cur."""
     if not len(pts):
         return np.zeros(0, bool), pts
     lk = dict(
         winSize=(cfg.lk_window, cfg.lk_window),
-        maxLevel=cfg.lk_levels,
+        maxLevel=cfg.lk_levels + extra_levels,
         criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03),
     )
     fwd, st1, _ = cv2.calcOpticalFlowPyrLK(prev, cur, pts.reshape(-1, 1, 2), None, **lk)
@@ -135,10 +138,22 @@ def _track(prev, cur, pts: np.ndarray, cfg: TrackerConfig) -> tuple[np.ndarray, 
     return good, fwd.reshape(-1, 2)
 
 
+def contrast_normalized(gray: np.ndarray, radius: int = 7) -> np.ndarray:
+    """Each pixel's brightness relative to its neighbourhood (mean removed, divided by the local
+    spread), as uint8. Games tint or flash the whole screen (damage, pickups, muzzle light), which
+    breaks the brightness constancy that Lucas-Kanade assumes; local contrast survives it."""
+    g = gray.astype(np.float32)
+    k = (2 * radius + 1, 2 * radius + 1)
+    mean = cv2.boxFilter(g, -1, k)
+    spread = np.sqrt(np.maximum(cv2.boxFilter(g * g, -1, k) - mean * mean, 0.0)) + 4.0
+    return np.clip(128 + 48 * (g - mean) / spread, 0, 255).astype(np.uint8)
+
+
 def frames_gray(path: str, start_s: float, end_s: float | None, size: tuple[int, int]):
-    """(time from start_s, gray uint8 at `size`) of every frame of [start_s, end_s)."""
+    """(time from start_s, contrast-normalized gray uint8 at `size`) of every frame of [start_s, end_s)."""
     for _, t, frame in iter_video_frames(path, start_s, end_s, threads=1):
-        yield t - start_s, frame.reformat(width=size[0], height=size[1], format="gray").to_ndarray()
+        gray = frame.reformat(width=size[0], height=size[1], format="gray").to_ndarray()
+        yield t - start_s, contrast_normalized(gray)
 
 
 class TrajectoryEstimator:
@@ -154,6 +169,7 @@ class TrajectoryEstimator:
         self.prev = None
         self.key_index = 0
         self.key_corners = 0
+        self.anchor: tuple | None = None  # (index of a break, the frame before it, its pose, its corners)
 
     def _rekey(self, gray: np.ndarray, pose: np.ndarray) -> None:
         self.key_pts = _corners(gray, self.mask, self.cfg)
@@ -179,26 +195,69 @@ class TrajectoryEstimator:
         self.alive[idx[~good]] = False
         self.cur_pts[idx[good]] = moved[good]
         alive = np.flatnonzero(self.alive)
-        pose = relative_pose(self.key_pts[alive], self.cur_pts[alive], self.k, cfg)
-        last = self.rot[-1]
         collapsed = before >= cfg.min_tracks and len(alive) < cfg.break_survival * before
-        if pose is None:
-            self._record(last, np.zeros(3), 0.0, "none", len(alive), False)
-            self._rekey(gray, last)
-            fresh = self.key_corners
-            self.corners[-1] = fresh
-            self.breaks[-1] = collapsed and fresh >= cfg.min_tracks
-        else:
+        pose = None if collapsed else relative_pose(self.key_pts[alive], self.cur_pts[alive], self.k, cfg)
+        if pose is not None:
             r, tdir, inliers, method = pose
             world = self.key_pose @ r.T
             direction = np.zeros(3) if tdir is None else self.key_pose @ (-r.T @ tdir)
             confidence = min(1.0, inliers / max(len(alive), 1)) * min(1.0, inliers / (2 * cfg.min_tracks))
-            self._record(world, direction, confidence, method, inliers, collapsed)
+            self._record(world, direction, confidence, method, inliers, False)
             self.corners[-1] = self.key_corners
             age = len(self.times) - 1 - self.key_index
             if len(alive) < cfg.rekey_fraction * self.key_corners or age >= cfg.max_key_frames:
                 self._rekey(gray, world)
+        else:
+            self._step_from_previous(gray)
+        if self.anchor is not None and len(self.times) - 1 > self.anchor[0]:
+            self._try_recover(gray)
         self.prev = gray
+
+    def _try_recover(self, gray: np.ndarray) -> None:
+        """Something covered the view (an explosion filling the screen, a door sliding past) or
+        the tracks failed for a moment: if this frame relates to the last view before the break,
+        the camera never left, so the break is withdrawn and the pose re-anchored on that view.
+        A real jump (a teleport, a respawn, a cut) never relates back and stands after `recover_s`."""
+        index, before, pose_before, pts = self.anchor
+        if self.times[-1] - self.times[index] > self.cfg.recover_s:
+            self.anchor = None
+            return
+        good, moved = _track(before, gray, pts, self.cfg, extra_levels=2)
+        pose = relative_pose(pts[good], moved[good], self.k, self.cfg) if len(pts) else None
+        if pose is None:
+            return
+        self.anchor = None
+        for k in range(index, len(self.times)):
+            self.breaks[k] = False
+        world = pose_before @ pose[0].T
+        self.rot[-1] = world
+        self._rekey(gray, world)
+        self.corners[-1] = self.key_corners
+
+    def _step_from_previous(self, gray: np.ndarray) -> None:
+        """The keyframe's tracks no longer support a pose (they collapsed in a fast turn, or
+        wore out): relate this frame to the previous one directly, from fresh corners tracked
+        over a deeper pyramid. Motion that one pose explains is chained as usual; two frames
+        that both have corners yet no pose relates are a break (a teleport, a respawn, a cut)."""
+        cfg, last = self.cfg, self.rot[-1]
+        start = _corners(self.prev, self.mask, cfg)
+        good, moved = _track(self.prev, gray, start, cfg, extra_levels=2)
+        pose = relative_pose(start[good], moved[good], self.k, cfg) if len(start) else None
+        if pose is None:
+            self._record(last, np.zeros(3), 0.0, "none", int(good.sum()), False)
+            self._rekey(gray, last)
+            self.corners[-1] = self.key_corners
+            self.breaks[-1] = len(start) >= cfg.min_tracks and self.key_corners >= cfg.min_tracks
+            if self.breaks[-1] and self.anchor is None:
+                self.anchor = (len(self.times) - 1, self.prev, last, start)
+            return
+        r, tdir, inliers, method = pose
+        world = last @ r.T
+        direction = np.zeros(3) if tdir is None else last @ (-r.T @ tdir)
+        confidence = min(1.0, inliers / max(int(good.sum()), 1)) * min(1.0, inliers / (2 * cfg.min_tracks))
+        self._record(world, direction, confidence, method, inliers, False)
+        self._rekey(gray, world)
+        self.corners[-1] = self.key_corners
 
     def _record(self, r, d, c, method, tracks, brk) -> None:
         self.rot.append(r)
