@@ -89,13 +89,16 @@ def tracking_mask(hud: np.ndarray | None, size: tuple[int, int], dilate_px: int)
     return cv2.bitwise_not(cv2.dilate((small > 0).astype(np.uint8) * 255, kernel))
 
 
-def relative_pose(p0: np.ndarray, p1: np.ndarray, k: np.ndarray, cfg: TrackerConfig):
+def relative_pose(p0: np.ndarray, p1: np.ndarray, k: np.ndarray, cfg: TrackerConfig, supported: bool = False):
     """(R mapping frame-0 camera rays to frame-1's, unit t or None, inliers, method) or None.
 
     The rotation is always the homography's: the essential matrix's rotation, decomposed anew
     for every frame, wobbles by about a degree between frames at small baselines, which reads as
     jitter (measured on the walkthroughs, docs/long_horizon.md); the translation direction comes
-    from the essential matrix where the rotation leaves parallax to explain."""
+    from the essential matrix where the rotation leaves parallax to explain. Where parallax defeats
+    both fits the rotation is still taken, since a translating camera rarely fits a rotation
+    homography; `supported` refuses that and asks for real inliers, for relating views that need
+    not be related at all (after a break, where a repeated texture would otherwise match)."""
     if len(p0) < cfg.min_tracks:
         return None
     h, _ = cv2.findHomography(p0, p1, cv2.RANSAC, cfg.ransac_px)
@@ -108,12 +111,15 @@ def relative_pose(p0: np.ndarray, p1: np.ndarray, k: np.ndarray, cfg: TrackerCon
     inliers = int(np.count_nonzero(residual < 2 * cfg.ransac_px))
     if np.median(residual) <= cfg.parallax_px:
         return (r_h, None, inliers, "homography") if inliers >= cfg.min_tracks else None
+    unsupported = (
+        None if supported and inliers < cfg.min_tracks else (r_h, None, max(inliers, cfg.min_tracks), "homography")
+    )
     e, mask_e = cv2.findEssentialMat(p0, p1, k, cv2.RANSAC, 0.999, cfg.ransac_px)
     if e is None or e.shape != (3, 3):
-        return (r_h, None, max(inliers, cfg.min_tracks), "homography")
+        return unsupported
     count, _, t, _ = cv2.recoverPose(e, p0, p1, k, mask=mask_e)
     if count < cfg.min_tracks:
-        return (r_h, None, max(inliers, cfg.min_tracks), "homography")
+        return unsupported
     return r_h, t.ravel() / max(np.linalg.norm(t), 1e-12), int(count), "essential"
 
 
@@ -223,7 +229,7 @@ class TrajectoryEstimator:
             self.anchor = None
             return
         good, moved = _track(before, gray, pts, self.cfg, extra_levels=2)
-        pose = relative_pose(pts[good], moved[good], self.k, self.cfg) if len(pts) else None
+        pose = relative_pose(pts[good], moved[good], self.k, self.cfg, supported=True) if len(pts) else None
         if pose is None:
             return
         self.anchor = None

@@ -46,9 +46,10 @@ def test_jumps_and_jitter_are_rejected(walks):
     jump = validate(estimate(walks["jump"], hfov_deg=90.0))
     assert jump["status"] == "rejected" and jump["reason"] == "jump"
     assert any(abs(t - 3.0) < 0.2 for t in jump["jump_times_s"]), jump["jump_times_s"]
-    # a shake rougher than play: the tracker follows it in part, and what it follows is rejected
+    # a shake rougher than play: the tracker follows it in part and loses it in part; either way rejected
     jitter = validate(estimate(walks["jitter"], hfov_deg=90.0))
-    assert jitter["status"] == "rejected" and set(jitter["checks_failed"]) & {"jitter", "jump"}, jitter
+    assert jitter["status"] == "rejected", jitter
+    assert set(jitter["checks_failed"]) & {"jitter", "jump", "tracking_lost"}, jitter
 
 
 def test_command_bad_input_and_resume(walks, tmp_path):
