@@ -5,7 +5,8 @@ and skip them. The output layout, under OUT:
 
 - `clean/<clip_id>.mp4`: the clean run, a real clean clip for `g2w synthesize`;
 - `cases/<clip_id>/`: `hud.mp4`, `clean.mp4`, `mask.mkv` (FFV1 0/255), `annotation.json`
-  (Appendix G) and `meta.json` (game, engine version, demo, settings, pairing statistics),
+  (Appendix G) and `meta.json` (game, engine version, demo, settings, pairing statistics and,
+  where the engine gives it, the true camera),
   for paired games only; a rejected pair leaves no files, only its manifest row.
 
 A game that cannot replay (`Game.paired` false) runs once, clean, and writes only the clip.
@@ -27,6 +28,7 @@ import numpy as np
 
 from g2w.capture import get_game
 from g2w.capture.annotate import annotate_mask
+from g2w.capture.demo_truth import view_truth
 from g2w.capture.game import Game, read_raw
 from g2w.capture.pair import check_pair, mad_outside
 from g2w.capture.process import CaptureError, virtual_display
@@ -120,6 +122,7 @@ def _write_case(
         "warmup_frames_dropped": WARMUP_FRAMES,
         "crf": CRF,
         "pairing": stats,
+        "camera_truth": view_truth(spec.clip_id, spec.frames, spec.fps),
     }
     with open(os.path.join(tmp, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)

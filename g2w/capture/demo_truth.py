@@ -76,3 +76,16 @@ def clip_yaw_deg(clip_id: str, times_s: np.ndarray, fps: float) -> np.ndarray | 
     iwad, lump = demo.source.rsplit(":", 1)
     times = np.asarray(times_s, np.float64) + WARMUP_FRAMES / fps  # capture drops the first frames
     return yaw_at(commanded_yaw_deg(read_lump(iwad, lump)), round(int(start) * TICRATE), times)
+
+
+def view_truth(clip_id: str, frames: int, fps: float) -> dict | None:
+    """The case sidecar's ground-truth camera of a captured clip: per-frame commanded yaw, or
+    None for a game whose engine gives none."""
+    yaw = clip_yaw_deg(clip_id, np.arange(frames) / fps, fps)
+    if yaw is None:
+        return None
+    return {
+        "source": "demo commands",
+        "axes": "yaw only, degrees, left positive; the view neither pitches nor rolls",
+        "view_yaw_deg": [None if np.isnan(v) else round(float(v), 3) for v in yaw],
+    }

@@ -15,6 +15,7 @@ from g2w.capture.demo_truth import (
     clip_yaw_deg,
     commanded_yaw_deg,
     rotations_from_yaw,
+    view_truth,
     yaw_at,
 )
 from g2w.capture.wad import demo_lumps, demo_tics, read_lump
@@ -103,3 +104,11 @@ def test_clip_truth_reads_the_demo_at_the_clip_start():
     expected = yaw_at(yaw, 12 * TICRATE, times + 1 / FPS)
     np.testing.assert_allclose(clip_yaw_deg("freedoom2-demo1-s0012", times, FPS), expected)
     assert clip_yaw_deg("cube2-cyber1-s0007", times, FPS) is None
+
+
+def test_case_sidecar_truth_is_the_demo_yaw_per_frame():
+    truth = view_truth("freedoom2-demo1-s0013", 60, 30.0)
+    yaw = clip_yaw_deg("freedoom2-demo1-s0013", np.arange(60) / 30.0, 30.0)
+    assert truth["source"] == "demo commands" and len(truth["view_yaw_deg"]) == 60
+    assert np.allclose(truth["view_yaw_deg"], yaw, atol=1e-3)
+    assert view_truth("cube2-zoomin-s0007", 60, 30.0) is None
