@@ -17,6 +17,7 @@ import json
 import os
 import posixpath
 import re
+from typing import Any
 
 from g2w.remove import METHODS, PROGRESS
 
@@ -96,7 +97,16 @@ def _mask_rules(value) -> None:
     parse_rules(value)
 
 
-OPTION_RULES = {
+def _attention(value) -> None:
+    """An attention backend GPU replicas can run here (gamecleaner runs on them alone)."""
+    from g2w.models.gamecleaner.speed import check_attention
+
+    if not isinstance(value, str):
+        raise ValueError("a backend name")
+    check_attention(value, "cuda")
+
+
+OPTION_RULES: dict[str, Any] = {
     "radius": (1, 32),
     "dilate_px": (0, 64),
     "chunk_frames": (1, 1000),
@@ -113,6 +123,8 @@ OPTION_RULES = {
     "mllm_dir": "server",
     "alpha_ceiling": (0.0, 1.0),
     "mask_rules": _mask_rules,
+    "attention": _attention,
+    "compile": "server",  # a per-checkpoint setting of the service (its compile cost is paid once per replica)
 }
 
 

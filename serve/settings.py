@@ -66,13 +66,14 @@ def _judges(text) -> dict:
 
 def _checkpoints(text) -> dict:
     """Named checkpoints a `checkpoint` option may pick: {"name": path} or {"name": {"checkpoint": path,
-    "base_dir": path, "mllm_dir": path}}; a client names one, the workers get its paths."""
+    "base_dir": path, "mllm_dir": path, "compile": true}}; a client names one, the workers get its
+    paths and whether its DiT is compiled (a server setting: compiling costs a replica once per model)."""
     out = {}
     for name, spec in _mapping(text).items():
         spec = spec if isinstance(spec, dict) else {"checkpoint": spec}
-        if "checkpoint" not in spec or set(spec) - {"checkpoint", "base_dir", "mllm_dir"}:
-            raise SettingsError(f"checkpoint {name!r}: needs checkpoint (and optionally base_dir, mllm_dir)")
-        out[name] = {k: str(v) for k, v in spec.items()}
+        if "checkpoint" not in spec or set(spec) - {"checkpoint", "base_dir", "mllm_dir", "compile"}:
+            raise SettingsError(f"checkpoint {name!r}: needs checkpoint (and optionally base_dir, mllm_dir, compile)")
+        out[name] = {k: _bool(v) if k == "compile" else str(v) for k, v in spec.items()}
     return out
 
 

@@ -25,6 +25,8 @@ def run_train(options: GameCleanerTrainOptions) -> dict:
         o.skip_errors,
         gradient_checkpointing=o.use_gpu,
         validation_pairs=o.validation_pairs,
+        attention=o.attention,
+        compile=o.compile,
     )
     if task.skipped:
         print(f"gamecleaner train: skipping {task.skipped} error rows of {o.cache}", flush=True)

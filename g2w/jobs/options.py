@@ -173,6 +173,17 @@ class GameCleanerTrainOptions:
     cpus_per_worker: float = field(
         default=1.0, metadata=option("CPUs each Ray Train worker asks for", type=positive(float))
     )
+    attention: str | None = field(
+        default=None,
+        metadata=option(
+            "diffusers attention backend of the DiT (default: diffusers' own, native SDPA); on CPU native, "
+            "_native_flash, _native_math or flex",
+            metavar="BACKEND",
+        ),
+    )
+    compile: bool = field(
+        default=False, metadata=option("torch.compile the DiT's blocks (regional), before the DDP/FSDP wrap")
+    )
 
 
 @dataclass
@@ -250,6 +261,17 @@ class RemoveOptions:
             choices=("euler", "unipc", "dpm++"),
         ),
     )
+    attention: str | None = field(
+        default=None,
+        metadata=option(
+            "gamecleaner: diffusers attention backend of the DiT (default: diffusers' own, native SDPA); on CPU "
+            "native, _native_flash, _native_math or flex",
+            metavar="BACKEND",
+        ),
+    )
+    compile: bool = field(
+        default=False, metadata=option("gamecleaner: torch.compile the DiT's blocks (regional, once per worker)")
+    )
     base_dir: str | None = field(default=None, metadata=option("gamecleaner: Wan folder in diffusers layout"))
     mllm_dir: str | None = field(default=None, metadata=option("gamecleaner: Qwen2.5-VL folder"))
 
@@ -261,12 +283,17 @@ class RemoveOptions:
                 raise ValueError(f"{flag_name(name)} applies to {', '.join(MASK_CHOICE_METHODS)}, not {self.method}")
         if self.mask_rules:
             parse_rules(self.mask_rules)  # a bad list fails here, not in every worker
+        if self.attention is not None:  # an unknown name fails here; what a worker's device runs, on the worker
+            from g2w.models.gamecleaner.speed import backend_names
+
+            if self.attention not in backend_names():
+                raise ValueError(f"--attention {self.attention!r}: one of {', '.join(backend_names())}")
 
     def method_options(self) -> dict:
-        """The method's options that are set."""
+        """The method's options that are set (a switch not given is not set)."""
         job = ("method", "cases", "output")
         return {
             f.name: getattr(self, f.name)
             for f in fields(self)
-            if f.name not in job and getattr(self, f.name) is not None
+            if f.name not in job and getattr(self, f.name) is not None and getattr(self, f.name) is not False
         }

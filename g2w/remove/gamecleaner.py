@@ -1,6 +1,6 @@
 """GameCleaner as a removal method: mask-free, with an optional clean reference frame.
 
-`gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, steps=None, sampler="euler", ...)`
+`gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, steps=None, sampler="euler", attention=None, compile=False, ...)`
 resamples the source to the model's rate and cuts it into windows of the model's frames (81 at
 16 fps for the real presets: one window covers a 5 s clip; the tiny preset's 17 need several)
 that overlap by a quarter and are cross-faded (`windows`), encodes each, samples its clean latent
@@ -10,7 +10,9 @@ reference comes from what a user has (`gamecleaner_reference`): none, their own 
 built from the source by the CPU segmenter + propagate path; `oracle` (the ground-truth clean
 frame) exists for synthetic upper bounds only and is recorded as such. `checkpoint` is a training
 run folder (its `weights.safetensors`) or a weights file. The model loads once per worker process
-and is reused across cases.
+and is reused across cases; `attention` (a diffusers attention backend) and `compile` (regional
+torch.compile of the DiT blocks, see `speed`) are part of what identifies the loaded model, so a
+case asking for other ones loads it again rather than running the previous settings.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 import torch
 
 from g2w.cases.case import Case
+from g2w.remove import MethodInputError
 from g2w.remove.gamecleaner_reference import (
     image_path,
     read_reference_image,
@@ -32,11 +35,21 @@ from g2w.video import VideoWriter, probe
 
 
 @functools.lru_cache(maxsize=1)
-def _loaded(weights: str, base_dir: str | None, mllm_dir: str | None, device: str, seed: int):
+def _loaded(
+    weights: str,
+    base_dir: str | None,
+    mllm_dir: str | None,
+    device: str,
+    seed: int,
+    attention: str | None = None,
+    compile: bool = False,
+):
     from g2w.models.gamecleaner.encoders import Encoders
     from g2w.models.gamecleaner.model import base_dtype, load_gamecleaner
+    from g2w.models.gamecleaner.speed import apply_speed
 
     model = load_gamecleaner(weights, base_dir=base_dir, seed=seed, dtype=base_dtype(device)).to(device).eval()
+    apply_speed(model.dit.transformer, attention, compile, device)
     return model, Encoders(model.config, base_dir, mllm_dir, device, seed)
 
 
@@ -55,6 +68,8 @@ def gamecleaner(
     reference_image: str | None = None,
     steps: int | None = None,
     sampler: str = "euler",
+    attention: str | None = None,
+    compile: bool = False,
     base_dir: str | None = None,
     mllm_dir: str | None = None,
     seed: int = 0,
@@ -69,7 +84,14 @@ def gamecleaner(
 
     source_kind = reference_source(reference, reference_image)
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    model, enc = _loaded(weights_path(checkpoint), base_dir, mllm_dir, device, seed)
+    if attention is not None:  # a backend this worker's device cannot run: an error row, before the model loads
+        from g2w.models.gamecleaner.speed import check_attention
+
+        try:
+            check_attention(attention, device)
+        except ValueError as exc:
+            raise MethodInputError("attention_unavailable", str(exc)) from exc
+    model, enc = _loaded(weights_path(checkpoint), base_dir, mllm_dir, device, seed, attention, compile)
     cfg = model.config
     info = probe(case.source)
     source_s = info.frame_count / info.fps

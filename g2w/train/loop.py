@@ -57,7 +57,7 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
             raise ValueError(
                 "parallel='fsdp' needs a process group: train through g2w.runtime.train.run_fit (Ray Train)"
             )
-        sharding.shard(model, task.shard_units(model), device)
+        sharding.shard(model, task.shard_units(model))
     params = task.trainable_parameters(model)  # after sharding: FSDP swaps in sharded parameters
     optimizer = torch.optim.AdamW(params.values(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay)
     state: dict[str, Any] = {"step": 0, "history": []}

@@ -5,7 +5,9 @@ then to the whole model, so every parameter, gradient and optimizer state is spl
 workers and gathered one unit at a time. Gradients are averaged over workers like DDP's, so the
 harness's batch arithmetic is unchanged. FSDP2 has no `find_unused_parameters`: each forward must
 use every trainable parameter on every worker (a task feeds a zero input rather than skipping a
-branch), or the workers' gradient reductions no longer match.
+branch), or the workers' gradient reductions no longer match. Parameters are gathered in the
+dtype they are stored in and the step's autocast picks each op's dtype, exactly as without FSDP
+(see `mixed_precision`).
 
 Checkpoints are sharded with `torch.distributed.checkpoint` (DCP): every worker writes its own
 shard of the trainable weights and optimizer state into `dcp/` of its checkpoint folder and
@@ -27,15 +29,28 @@ import torch
 DCP_DIR = "dcp"
 
 
-def shard(model: torch.nn.Module, units: Sequence[torch.nn.Module], device: torch.device) -> None:
-    """Shard `units` one by one, then the rest of `model` (bf16 compute, fp32 reductions on GPU)."""
-    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+def mixed_precision():
+    """FSDP2's precision policy: gather every parameter in the dtype it is stored in, reduce
+    gradients in fp32.
 
-    policy = (
-        MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
-        if device.type == "cuda"
-        else MixedPrecisionPolicy()
-    )
+    A task's model already holds its weights in the dtypes its forward wants (GameCleaner: a bf16
+    base, the fp32 modules diffusers keeps in `_keep_in_fp32_modules`, fp32 LoRA) and the harness
+    runs the step under autocast, as it does without FSDP. A bf16 `param_dtype` would instead
+    gather the fp32-kept norms, modulation tables and time embedder as bf16, and its input cast
+    would round every floating input of each unit to bf16: the flow time t at the model's root
+    and the RoPE tables at each block, which nowhere else leave fp32. Gathering fp32 LoRA costs
+    little beside the bf16 base.
+    """
+    from torch.distributed.fsdp import MixedPrecisionPolicy
+
+    return MixedPrecisionPolicy(param_dtype=None, reduce_dtype=torch.float32)
+
+
+def shard(model: torch.nn.Module, units: Sequence[torch.nn.Module]) -> None:
+    """Shard `units` one by one, then the rest of `model` (see `mixed_precision`)."""
+    from torch.distributed.fsdp import fully_shard
+
+    policy = mixed_precision()
     for unit in units:
         fully_shard(unit, mp_policy=policy)
     fully_shard(model, mp_policy=policy)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from serve.inputs import InputError, check_method, method_options, resolve_uri, upload_suffix
+from serve.inputs import InputError, check_method, method_options, resolve_uri, server_options, upload_suffix
 from serve.settings import SettingsError, parse_settings, token_digest
 
 
@@ -98,3 +98,25 @@ def test_every_option_of_every_method_has_a_range():
         with pytest.raises(InputError) as exc:
             method_options("gamecleaner", bad, checkpoints)
         assert exc.value.status == 422, bad
+
+
+def test_attention_is_a_client_choice_checked_by_name_and_compile_is_the_servers():
+    checkpoints = parse_settings(
+        {"insecure-no-auth": "true", "checkpoints": '{"fast": {"checkpoint": "/m/fast", "compile": true}}'}, env={}
+    ).checkpoints
+    assert checkpoints == {"fast": {"checkpoint": "/m/fast", "compile": True}}
+    chosen = method_options("gamecleaner", '{"checkpoint": "fast", "attention": "_native_flash"}', checkpoints)
+    assert chosen["attention"] == "_native_flash"
+    assert server_options(chosen, checkpoints)["compile"] is True  # the worker gets the checkpoint's setting
+    for bad, says in (
+        ('{"checkpoint": "fast", "attention": "fastest"}', "unknown attention backend 'fastest'"),
+        ('{"checkpoint": "fast", "attention": 3}', "a backend name"),
+        ('{"checkpoint": "fast", "compile": true}', "option compile: set by the server"),
+    ):
+        with pytest.raises(InputError) as exc:
+            method_options("gamecleaner", bad, checkpoints)
+        assert (exc.value.status, exc.value.reason) == (422, "bad_options") and says in str(exc.value), bad
+    with pytest.raises(SettingsError, match="expected true or false"):
+        parse_settings(
+            {"insecure-no-auth": "true", "checkpoints": '{"x": {"checkpoint": "/m", "compile": "2"}}'}, env={}
+        )

@@ -61,6 +61,8 @@ class GameCleanerTask(TrainTask):
     gradient_checkpointing: bool = False
     validation_pairs: int = 1
     precision: str = "bf16"  # the harness's autocast (FitConfig.precision): the base DiT's weights follow it
+    attention: str | None = None  # a diffusers attention backend for the DiT (None: diffusers' default)
+    compile: bool = False  # regional torch.compile of the DiT blocks, before the harness wraps the model
     name = "gamecleaner"
     unused_parameters = (
         False  # without a reference the embedder still runs on no patches: every step reaches every tensor
@@ -68,6 +70,11 @@ class GameCleanerTask(TrainTask):
 
     def __post_init__(self):
         self.cache = storage.absolute(self.cache)  # workers may run elsewhere
+        if self.attention is not None:  # an unknown name fails on the driver; the device's own check on the worker
+            from g2w.models.gamecleaner.speed import backend_names
+
+            if self.attention not in backend_names():
+                raise ValueError(f"attention {self.attention!r}: one of {', '.join(backend_names())}")
         self.kind = json.loads(storage.read_bytes(storage.join(self.cache, "cache.json")))["kind"]
         expected = "context" if self.checkpoint else "states"
         if self.kind != expected:
@@ -98,13 +105,17 @@ class GameCleanerTask(TrainTask):
         return checkpoint_config(self.checkpoint) if self.checkpoint else get_preset(self.preset)
 
     def build_model(self, device):
+        """The model on `device`, its speed options applied: the harness wraps it (DDP, FSDP) after."""
         from g2w.models.gamecleaner.model import base_dtype, load_gamecleaner
+        from g2w.models.gamecleaner.speed import apply_speed
 
         dtype = base_dtype(device, self.precision)
         model = load_gamecleaner(self.checkpoint, self.model_config, self.base_dir, self.seed, dtype)
         if self.gradient_checkpointing:
             model.dit.transformer.enable_gradient_checkpointing()
-        return model.to(device)
+        model = model.to(device)
+        apply_speed(model.dit.transformer, self.attention, self.compile, torch.device(device).type)
+        return model
 
     def trainable_parameters(self, model):
         return model.trainable()
