@@ -13,6 +13,7 @@ Rerunning with the same RUN resumes from the last checkpoint.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import time
@@ -27,6 +28,8 @@ from g2w.models.hud_segmenter import (
     HudSegmenterConfig,
 )
 from g2w.segment.task import SegmenterTask, sample_dirs, write_metrics
+
+log = logging.getLogger(__name__)
 
 WARMUP_STEPS = 50
 WEIGHT_DECAY = 1e-4
@@ -70,7 +73,7 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need synthesized samples for training ({train_n} found) and validation ({val_n})")
-    print(f"hud-segmenter train: {train_n} training samples, {val_n} held-out -> {output}", flush=True)
+    log.info(f"hud-segmenter train: {train_n} training samples, {val_n} held-out -> {output}")
     start = time.perf_counter()
     cfg = FitConfig(
         output=output,
@@ -123,8 +126,8 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
     with open(os.path.join(output, "history.json")) as f:
         history = json.load(f)
     report = _report(output, history, metrics)
-    print(json.dumps(metrics["validation"], indent=1), flush=True)
-    print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}\nreport:  {report}", flush=True)
+    log.debug(json.dumps(metrics["validation"], indent=1))
+    log.info(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}\nreport:  {report}")
     return metrics
 
 
@@ -214,9 +217,8 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need pairs for training ({train_n} found) and validation ({val_n})")
-    print(
-        f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}",
-        flush=True,
+    log.info(
+        f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}"
     )
     start = time.perf_counter()
     cfg = FitConfig(
@@ -264,6 +266,6 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
         "parameters": sum(p.numel() for p in refiner.parameters()),
     }
     write_metrics(output, metrics)
-    print(json.dumps(validation, indent=1), flush=True)
-    print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}", flush=True)
+    log.debug(json.dumps(validation, indent=1))
+    log.info(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}")
     return metrics
