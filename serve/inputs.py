@@ -17,6 +17,8 @@ import json
 import os
 import posixpath
 import re
+from collections.abc import Callable
+from typing import Any
 
 from g2w.remove import METHODS, PROGRESS
 
@@ -96,7 +98,9 @@ def _mask_rules(value) -> None:
     parse_rules(value)
 
 
-OPTION_RULES = {
+# A rule: a closed (low, high) range, a tuple of allowed strings, "server" or "registry", or a check.
+Rule = tuple[float, float] | tuple[str, ...] | str | Callable[[Any], None]
+OPTION_RULES: dict[str, Rule] = {
     "radius": (1, 32),
     "dilate_px": (0, 64),
     "chunk_frames": (1, 1000),

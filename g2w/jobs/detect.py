@@ -88,7 +88,7 @@ def detect_video(segmenter, video: str, out_dir: str, progress=None) -> dict:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if frames == 0:
+    if frames == 0 or preview_mask is None:
         shutil.rmtree(tmp)
         raise ValueError(f"{video}: no frames decoded")
     annotation = tracker.annotation(info.width, info.height, info.fps or 30.0, frames)
@@ -236,11 +236,20 @@ def run_detect(options: DetectOptions) -> dict:
     return summary
 
 
+def _read_png(path: str) -> np.ndarray:
+    import cv2
+
+    image = cv2.imread(path)
+    if image is None:
+        raise OSError(f"{path}: not a readable image")
+    return image
+
+
 def _report(output: str, rows: list[dict], summary: dict) -> str:
     import cv2
 
     ok = [r for r in rows if r["status"] == "ok"][:12]
-    images = [cv2.cvtColor(cv2.imread(os.path.join(r["out_dir"], "preview.png")), cv2.COLOR_BGR2RGB) for r in ok]
+    images = [cv2.cvtColor(_read_png(os.path.join(r["out_dir"], "preview.png")), cv2.COLOR_BGR2RGB) for r in ok]
     body = "<p>no finished videos</p>"
     if images:
         save_png(os.path.join(output, "previews.png"), contact_sheet(images, [r["video_id"] for r in ok], 3, 400))

@@ -209,7 +209,9 @@ def run_evaluate(
     ds = apply_steps(
         ds,
         [
-            PrepareCases(edited, storage.join(output, "evidence"), tuple(canvas), eval_fps, judge_children),
+            PrepareCases(
+                edited, storage.join(output, "evidence"), (int(canvas[0]), int(canvas[1])), eval_fps, judge_children
+            ),
             # An endpoint judge waits on the network: light workers, at most `concurrency` of them.
             # The reference judge is local CPU work, so it takes whole cores and fills the cluster
             # (Ray Data then fuses it with evidence building, next to the frames it decodes).

@@ -17,7 +17,7 @@ import logging
 import os
 import shutil
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from g2w.io.html_page import key_values, table, write_html
 from g2w.jobs.options import RefinerTrainOptions, SegmenterTrainOptions
@@ -68,8 +68,9 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
         element_weight=o.element_weight,
         static_world_weight=o.static_world_weight,
         anchored_negatives=o.anchored_negatives,
-        **({"lr": o.lr} if o.lr is not None else {}),
     )
+    if o.lr is not None:
+        task = replace(task, lr=o.lr)
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need synthesized samples for training ({train_n} found) and validation ({val_n})")
@@ -246,6 +247,8 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
     with open(os.path.join(model_dir, REFINER_CONFIG), "w") as f:
         json.dump(task.model, f, indent=1)
     refiner = FullResRefiner.from_pretrained(model_dir)  # loads as the shipped one does
+    if refiner is None:
+        raise RuntimeError(f"{model_dir}: the refiner just written does not load")
     with open(os.path.join(output, "validation", "metrics.json")) as f:
         validation = json.load(f)
     metrics = {
