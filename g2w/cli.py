@@ -1,4 +1,8 @@
-"""The `g2w` command. Thin: parse arguments, call library functions, print results."""
+"""The `g2w` command. Thin: parse arguments, call library functions, print results.
+
+Results (JSON summaries, tables, paths) go to stdout; the library's progress lines go to stderr
+through `logging`, set up here by `g2w.runtime.logs` (quiet unless `--verbose`).
+"""
 
 from __future__ import annotations
 
@@ -741,8 +745,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_verbose_flag(parser: argparse.ArgumentParser) -> None:
+    """`-v/--verbose` on the command and on every subcommand, so it may follow any of them."""
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,  # a subcommand's absent flag must not reset the command's
+        help="g2w's debug lines, Ray's own messages, the workers' output and Ray Data's progress",
+    )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                add_verbose_flag(sub)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    from g2w.runtime.logs import configure
+
+    parser = build_parser()
+    add_verbose_flag(parser)
+    args = parser.parse_args(argv)
+    configure(verbose=getattr(args, "verbose", False))
     return args.run(args)
 
 

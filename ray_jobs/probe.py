@@ -4,7 +4,9 @@ import argparse
 import json
 import sys
 
+from g2w.cli import add_verbose_flag
 from g2w.jobs.probe import run_probe
+from g2w.runtime.logs import configure
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -12,7 +14,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("--output", required=True, help="path of the sources.parquet to write")
     parser.add_argument("--fast", action="store_true", help="skip decoding a frame near the end")
+    add_verbose_flag(parser)
     args = parser.parse_args(argv)
+    configure(getattr(args, "verbose", False))
     summary = run_probe(args.files, args.output, verify=not args.fast)
     print(json.dumps(summary, indent=2))
     return 0 if summary["ok"] else 1

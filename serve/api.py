@@ -645,10 +645,10 @@ class Api:
         if job["state"] in FINAL:
             self._delete(job)
             return None
-        job = self.store.cancel(job["id"])
-        if job["state"] == "canceled":
-            _discard_outputs(job)
-        return job
+        canceled = self.store.cancel(job["id"])
+        if canceled is not None and canceled["state"] == "canceled":
+            _discard_outputs(canceled)
+        return canceled  # None too when the job was deleted meanwhile
 
     def result(self, job: dict, name: str, allowed: tuple[str, ...]):
         if name not in allowed or name not in job["result"].get("files", []) or job["state"] != "succeeded":

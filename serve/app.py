@@ -13,10 +13,22 @@ the ingress to its workers. Nothing here runs at import.
 from __future__ import annotations
 
 from ray.serve import Application
+from ray.serve.deployment import Deployment
 
-from serve.api import Api
+from serve import api, workers
 from serve.settings import parse_settings
-from serve.workers import Detector, Judge, Remover
+
+
+def _deployment(decorated: object) -> Deployment:
+    """A class `@serve.deployment` replaced at import by its Deployment; a type checker keeps
+    seeing the class (class decorators do not change its type), so the replacement is checked here."""
+    if not isinstance(decorated, Deployment):
+        raise TypeError(f"{decorated!r} is not a Ray Serve deployment")
+    return decorated
+
+
+Api, Remover = _deployment(api.Api), _deployment(workers.Remover)
+Detector, Judge = _deployment(workers.Detector), _deployment(workers.Judge)
 
 # Detection is occasional: no replica (and no CPU held) until a detection is queued, one per
 # queued detection up to two, and back to none a minute after the last one.

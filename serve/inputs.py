@@ -17,6 +17,7 @@ import json
 import os
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
 
 from g2w.remove import METHODS, PROGRESS
@@ -106,7 +107,9 @@ def _attention(value) -> None:
     check_attention(value, "cuda")
 
 
-OPTION_RULES: dict[str, Any] = {
+# A rule: a closed (low, high) range, a tuple of allowed strings, "server" or "registry", or a check.
+Rule = tuple[float, float] | tuple[str, ...] | str | Callable[[Any], None]
+OPTION_RULES: dict[str, Rule] = {
     "radius": (1, 32),
     "dilate_px": (0, 64),
     "chunk_frames": (1, 1000),

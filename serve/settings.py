@@ -12,7 +12,9 @@ import hashlib
 import json
 import os
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 
 class SettingsError(ValueError):
@@ -125,8 +127,8 @@ class ServiceSettings:
         return os.path.join(self.state_dir or self.data_dir, "jobs.sqlite")
 
 
-_PARSERS = {bool: _bool, int: int, float: float, str: str, tuple[str, ...]: _roots}
-_NAMED_PARSERS = {"judges": _judges, "checkpoints": _checkpoints}
+_PARSERS: dict[object, Callable[[Any], Any]] = {bool: _bool, int: int, float: float, str: str, tuple[str, ...]: _roots}
+_NAMED_PARSERS: dict[str, Callable[[Any], Any]] = {"judges": _judges, "checkpoints": _checkpoints}
 
 
 def read_token(env=os.environ) -> str | None:

@@ -27,6 +27,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import overload
 
 STATES = ("queued", "running", "cancelling", "succeeded", "failed", "canceled")
 FINAL = ("succeeded", "failed", "canceled")
@@ -115,6 +116,12 @@ class JobStore:
                 raise
             self._db.execute("COMMIT")
 
+    @overload
+    def _row(self, row: sqlite3.Row) -> dict: ...
+    @overload
+    def _row(self, row: None) -> None: ...
+    @overload
+    def _row(self, row: sqlite3.Row | None) -> dict | None: ...
     def _row(self, row: sqlite3.Row | None) -> dict | None:
         if row is None:
             return None
@@ -236,7 +243,7 @@ class JobStore:
         (None if none is queued). With `max_running_per_owner`, an owner with that many jobs running
         is passed over, so one owner's backlog cannot hold every slot."""
         marks = ",".join("?" * len(kinds))
-        fair, args = "", tuple(kinds)
+        fair, args = "", tuple[str | int, ...](kinds)
         if max_running_per_owner is not None:
             fair = (
                 " AND (SELECT COUNT(*) FROM jobs r WHERE r.owner = j.owner"
@@ -373,7 +380,7 @@ class JobStore:
     def list_jobs(self, owner: str, kind: str, limit: int, after: tuple[float, str] | None = None) -> list[dict]:
         """The owner's jobs of `kind`, newest first: at most `limit`, those older than `after`
         ((created, id) of the last one of the previous page) when given."""
-        where, args = "owner = ? AND kind = ?", [owner, kind]
+        where, args = "owner = ? AND kind = ?", list[str | float]([owner, kind])
         if after is not None:
             where += " AND (created < ? OR (created = ? AND id < ?))"
             args += [after[0], after[0], after[1]]
@@ -385,7 +392,7 @@ class JobStore:
 
     def list_batches(self, owner: str, limit: int, after: tuple[float, str] | None = None) -> list[tuple[float, str]]:
         """(created, id) of the owner's batches, newest first, paged like `list_jobs`."""
-        where, args = "owner = ?", [owner]
+        where, args = "owner = ?", list[str | float]([owner])
         if after is not None:
             where += " AND (created < ? OR (created = ? AND id < ?))"
             args += [after[0], after[0], after[1]]

@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import threading
+from typing import Any
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -175,7 +176,7 @@ def run_evaluation(job: dict, judges: dict) -> dict:
     name = p.get("judge", "reference")
     if name != "reference" and name not in judges:
         return {"state": "failed", "reason": "unknown_judge", "message": f"the service has no judge {name!r}"}
-    llm = {"judge": "openai", **judges[name]} if name != "reference" else {"judge": "reference"}
+    llm: dict[str, Any] = {"judge": "openai", **judges[name]} if name != "reference" else {"judge": "reference"}
     try:
         summary = run_evaluate(p["cases"], p["edited"], output, **llm)
     except (OSError, ValueError, VideoError) as exc:

@@ -10,6 +10,7 @@ with the reason), `summary.json` (size, time, capture fps and pairing statistics
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections import Counter
@@ -22,10 +23,13 @@ import pyarrow.parquet as pq
 from g2w.capture import GAMES, get_game
 from g2w.capture.clip import ClipSpec, capture_clip, plan_clips
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
+from g2w.runtime.logs import item_level
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.step import Batch, Resources, Step, rows_batch
 from g2w.video import FrameReader, VideoError, read_masks
+
+log = logging.getLogger(__name__)
 
 MANIFEST_SCHEMA = pa.schema(
     [
@@ -211,7 +215,7 @@ def run_capture(
         for s in plan_clips(get_game(g), clips, seed, duration_s, frames=frames, width=width, height=height, fps=fps)
     ]
     os.makedirs(output, exist_ok=True)
-    print(f"capture: {len(specs)} clips of {', '.join(games)} -> {output}", flush=True)
+    log.info(f"capture: {len(specs)} clips of {', '.join(games)} -> {output}")
     init_ray(output=output)
     ds = apply_steps(dataset_from_rows([{"spec": s.to_json()} for s in specs]), [CaptureClips(output, timeout_s)])
     manifest = os.path.join(output, "manifest.parquet")
@@ -219,7 +223,7 @@ def run_capture(
     rows = sorted(pq.read_table(manifest).to_pylist(), key=lambda r: r["clip_id"])
     for n, row in enumerate(rows, 1):
         tag = " (existing)" if row["skipped"] else f" {row['capture_fps']} fps, {row['seconds']:.0f} s"
-        print(f"  [{n}/{len(rows)}] {row['clip_id']}: {row['status']} {row['reason']}{tag}", flush=True)
+        log.log(item_level(row), f"  [{n}/{len(rows)}] {row['clip_id']}: {row['status']} {row['reason']}{tag}")
     statuses = Counter(r["status"] for r in rows)
     summary = {
         "games": _per_game(rows),
@@ -241,10 +245,7 @@ def run_capture(
     with open(os.path.join(output, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     report = _report(output, rows, summary)
-    print(
-        f"corpus:  {output} ({summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s)\nreport:  {report}",
-        flush=True,
-    )
+    log.info(f"corpus:  {output} ({summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s)\nreport:  {report}")
     return summary
 
 

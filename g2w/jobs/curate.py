@@ -18,6 +18,7 @@ there themselves, and the driver writes the tables and the report there too.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import Counter
@@ -47,6 +48,8 @@ from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.tasks import call_remote, largest_node_cpus
 from g2w.video.sources import SOURCES_SCHEMA, ProbeSources
+
+log = logging.getLogger(__name__)
 
 
 class NothingToDo(ValueError):
@@ -93,7 +96,7 @@ class _Run:
         now = time.perf_counter()
         self.timings[name] = round(now - self.clock, 3)
         self.clock = now
-        print(f"  {name}: {self.timings[name]:.1f} s", flush=True)
+        log.debug(f"  {name}: {self.timings[name]:.1f} s")
 
 
 def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig()) -> dict:
@@ -104,7 +107,7 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
         ui_screen={"requested": cfg.ui_detector, "used": screen, "fallback_reason": fallback},
     )
     if fallback:
-        print(f"UI screen: {fallback}; using static-edges", flush=True)
+        log.info(f"UI screen: {fallback}; using static-edges")
     storage.makedirs(run.shard_dir)
     storage.makedirs(run.clip_dir)
     paths = expand_inputs(inputs)
@@ -128,7 +131,7 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
 
 def probe_stage(run: _Run, paths: list[str]) -> list[dict]:
     """Stage 1: every input probed (tasks) into `sources.parquet`; returns its rows."""
-    print(f"[1/4] probing {len(paths)} inputs", flush=True)
+    log.info(f"[1/4] probing {len(paths)} inputs")
     ds = apply_steps(dataset_from_rows([{"path": p} for p in paths]), [ProbeSources()])
     table_path = storage.join(run.output, "sources.parquet")
     write_parquet(ds, table_path, SOURCES_SCHEMA)
@@ -169,11 +172,10 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
     done = read_shards(run.shard_dir, columns=["clip_id", "source_id", "window_index"])
     pending = pending_segments(sources, expected, done, cfg.segment_windows)
     touched = len({p["source_id"] for p in pending})
-    print(
+    log.info(
         f"[2/4] analysing and embedding {len(pending)} segments of {touched} sources "
         f"({len(expected) - touched} already done), "
-        f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}, cuts {cfg.cuts}",
-        flush=True,
+        f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}, cuts {cfg.cuts}"
     )
     if pending:
         steps = [
@@ -201,7 +203,7 @@ def select_stage(run: _Run, windows: pa.Table) -> tuple[pa.Table, int]:
     """Stage 3: checks, clusters, sampling and dedup over every analysed window, columnar on the
     driver with k-means as a Ray task; returns the window table with its verdicts and the
     cluster count."""
-    print(f"[3/4] selecting among {windows.num_rows} windows", flush=True)
+    log.info(f"[3/4] selecting among {windows.num_rows} windows")
     manifest, k = select_table(windows, run.cfg, _kmeans_task(run.cfg, run.device))
     run.lap("select")
     return manifest, k
@@ -212,10 +214,7 @@ def standardize_stage(run: _Run, manifest: pa.Table) -> pa.Table:
     with their clip paths, a failure turning the row into an error with its reason."""
     cfg = run.cfg
     kept = np.flatnonzero(manifest.column("status").to_numpy(zero_copy_only=False) == "kept")
-    print(
-        f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps",
-        flush=True,
-    )
+    log.info(f"[4/4] standardizing {len(kept)} kept windows to {cfg.out_width}x{cfg.out_height} @ {cfg.out_fps} fps")
     manifest = _standardize(manifest, kept, run.clip_dir, cfg)
     run.lap("standardize")
     return manifest
@@ -228,9 +227,8 @@ def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_
     manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
     manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
     shards = write_sharded(manifest, storage.join(run.output, "manifest.parquet"))
-    print(
-        f"  manifest shards: {shards['written']} written, {shards['unchanged']} unchanged, {shards['removed']} removed",
-        flush=True,
+    log.debug(
+        f"  manifest shards: {shards['written']} written, {shards['unchanged']} unchanged, {shards['removed']} removed"
     )
     status = manifest.column("status").to_numpy(zero_copy_only=False)
     _remove_stale_clips(run.clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
@@ -238,12 +236,11 @@ def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_
     storage.write_json(storage.join(run.output, "summary.json"), summary)
     with storage.staged_dir(run.output) as local:
         write_report(local, manifest, summary, run.cfg, clip_root=run.output)
-    print(
+    log.info(
         f"manifest: {run.output}/manifest.parquet\n"
         f"clips:    {run.clip_dir} ({summary['counts']['kept']})\n"
         f"summary:  {run.output}/summary.json\n"
-        f"report:   {run.output}/report.html",
-        flush=True,
+        f"report:   {run.output}/report.html"
     )
     return summary
 

@@ -17,6 +17,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import asdict, replace
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -158,7 +159,7 @@ def write_long_outputs(
     kept = status == "kept"
     frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
     analyse_s = run.timings.get("analyse_embed") or 1e-9
-    summary = {
+    summary: dict[str, Any] = {
         "mode": "long",
         "sources": {"total": len(sources), **Counter(s["status"] for s in sources)},
         "segments": {

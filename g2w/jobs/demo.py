@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import glob
 import json
+import logging
 import os
 import time
 
@@ -26,6 +27,8 @@ from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_h
 from g2w.remove import DEFAULT_METHOD
 from g2w.sample_data import generate_samples
 from g2w.video.decode import FrameReader
+
+log = logging.getLogger(__name__)
 
 FRAMES_PER_VIDEO = 5
 BASELINES = ("identity", "telea-gt")
@@ -115,13 +118,13 @@ def run_demo(
     timings: dict = {}
     t = time.perf_counter()
 
-    print(f"== 1/6 sample videos: {count} x {duration_s:g} s -> {paths['raw']}", flush=True)
+    log.info(f"== 1/6 sample videos: {count} x {duration_s:g} s -> {paths['raw']}")
     videos = generate_samples(
-        paths["raw"], count, seed, duration_s, progress=lambda i, n, p: print(f"  {i}/{n} {p}", flush=True)
+        paths["raw"], count, seed, duration_s, progress=lambda i, n, p: log.debug(f"  {i}/{n} {p}")
     )
     t = _stage("samples", timings, t)
 
-    print(f"== 2/6 curation -> {paths['curated']}", flush=True)
+    log.info(f"== 2/6 curation -> {paths['curated']}")
     config = CurateConfig(seed=seed, clip_model=clip_model, clip_pretrained=clip_pretrained)
     curated = run_curate([paths["raw"]], paths["curated"], config)
     t = _stage("curate", timings, t)
@@ -133,24 +136,23 @@ def run_demo(
         "evaluate": {},
     }
     if not curated["counts"]["kept"]:
-        print("no clip was kept, so there is nothing to synthesize from; stopping after curation", flush=True)
+        log.info("no clip was kept, so there is nothing to synthesize from; stopping after curation")
         return _finish(out_dir, videos, summary)
 
-    print(f"== 3/6 HUD asset library (procedural bootstrap) -> {paths['assets']}", flush=True)
+    log.info(f"== 3/6 HUD asset library (procedural bootstrap) -> {paths['assets']}")
     library = bootstrap_library(paths["assets"], per_label=3, seed=seed)
     t = _stage("assets", timings, t)
 
-    print(f"== 4/6 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}", flush=True)
+    log.info(f"== 4/6 synthesis: {samples} paired samples from the kept clips -> {paths['synth']}")
     synth = run_synthesize(paths["curated"], paths["assets"], paths["synth"], samples, seed)
     real = synthesize_real(real_clips, paths["assets"], paths["synth_real"], samples, seed)
     if real is not None:
         summary["synthesize_real"] = real
     t = _stage("synthesize", timings, t)
 
-    print(
+    log.info(
         f"== 5/6 UI detection by the segmenter -> {paths['detect']}; removal baselines and propagate, "
-        "scored by the reference judge",
-        flush=True,
+        "scored by the reference judge"
     )
     detected = run_detect(DetectOptions([os.path.join(paths["synth"], "samples", "*", "hud.mp4")], paths["detect"]))
     scores = {}
@@ -161,7 +163,7 @@ def run_demo(
     t = _stage("remove_evaluate", timings, t)
 
     if gamecleaner:
-        print("== 6/6 GameCleaner (tiny, random-initialised): precache, training, removal, evaluation", flush=True)
+        log.info("== 6/6 GameCleaner (tiny, random-initialised): precache, training, removal, evaluation")
         summary["gamecleaner"] = run_gamecleaner_demo(paths["synth"], os.path.join(out_dir, "gamecleaner"), seed)
         scores["gamecleaner"] = summary["gamecleaner"]["evaluate"]
         t = _stage("gamecleaner", timings, t)
@@ -176,7 +178,7 @@ def synthesize_real(real_clips: str | None, assets: str, output: str, samples: i
 
     if not real_clips or not glob.glob(os.path.join(real_clips, "*.mp4")):
         return None
-    print(f"   and {samples} from the real clips in {real_clips} -> {output}", flush=True)
+    log.info(f"   and {samples} from the real clips in {real_clips} -> {output}")
     return run_synthesize(real_clips, assets, output, samples, seed)
 
 
@@ -184,7 +186,7 @@ def _finish(out_dir: str, videos: list[str], summary: dict) -> dict:
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, default=str)
     report = _report(out_dir, videos, summary)
-    print(f"summary: {os.path.join(out_dir, 'summary.json')}\nreport:  {report}", flush=True)
+    log.info(f"summary: {os.path.join(out_dir, 'summary.json')}\nreport:  {report}")
     return summary
 
 

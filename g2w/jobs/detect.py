@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import shutil
 import time
@@ -27,8 +28,11 @@ import pyarrow.parquet as pq
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.io.storage import expand_inputs
 from g2w.jobs.options import DetectOptions
+from g2w.runtime.logs import item_level
 from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video import VideoError
+
+log = logging.getLogger(__name__)
 
 MANIFEST_SCHEMA = pa.schema(
     [
@@ -84,7 +88,7 @@ def detect_video(segmenter, video: str, out_dir: str, progress=None) -> dict:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if frames == 0:
+    if frames == 0 or preview_mask is None:
         shutil.rmtree(tmp)
         raise ValueError(f"{video}: no frames decoded")
     annotation = tracker.annotation(info.width, info.height, info.fps or 30.0, frames)
@@ -199,17 +203,17 @@ def run_detect(options: DetectOptions) -> dict:
 
     Segmenter(checkpoint)  # fail fast, before Ray starts, when the checkpoint does not load
     start = time.perf_counter()
-    print(f"detect: {len(videos)} videos -> {output}", flush=True)
+    log.info(f"detect: {len(videos)} videos -> {output}")
     init_ray(output=output)
     manifest = os.path.join(output, "manifest.parquet")
     step = DetectVideos(output, os.path.abspath(checkpoint) if checkpoint else None)
     write_parquet(apply_steps(dataset_from_rows([{"video": v} for v in videos]), [step]), manifest, MANIFEST_SCHEMA)
     rows = sorted(pq.read_table(manifest).to_pylist(), key=lambda r: r["video_id"])
     for n, r in enumerate(rows, 1):
-        print(
+        log.log(
+            item_level(r),
             f"  [{n}/{len(rows)}] {r['video_id']}: {r['status']} {r['reason']} {r['frames']} frames, "
             f"{r['instances']} instances",
-            flush=True,
         )
     made = [r for r in rows if r["status"] == "ok" and not r["skipped"]]
     seconds = sum(r["seconds"] for r in made)
@@ -228,15 +232,24 @@ def run_detect(options: DetectOptions) -> dict:
     with open(os.path.join(output, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     report = _report(output, rows, summary)
-    print(f"manifest: {manifest}\ncases:    {summary['cases']}\nreport:   {report}", flush=True)
+    log.info(f"manifest: {manifest}\ncases:    {summary['cases']}\nreport:   {report}")
     return summary
+
+
+def _read_png(path: str) -> np.ndarray:
+    import cv2
+
+    image = cv2.imread(path)
+    if image is None:
+        raise OSError(f"{path}: not a readable image")
+    return image
 
 
 def _report(output: str, rows: list[dict], summary: dict) -> str:
     import cv2
 
     ok = [r for r in rows if r["status"] == "ok"][:12]
-    images = [cv2.cvtColor(cv2.imread(os.path.join(r["out_dir"], "preview.png")), cv2.COLOR_BGR2RGB) for r in ok]
+    images = [cv2.cvtColor(_read_png(os.path.join(r["out_dir"], "preview.png")), cv2.COLOR_BGR2RGB) for r in ok]
     body = "<p>no finished videos</p>"
     if images:
         save_png(os.path.join(output, "previews.png"), contact_sheet(images, [r["video_id"] for r in ok], 3, 400))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import time
 from collections import Counter
@@ -39,8 +40,11 @@ from g2w.evaluate.run_record import retry_counts, run_record
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES
 from g2w.evaluate.scores_page import write_report
 from g2w.io import storage
+from g2w.runtime.logs import item_level
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows
 from g2w.runtime.ray_init import init_ray
+
+log = logging.getLogger(__name__)
 
 RESULTS_SCHEMA = pa.schema(
     [
@@ -198,14 +202,16 @@ def run_evaluate(
     )
     storage.makedirs(output)  # only once the inputs and configuration are known good
     cache_dir = storage.absolute(cache_dir or storage.join(output, "cache"))
-    print(f"evaluate: {len(case_list)} cases from {cases}, edits in {edited}, judge {judge}", flush=True)
+    log.info(f"evaluate: {len(case_list)} cases from {cases}, edits in {edited}, judge {judge}")
 
     init_ray(output=output)
     ds = dataset_from_rows([{"case": c.to_json()} for c in case_list])
     ds = apply_steps(
         ds,
         [
-            PrepareCases(edited, storage.join(output, "evidence"), tuple(canvas), eval_fps, judge_children),
+            PrepareCases(
+                edited, storage.join(output, "evidence"), (int(canvas[0]), int(canvas[1])), eval_fps, judge_children
+            ),
             # An endpoint judge waits on the network: light workers, at most `concurrency` of them.
             # The reference judge is local CPU work, so it takes whole cores and fills the cluster
             # (Ray Data then fuses it with evidence building, next to the frames it decodes).
@@ -227,9 +233,9 @@ def run_evaluate(
             rec = json.loads(str(text))
             records.append(rec)
             tag = " (cached)" if rec.get("cached") else ""
-            print(
+            log.log(
+                item_level(rec),
                 f"  [{len(records)}/{len(case_list)}] {rec['case_id']}: {rec['status']} {rec['reason']}{tag}",
-                flush=True,
             )
     # Everything below is the driver's: written to a local folder, which is the output itself on
     # a disk and is uploaded to the bucket prefix (the report last) for a URI.
@@ -284,10 +290,9 @@ def run_evaluate(
         with open(os.path.join(local, "summary.json"), "w") as f:
             json.dump(summary, f, indent=2)
         write_report(local, records, metrics, summary, tables, root=output)
-    print(
+    log.info(
         tables + f"judgments: {storage.join(output, 'judgments.jsonl')}\n"
-        f"report:    {storage.join(output, 'report.html')}",
-        flush=True,
+        f"report:    {storage.join(output, 'report.html')}"
     )
     return summary
 

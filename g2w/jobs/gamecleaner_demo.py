@@ -10,7 +10,10 @@ without a clean frame would get it; training pairs do use the clean video, as tr
 
 from __future__ import annotations
 
+import logging
 import os
+
+log = logging.getLogger(__name__)
 
 WARNING = (
     "GameCleaner here is the tiny preset with random-initialised weights trained for "
@@ -30,7 +33,7 @@ def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
 
     paths = {k: os.path.join(out_dir, k) for k in ("cache", "run", "removed", "eval")}
     warning = WARNING.format(steps=STEPS)
-    print(f"  NOTE: {warning}", flush=True)
+    log.info(f"  NOTE: {warning}")
     cache = run_precache(PrecacheOptions([synth], paths["cache"], "tiny", seed=seed))
     batch = min(2, cache["ok"])
     train = run_train(

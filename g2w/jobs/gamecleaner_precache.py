@@ -20,6 +20,7 @@ POSIX path.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections import Counter
@@ -36,6 +37,8 @@ from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video.errors import VideoError
+
+log = logging.getLogger(__name__)
 
 INDEX_SCHEMA = pa.schema(
     [
@@ -155,10 +158,9 @@ def run_precache(options: PrecacheOptions) -> dict:
     pairs = list_pairs(o.pairs)
     resources = init_ray(output=output)
     use_gpu = gpus_possible(resources) > 0
-    print(
+    log.info(
         f"precache: {len(pairs)} pairs, preset {o.preset}, condition as {cache_kind(o.checkpoint)}"
-        f"{' on GPU' if use_gpu else ''} -> {output}",
-        flush=True,
+        f"{' on GPU' if use_gpu else ''} -> {output}"
     )
     step = PrecachePairs(o.preset, output, o.checkpoint, o.base_dir, o.mllm_dir, o.seed, use_gpu)
     index = os.path.join(output, "index.parquet")
@@ -179,7 +181,5 @@ def run_precache(options: PrecacheOptions) -> dict:
     }
     with open(os.path.join(output, "cache.json"), "w") as f:
         json.dump(summary, f, indent=2)
-    print(
-        f"precache: {summary['ok']}/{summary['pairs']} ok, errors {summary['errors_by_reason']} -> {index}", flush=True
-    )
+    log.info(f"precache: {summary['ok']}/{summary['pairs']} ok, errors {summary['errors_by_reason']} -> {index}")
     return summary

@@ -8,10 +8,14 @@ of the held-out pair) and Ray Train checkpoints; rerunning with the same RUN res
 
 from __future__ import annotations
 
+import logging
+
 from g2w.jobs.options import GameCleanerTrainOptions
 from g2w.models.gamecleaner.task import GameCleanerTask
 from g2w.runtime.train import run_fit
 from g2w.train import FitConfig
+
+log = logging.getLogger(__name__)
 
 
 def run_train(options: GameCleanerTrainOptions) -> dict:
@@ -29,7 +33,7 @@ def run_train(options: GameCleanerTrainOptions) -> dict:
         compile=o.compile,
     )
     if task.skipped:
-        print(f"gamecleaner train: skipping {task.skipped} error rows of {o.cache}", flush=True)
+        log.info(f"gamecleaner train: skipping {task.skipped} error rows of {o.cache}")
     cfg = FitConfig(
         o.output,
         steps=o.steps,

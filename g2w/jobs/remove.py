@@ -12,6 +12,7 @@ Learned removers plug in as further methods of `g2w.remove`.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import Counter
@@ -25,10 +26,13 @@ from g2w.io import storage
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.remove import PROGRESS, MethodInputError, get_method, run_method
 from g2w.runtime.capacity import gpus_possible
+from g2w.runtime.logs import item_level
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video import FrameReader, VideoError
+
+log = logging.getLogger(__name__)
 
 MANIFEST_SCHEMA = pa.schema(
     [
@@ -134,7 +138,7 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     case_list = load_cases(cases)
     storage.makedirs(output)
     storage.write_json(storage.join(output, "method.json"), {"method": method, **traits, "options": options or {}})
-    print(f"remove: {method} on {len(case_list)} cases -> {output}", flush=True)
+    log.info(f"remove: {method} on {len(case_list)} cases -> {output}")
     use_gpu = get_method(method).gpu and gpus_possible(init_ray(output=output)) > 0
     step = RemoveCases(method, output, options or {}, use_gpu)
     ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), [step])
@@ -143,7 +147,7 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     rows = sorted(pq.read_table(manifest).to_pylist(), key=lambda r: r["case_id"])
     for n, row in enumerate(rows, 1):
         tag = " (existing)" if row["skipped"] else f" {row['frames']} frames, {row['seconds']:.1f} s"
-        print(f"  [{n}/{len(rows)}] {row['case_id']}: {row['status']} {row['reason']}{tag}", flush=True)
+        log.log(item_level(row), f"  [{n}/{len(rows)}] {row['case_id']}: {row['status']} {row['reason']}{tag}")
     statuses = Counter(r["status"] for r in rows)
     made = [r for r in rows if r["status"] == "ok" and not r["skipped"]]
     seconds = sum(r["seconds"] for r in made)
@@ -162,5 +166,5 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     with storage.staged_dir(output) as local:
         _report(local, rows, {c.case_id: c for c in case_list}, summary)
     report = storage.join(output, "report.html")
-    print(f"edits:   {output}\nreport:  {report}", flush=True)
+    log.info(f"edits:   {output}\nreport:  {report}")
     return summary

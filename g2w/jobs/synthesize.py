@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import glob
 import json
+import logging
 import os
 import tempfile
 import time
@@ -38,6 +39,8 @@ from g2w.io import storage
 from g2w.jobs.synthesize_page import write_report
 from g2w.step import Batch, Resources, Step, rows_batch
 from g2w.video.errors import VideoError
+
+log = logging.getLogger(__name__)
 
 MANIFEST_SCHEMA = pa.schema(
     [
@@ -234,7 +237,7 @@ def run_synthesize(
         os.path.abspath(assets), output, profile.to_dict(), dict(encode.__dict__), device, gpus, neural_weights
     )
     start = time.perf_counter()
-    print(f"synthesize: {count} samples from {clips} -> {output} (GPUs per worker {gpus})", flush=True)
+    log.info(f"synthesize: {count} samples from {clips} -> {output} (GPUs per worker {gpus})")
     write_parquet(
         apply_steps(dataset_from_rows(rows), [step]), storage.join(output, "manifest.parquet"), MANIFEST_SCHEMA
     )
@@ -260,10 +263,9 @@ def finish(
     storage.write_json(storage.join(output, "summary.json"), summary)
     with storage.staged_dir(output) as local:
         write_report(local, table, summary)
-    print(
+    log.info(
         f"manifest: {manifest}\nsummary:  {storage.join(output, 'summary.json')}\n"
-        f"report:   {storage.join(output, 'report.html')}",
-        flush=True,
+        f"report:   {storage.join(output, 'report.html')}"
     )
     return summary
 

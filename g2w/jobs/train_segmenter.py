@@ -13,10 +13,11 @@ Rerunning with the same RUN resumes from the last checkpoint.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from g2w.io.html_page import key_values, table, write_html
 from g2w.jobs.options import RefinerTrainOptions, SegmenterTrainOptions
@@ -27,6 +28,8 @@ from g2w.models.hud_segmenter import (
     HudSegmenterConfig,
 )
 from g2w.segment.task import SegmenterTask, sample_dirs, write_metrics
+
+log = logging.getLogger(__name__)
 
 WARMUP_STEPS = 50
 WEIGHT_DECAY = 1e-4
@@ -65,12 +68,13 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
         element_weight=o.element_weight,
         static_world_weight=o.static_world_weight,
         anchored_negatives=o.anchored_negatives,
-        **({"lr": o.lr} if o.lr is not None else {}),
     )
+    if o.lr is not None:
+        task = replace(task, lr=o.lr)
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need synthesized samples for training ({train_n} found) and validation ({val_n})")
-    print(f"hud-segmenter train: {train_n} training samples, {val_n} held-out -> {output}", flush=True)
+    log.info(f"hud-segmenter train: {train_n} training samples, {val_n} held-out -> {output}")
     start = time.perf_counter()
     cfg = FitConfig(
         output=output,
@@ -123,8 +127,8 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
     with open(os.path.join(output, "history.json")) as f:
         history = json.load(f)
     report = _report(output, history, metrics)
-    print(json.dumps(metrics["validation"], indent=1), flush=True)
-    print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}\nreport:  {report}", flush=True)
+    log.debug(json.dumps(metrics["validation"], indent=1))
+    log.info(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}\nreport:  {report}")
     return metrics
 
 
@@ -214,9 +218,8 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
     train_n, val_n = len(sample_dirs(task.data)), len(sample_dirs(task.val))
     if not train_n or not val_n:
         raise ValueError(f"need pairs for training ({train_n} found) and validation ({val_n})")
-    print(
-        f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}",
-        flush=True,
+    log.info(
+        f"hud-segmenter train-refiner: {train_n} training pairs, {val_n} held-out, segmenter {checkpoint} -> {output}"
     )
     start = time.perf_counter()
     cfg = FitConfig(
@@ -244,6 +247,8 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
     with open(os.path.join(model_dir, REFINER_CONFIG), "w") as f:
         json.dump(task.model, f, indent=1)
     refiner = FullResRefiner.from_pretrained(model_dir)  # loads as the shipped one does
+    if refiner is None:
+        raise RuntimeError(f"{model_dir}: the refiner just written does not load")
     with open(os.path.join(output, "validation", "metrics.json")) as f:
         validation = json.load(f)
     metrics = {
@@ -264,6 +269,6 @@ def run_train_refiner(options: RefinerTrainOptions) -> dict:
         "parameters": sum(p.numel() for p in refiner.parameters()),
     }
     write_metrics(output, metrics)
-    print(json.dumps(validation, indent=1), flush=True)
-    print(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}", flush=True)
+    log.debug(json.dumps(validation, indent=1))
+    log.info(f"model:   {model_dir}\nmetrics: {os.path.join(output, 'metrics.json')}")
     return metrics

@@ -11,6 +11,7 @@ worker's disk.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -22,12 +23,15 @@ from ray.train import CheckpointConfig, FailureConfig, RunConfig, ScalingConfig
 from ray.train.torch import TorchTrainer
 
 from g2w.io.storage import is_uri
+from g2w.runtime.logs import configure, is_verbose
 from g2w.runtime.ray_init import init_ray
 from g2w.train import checkpoint
 from g2w.train.config import FitConfig
 from g2w.train.loop import train_worker
 from g2w.train.run_page import write_report
 from g2w.train_task import TrainTask
+
+log = logging.getLogger(__name__)
 
 
 class RaySession:
@@ -57,6 +61,7 @@ class _none:
 
 
 def _worker(config: dict) -> None:
+    configure(config["verbose"])  # a worker process: its step lines reach its log (and the driver when verbose)
     train_worker(config["task"], config["cfg"], RaySession())
 
 
@@ -75,7 +80,7 @@ def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
     storage, name = _split(cfg.output)
     trainer = TorchTrainer(
         _worker,
-        train_loop_config={"task": task, "cfg": cfg},
+        train_loop_config={"task": task, "cfg": cfg, "verbose": is_verbose()},
         scaling_config=ScalingConfig(
             num_workers=cfg.num_workers,
             use_gpu=cfg.use_gpu,
@@ -115,10 +120,9 @@ def run_fit(task: TrainTask, cfg: FitConfig) -> dict:
             json.dump(history, f)
         write_report(out, summary, history, validation)
         _publish(out, cfg.output)
-    print(
+    log.info(
         f"[train] {task.name}: {summary['steps']} steps, loss {summary['first_loss']} -> {summary['final_loss']}\n"
-        f"run:     {cfg.output}\nreport:  {os.path.join(cfg.output, 'report.html')}",
-        flush=True,
+        f"run:     {cfg.output}\nreport:  {os.path.join(cfg.output, 'report.html')}"
     )
     return summary
 

@@ -12,6 +12,7 @@ background thread while the current one computes (`g2w.train.prefetch`).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import tempfile
 import time
@@ -26,6 +27,8 @@ from g2w.train import checkpoint, prefetch, schedule, sharding
 from g2w.train.config import FitConfig
 from g2w.train.session import Session
 from g2w.train_task import TrainTask, full
+
+log = logging.getLogger(__name__)
 
 # Dense bf16 peak per device (vendor data sheets), for the MFU estimate.
 PEAK_TFLOPS = {"H200": 989.0, "H100": 989.0, "A100": 312.0, "L40S": 362.0, "A10G": 125.0, "L4": 121.0}
@@ -64,7 +67,7 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
     with session.latest_checkpoint() as ckpt:
         if ckpt:
             state = checkpoint.restore(ckpt, task, model, optimizer, rank, sharded=fsdp)
-            print(f"[train] resuming {task.name} at step {state['step']} from {ckpt}", flush=True)
+            log.info(f"[train] resuming {task.name} at step {state['step']} from {ckpt}")
     distributed = world > 1
     ddp = distributed and not fsdp
     runner = DistributedDataParallel(model, find_unused_parameters=task.unused_parameters) if ddp else model
@@ -126,10 +129,9 @@ def train_worker(task: TrainTask, cfg: FitConfig, session: Session) -> dict:
             elif (step + 1) % cfg.log_every == 0:
                 session.report(last, None)
             if rank == 0 and ((step + 1) % cfg.log_every == 0 or done):
-                print(
+                log.info(
                     f"[train] {task.name} step {last['step']}/{cfg.steps} loss {last['loss']:.5f} lr {lr:.2e} "
-                    f"{last['samples_per_s']} samples/s" + (f" mfu {last['mfu']:.1%}" if last["mfu"] else ""),
-                    flush=True,
+                    f"{last['samples_per_s']} samples/s" + (f" mfu {last['mfu']:.1%}" if last["mfu"] else "")
                 )
     return last
 
