@@ -55,7 +55,8 @@ def set_attention(transformer: nn.Module, name: str | None, device: str) -> None
     from diffusers.models.attention_dispatch import _AttentionBackendRegistry
 
     if name is None:
-        transformer.reset_attention_backend()
+        if any(getattr(getattr(m, "processor", None), "_attention_backend", None) for m in transformer.modules()):
+            transformer.reset_attention_backend()
         return
     check_attention(name, device)
     before = _AttentionBackendRegistry._active_backend
