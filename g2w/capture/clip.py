@@ -85,8 +85,9 @@ def encode_frames(frames: np.ndarray, path: str, fps: int) -> None:
             writer.write(np.asarray(frame))
 
 
-def _decode(path: str) -> np.ndarray:
-    return np.stack([f.rgb for f in iter_frames(path)])
+def _frames(path: str):
+    """The clip's frames one at a time: a minute of 720p is gigabytes as one array."""
+    return (f.rgb for f in iter_frames(path))
 
 
 def _write_case(
@@ -104,7 +105,7 @@ def _write_case(
     with open(os.path.join(tmp, "annotation.json"), "w") as f:
         json.dump(annotation, f)
     stats["mad_outside_mask_mp4"] = round(
-        mad_outside(_decode(os.path.join(tmp, "hud.mp4")), _decode(os.path.join(tmp, "clean.mp4")), check.mask), 4
+        mad_outside(_frames(os.path.join(tmp, "hud.mp4")), _frames(os.path.join(tmp, "clean.mp4")), check.mask), 4
     )
     stats["instances"] = len(annotation["instances"])
     meta = {

@@ -14,6 +14,7 @@ the checks that can fail are the ones that tell a real HUD difference from a bro
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import cv2
@@ -49,8 +50,8 @@ def dilate(raw: np.ndarray, px: int = DILATION_PX) -> np.ndarray:
     return np.stack([cv2.dilate(f.astype(np.uint8) * 255, kernel) for f in raw])
 
 
-def mad_outside(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> float:
-    """Mean absolute difference of two (T, H, W, 3) clips over the pixels where `mask` is 0."""
+def mad_outside(a: Iterable[np.ndarray], b: Iterable[np.ndarray], mask: Iterable[np.ndarray]) -> float:
+    """Mean absolute difference of two clips (frames in order) over the pixels where `mask` is 0."""
     total, count = 0.0, 0
     for fa, fb, m in zip(a, b, mask):
         keep = (m == 0).astype(np.uint8)
