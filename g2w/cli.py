@@ -11,6 +11,7 @@ import json
 import os
 import sys
 
+from g2w.jobs.summary import exit_status
 from g2w.option_flags import add_flags, from_args, positive
 
 
@@ -90,7 +91,7 @@ def _caption(args: argparse.Namespace) -> int:
         print(f"g2w caption: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(summary))
-    return 0 if not summary.get("error") else 1
+    return exit_status(summary)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -118,7 +119,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a bad listing, prompt file or judge configuration
         print(f"g2w evaluate: {exc}", file=sys.stderr)
         return 2
-    return 0 if summary["ok"] else 1
+    return exit_status(summary)
 
 
 def _judge_agreement(args: argparse.Namespace) -> int:
@@ -158,7 +159,7 @@ def _remove(args: argparse.Namespace) -> int:
         print(f"g2w remove: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(summary, indent=2))
-    return 0 if summary["error"] == 0 else 1
+    return exit_status(summary)
 
 
 def _gamecleaner_precache(args: argparse.Namespace) -> int:
@@ -170,7 +171,7 @@ def _gamecleaner_precache(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"g2w gamecleaner precache: {exc}", file=sys.stderr)
         return 2
-    return 0 if summary["ok"] else 1
+    return exit_status(summary)
 
 
 def _gamecleaner_train(args: argparse.Namespace) -> int:
@@ -338,7 +339,7 @@ def _synthesize(args: argparse.Namespace) -> int:
         args.device,
         args.neural_weights,
     )
-    return 0 if summary["ok"] else 1
+    return exit_status(summary)
 
 
 def _annotate(args: argparse.Namespace) -> int:
@@ -512,7 +513,7 @@ def _capture(args: argparse.Namespace) -> int:
         games, args.output, args.clips, args.seed, args.duration_s, width, height, args.fps, args.timeout_s
     )
     print(json.dumps(summary, indent=2))
-    return 0 if summary["ok"] else 1
+    return exit_status(summary)
 
 
 def _add_capture_commands(sub) -> None:
@@ -638,7 +639,7 @@ def _detect(args: argparse.Namespace) -> int:
         print(f"g2w detect: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(summary, indent=2))
-    return 0 if summary["error"] == 0 else 1
+    return exit_status(summary)
 
 
 def _add_segmenter_commands(sub) -> None:

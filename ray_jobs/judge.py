@@ -8,6 +8,7 @@ import sys
 from g2w.cli import add_verbose_flag
 from g2w.evaluate.options import add_arguments
 from g2w.jobs.evaluate import run_from_args
+from g2w.jobs.summary import exit_status
 from g2w.runtime.logs import configure
 
 
@@ -19,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     configure(getattr(args, "verbose", False))
     summary = run_from_args(args)
     print(json.dumps(summary, indent=2))
-    return 0 if summary["ok"] else 1
+    return exit_status(summary)
 
 
 if __name__ == "__main__":

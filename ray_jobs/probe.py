@@ -6,6 +6,7 @@ import sys
 
 from g2w.cli import add_verbose_flag
 from g2w.jobs.probe import run_probe
+from g2w.jobs.summary import exit_status
 from g2w.runtime.logs import configure
 
 
@@ -19,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     configure(getattr(args, "verbose", False))
     summary = run_probe(args.files, args.output, verify=not args.fast)
     print(json.dumps(summary, indent=2))
-    return 0 if summary["ok"] else 1
+    return exit_status(summary)
 
 
 if __name__ == "__main__":

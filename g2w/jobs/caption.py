@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from g2w.caption.captioner import CaptionSegments
 from g2w.io import storage
+from g2w.jobs.summary import CaptionSummary
 from g2w.jobs.trajectory import is_long_run, work_rows
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows
 from g2w.runtime.ray_init import init_ray
@@ -43,7 +44,7 @@ def _duration(video: str) -> float:
         return 0.0
 
 
-def run_caption(inputs: list[str], output: str | None, step: CaptionSegments) -> dict:
+def run_caption(inputs: list[str], output: str | None, step: CaptionSegments) -> CaptionSummary:
     if output is None:
         if len(inputs) != 1 or not is_long_run(inputs[0]):
             raise ValueError("--output is needed unless the input is one long-mode curation run")
@@ -81,9 +82,12 @@ def run_caption(inputs: list[str], output: str | None, step: CaptionSegments) ->
     table = pa.Table.from_pylist(sorted(results, key=lambda r: r["segment_id"]), schema=RESULT_SCHEMA)
     with storage.staged_file(storage.join(output, "caption.parquet")) as local:
         pq.write_table(table, local)
-    summary = {
+    statuses = Counter(r["caption_status"] for r in results)
+    summary: CaptionSummary = {
         "segments": len(results),
-        **Counter(r["caption_status"] for r in results),
+        "ok": statuses["ok"],
+        "invalid": statuses["invalid"],
+        "error": statuses["error"],
         "reasons": dict(Counter(r["caption_reason"] for r in results if r["caption_reason"])),
     }
     storage.write_json(storage.join(output, "caption_summary.json"), summary)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from g2w.capture import GAMES, get_game
 from g2w.capture.clip import ClipSpec, capture_clip, plan_clips
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
+from g2w.jobs.summary import CaptureSummary
 from g2w.runtime.logs import item_level
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
 from g2w.runtime.ray_init import init_ray
@@ -128,7 +129,7 @@ def _dir_bytes(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def _report(out_dir: str, rows: list[dict], summary: dict) -> str:
+def _report(out_dir: str, rows: list[dict], summary: CaptureSummary) -> str:
     images, labels = [], []
     for row in [r for r in rows if r["status"] == "ok" and r["paired"]][:REPORT_CLIPS]:
         try:
@@ -204,7 +205,7 @@ def run_capture(
     height: int = 720,
     fps: int = 30,
     timeout_s: float = 300.0,
-) -> dict:
+) -> CaptureSummary:
     """Capture `clips` clips of each game in `games` (names from `g2w.capture.GAMES`); returns the summary."""
     start = time.perf_counter()
     output = os.path.abspath(output)
@@ -225,7 +226,7 @@ def run_capture(
         tag = " (existing)" if row["skipped"] else f" {row['capture_fps']} fps, {row['seconds']:.0f} s"
         log.log(item_level(row), f"  [{n}/{len(rows)}] {row['clip_id']}: {row['status']} {row['reason']}{tag}")
     statuses = Counter(r["status"] for r in rows)
-    summary = {
+    summary: CaptureSummary = {
         "games": _per_game(rows),
         "clips": len(rows),
         "ok": statuses.get("ok", 0),

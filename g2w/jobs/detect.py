@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.io.storage import expand_inputs
 from g2w.jobs.options import DetectOptions
+from g2w.jobs.summary import DetectSummary
 from g2w.runtime.logs import item_level
 from g2w.step import Batch, Resources, Step, item_errors, rows_batch
 from g2w.video import VideoError
@@ -189,7 +190,7 @@ def _write_cases(output: str, rows: list[dict]) -> str:
     return path
 
 
-def run_detect(options: DetectOptions) -> dict:
+def run_detect(options: DetectOptions) -> DetectSummary:
     """Segment every video of `options.videos` (files, folders, globs or lists); returns the summary."""
     from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
     from g2w.runtime.ray_init import init_ray
@@ -217,7 +218,7 @@ def run_detect(options: DetectOptions) -> dict:
         )
     made = [r for r in rows if r["status"] == "ok" and not r["skipped"]]
     seconds = sum(r["seconds"] for r in made)
-    summary = {
+    summary: DetectSummary = {
         "videos": len(rows),
         "ok": sum(r["status"] == "ok" for r in rows),
         "error": sum(r["status"] == "error" for r in rows),
@@ -245,7 +246,7 @@ def _read_png(path: str) -> np.ndarray:
     return image
 
 
-def _report(output: str, rows: list[dict], summary: dict) -> str:
+def _report(output: str, rows: list[dict], summary: DetectSummary) -> str:
     import cv2
 
     ok = [r for r in rows if r["status"] == "ok"][:12]

@@ -174,6 +174,7 @@ def run_precache(options: PrecacheOptions) -> dict:
         "seed": o.seed,
         "pairs": table.num_rows,
         "ok": table["status"].to_pylist().count("ok"),
+        "error": table["status"].to_pylist().count("error"),
         "errors_by_reason": dict(Counter(r for r in table["reason"].to_pylist() if r)),
         "skipped": sum(table["skipped"].to_pylist()),
         "pairs_per_worker_s": round(len(made) / sum(made), 3) if made and sum(made) else None,

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from g2w.cases.case import Case, load_cases, local_case
 from g2w.io import storage
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
+from g2w.jobs.summary import RemoveSummary
 from g2w.remove import PROGRESS, MethodInputError, get_method, run_method
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.logs import item_level
@@ -99,7 +100,7 @@ class RemoveCases(Step):
         return rows_batch(rows, MANIFEST_SCHEMA.names)
 
 
-def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dict) -> None:
+def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: RemoveSummary) -> None:
     """report.html and contact_sheet.png into the local folder `out_dir`."""
     images, labels = [], []
     for row in [r for r in rows if r["status"] == "ok"][:REPORT_CASES]:
@@ -130,7 +131,7 @@ def _report(out_dir: str, rows: list[dict], cases: dict[str, Case], summary: dic
     )
 
 
-def run_remove(method: str, cases: str, output: str, options: dict | None = None) -> dict:
+def run_remove(method: str, cases: str, output: str, options: dict | None = None) -> RemoveSummary:
     """Apply a removal method (with its `options`) to every case; returns the summary."""
     traits = get_method(method).traits(options or {})  # checks a reference option before any work
     start = time.perf_counter()
@@ -151,7 +152,7 @@ def run_remove(method: str, cases: str, output: str, options: dict | None = None
     statuses = Counter(r["status"] for r in rows)
     made = [r for r in rows if r["status"] == "ok" and not r["skipped"]]
     seconds = sum(r["seconds"] for r in made)
-    summary = {
+    summary: RemoveSummary = {
         "method": method,
         "cases": len(rows),
         "ok": statuses.get("ok", 0),
