@@ -12,8 +12,12 @@ Translucent backings (bands and panels, `backing.py`) are layers too, drawn firs
 widget; a panel that follows a moving widget moves with it. Their instances carry `opacity` (the
 fill's) and `translucent: true`.
 
+Text blocks (kill feed, chat, console, corner readouts, `text_blocks.py`) are layers as well, one
+per visible line, drawn over the widgets; a line's instance carries its text, and, when it sits on
+a translucent strip, `translucent: true` with the strip's opacity.
+
 Draw order: backings, then persistent widgets by increasing priority (the crosshair ends on top), each bar's
-icons right after it, then events by start.
+icons right after it, then text lines block by block, then events by start.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ from g2w.hud.animation import animation_state, wipe_reveal
 from g2w.hud.backing import backing_patch
 from g2w.hud.layout import motion_offset
 from g2w.hud.patches import resize_rgba, with_opacity
-from g2w.hud.plan import rendered_backings, rendered_events, rendered_widgets
+from g2w.hud.plan import rendered_backings, rendered_events, rendered_text_blocks, rendered_widgets
 from g2w.hud.status_bars import apply_fill, draw_procedural_panel, fill_pixels, level, procedural_panel_layout
+from g2w.hud.text_blocks import PERSISTENT_KINDS, line_patch, text_layers
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class LayerSource:
         self.backings = rendered_backings(record)
         self._motion = {wd["id"]: wd["motion"] for wd in self.widgets}
         self.events = rendered_events(record)
+        self.text_blocks = rendered_text_blocks(record)
         self._cache: dict = {}
 
     # ---- instance table ---------------------------------------------------------------------
@@ -97,6 +103,23 @@ class LayerSource:
                         "asset_source": self._source(icon["asset_id"]),
                         "parent": wd["id"],
                     }
+        for block in self.text_blocks:
+            strip = block["style"]["strip"]
+            persistent = block["kind"] in PERSISTENT_KINDS
+            for line in block["lines"]:
+                if line["id"] in out:
+                    continue
+                out[line["id"]] = {
+                    "id": line["id"],
+                    "label": block["label"],
+                    "role": block["kind"],
+                    "kind": "persistent" if persistent else "transient",
+                    "asset_id": None,
+                    "asset_source": "procedural_text",
+                    "parent": None,
+                    **({} if persistent else {"text": "".join(t for t, _ in line["spans"])}),
+                    **({"translucent": True, "opacity": strip["opacity"]} if strip else {}),
+                }
         for ev in self.events:
             out[ev["id"]] = {
                 "id": ev["id"],
@@ -174,12 +197,23 @@ class LayerSource:
                         ox, oy = icon["offset"]
                         patch = self._icon_patch(icon, inventory["icon_opacity"])
                         layers.append(Layer(icon_instance_id(wd["id"], k, icon["slot"]), patch, x + ox, y + oy))
+        for block in self.text_blocks:
+            for iid, rgba, x, y in text_layers(block, index, self._line_patch):
+                layers.append(Layer(iid, rgba, x, y))
         for ev in self.events:
             if ev["start_frame"] <= index < ev["end_frame"]:
                 layer = self._event_layer(ev, max(0.0, t - ev["start_s"]))
                 if layer is not None:
                     layers.append(layer)
         return [layer for layer in layers if layer.rgba[..., 3].any()]
+
+    def _line_patch(self, block: dict, line: dict, factor: float) -> np.ndarray:
+        base = self._cached(("text", line["id"], line["state"]), lambda: line_patch(block, line))
+        if factor == 1.0:
+            return self._cached(
+                ("text", line["id"], line["state"], 1.0), lambda: with_opacity(base, 1.0, self.threshold)
+            )
+        return with_opacity(base, factor, self.threshold)
 
     def _event_layer(self, ev: dict, t: float) -> Layer | None:
         anim, duration = ev["animation"], ev["duration_s"]

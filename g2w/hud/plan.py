@@ -25,10 +25,12 @@ from g2w.hud.profile import DEFAULT_ANCHORS, FREE_ANCHOR_BOX, ICON_OPACITY, ROLE
 from g2w.hud.seeds import SeedStreams
 from g2w.hud.selection import AssetPicker, role_rule
 from g2w.hud.status_bars import PANEL_PALETTES, SIGNALS, draw_procedural_panel, scale_bars
+from g2w.hud.text_blocks import plan_text_blocks
 from g2w.taxonomy import PERSISTENT_LABEL_ROLES, TAXONOMY_VERSION
 from g2w.types import Box
 
-RECORD_VERSION = 3  # 2: icon and event opacities as the paper gives them; 3: translucent backings
+# 2: icon and event opacities as the paper gives them; 3: translucent backings; 4: text blocks
+RECORD_VERSION = 4
 PANEL_ASPECT = 4.0  # procedural HP/STM panel: width / height (ours)
 PANEL_WIDTH = 0.20  # of the frame width before the style's scales (ours)
 
@@ -207,6 +209,12 @@ def plan_sample(
     categories, events = plan_events(streams, profile, style, picker, weapon_rect)
     drawn = [w for w in placeable if not w["suppressed"]]
     backings = plan_backings(streams, drawn, width, height) if profile.backings else None
+    occupied = [Box.from_list(w["support"]).shift(*w["xy"]) for w in drawn]
+    text = (
+        plan_text_blocks(streams, width, height, profile.fps, profile.frame_count, occupied, profile.alpha_threshold)
+        if profile.text_blocks
+        else None
+    )
     record = {
         "version": RECORD_VERSION,
         "generator": "g2w.hud",
@@ -228,6 +236,7 @@ def plan_sample(
         "popups": {"mode": profile.popups, "count": len(categories), "categories": categories},
         "events": events,
         "backings": backings,
+        "text": text,
         "aesthetic": None
         if scorer is None
         else {
@@ -248,6 +257,11 @@ def rendered_widgets(record: dict) -> list[dict]:
 def rendered_backings(record: dict) -> list[dict]:
     """Translucent bands and panels, drawn first (under every widget); none in older records."""
     return list((record.get("backings") or {}).get("elements", []))
+
+
+def rendered_text_blocks(record: dict) -> list[dict]:
+    """Kill feed, chat, console and corner text blocks, drawn over the widgets; none in older records."""
+    return list((record.get("text") or {}).get("blocks", []))
 
 
 def rendered_events(record: dict) -> list[dict]:

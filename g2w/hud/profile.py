@@ -336,6 +336,8 @@ class SynthProfile:
     include_unverified: bool = False
     # Ours: translucent bands and panels behind widgets at the surveyed rates (backing.py).
     backings: bool = True
+    # Ours: kill feed, chat, console and corner text at the surveyed rates (text_blocks.py).
+    text_blocks: bool = True
 
     def __post_init__(self):
         if self.style != "auto" and self.style not in STYLES:
