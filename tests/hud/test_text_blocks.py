@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from g2w.cases.annotation import parse_annotation
+from g2w.cases.annotation import AnnotationError, parse_annotation
 from g2w.fonts import FACES, TEXT_SAFE, available_faces, face_path
 from g2w.hud.annotate import annotate_record
 from g2w.hud.composite import Compositor
@@ -119,8 +119,11 @@ def test_annotation_labels_text_and_translucent_strips(library):
             if block["style"]["strip"]:
                 assert p.translucent and p.opacity == pytest.approx(block["style"]["strip"]["opacity"])
             if inst["kind"] == "transient":
-                assert inst["text"] == "".join(t for t, _ in line["spans"])
+                assert inst["text"] == p.text == "".join(t for t, _ in line["spans"])
                 assert set(inst["text"]) <= TEXT_SAFE
+    bad = {**ann, "instances": [{**ann["instances"][0], "text": 5}]}
+    with pytest.raises(AnnotationError, match="text must be a string"):
+        parse_annotation(bad)
 
 
 def test_plan_is_deterministic_and_varied():
