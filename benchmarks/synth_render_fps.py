@@ -4,7 +4,9 @@ A 720p five-second sample is planned once; its 150 frames are then evaluated (ev
 motion, status fill, inventory state and popup animation) and composited over preloaded clean
 frames, on the CPU (numpy) and, where CUDA is present, on the GPU (torch). The peer is the
 smallest possible compositor: numpy blending one static full-frame RGBA overlay with the same
-formula. Several seeds are averaged so the layout mix is typical.
+formula. Several seeds are averaged so the layout mix is typical. World-anchored elements are
+tracked on each clean frame's luma as they are in rendering (where the luma is the decoded Y
+plane, so it is computed here before timing starts).
 
 Usage: python benchmarks/synth_render_fps.py [--samples 4] [--workdir /tmp/g2w_bench_render]
 """
@@ -15,6 +17,7 @@ import argparse
 import os
 import time
 
+import cv2
 import numpy as np
 
 from g2w.hud.assets import AssetLibrary
@@ -31,12 +34,13 @@ def renderer_fps(library, frames, samples: int, device: str) -> tuple[float, flo
     """(frames per second, mean layers per frame) over `samples` seeds."""
     total_s, total_frames, total_layers = 0.0, 0, 0
     compositor = Compositor(device)
+    lumas = [cv2.cvtColor(f, cv2.COLOR_RGB2GRAY) for f in frames]
     for seed in range(samples):
         record = plan_sample(SeedStreams(seed), SynthProfile(), library)
         source = LayerSource(record, library.image)
         start = time.perf_counter()
         for i, frame in enumerate(frames):
-            layers = source.frame(i)
+            layers = source.frame(i, lumas[i])
             compositor(frame, layers)
             total_layers += len(layers)
         total_s += time.perf_counter() - start

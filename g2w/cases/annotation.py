@@ -2,7 +2,8 @@
 
 Synthetic annotations list every frame; wild ones may list only the frames a person annotated.
 Either way the result is an `Annotation`: the canvas the boxes live in, the instance table
-(identity, label, role, kind, parent, and for a translucent element its opacity) and, per listed frame, the visible objects and their
+(identity, label, role, kind, parent, for a translucent element its opacity, for a text element
+its text) and, per listed frame, the visible objects and their
 half-open boxes. Structural problems raise `AnnotationError` so a job can record the case as
 broken instead of crashing.
 """
@@ -42,6 +43,7 @@ class Instance:
     parent: str | None
     translucent: bool = False  # a see-through layer (band, panel): the world shows through it
     opacity: float | None = None  # its opacity in (0, 1), where known
+    text: str | None = None  # what a text element reads (a kill-feed or chat line, a name tag), where known
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,8 @@ def parse_annotation(data: dict) -> Annotation:
         parent = inst.get("parent")
         translucent = inst.get("translucent", False)
         opacity = inst.get("opacity")
+        text = inst.get("text")
+        _need(text is None or isinstance(text, str), f"{where}: text must be a string")
         _need(isinstance(translucent, bool), f"{where}: translucent must be true or false")
         _need(
             opacity is None
@@ -127,6 +131,7 @@ def parse_annotation(data: dict) -> Annotation:
             parent,
             translucent,
             None if opacity is None else float(opacity),
+            text,
         )
     for inst in instances.values():
         _need(inst.parent is None or inst.parent in instances, f"instance {inst.id!r}: unknown parent {inst.parent!r}")

@@ -12,8 +12,18 @@ Translucent backings (bands and panels, `backing.py`) are layers too, drawn firs
 widget; a panel that follows a moving widget moves with it. Their instances carry `opacity` (the
 fill's) and `translucent: true`.
 
+Text blocks (kill feed, chat, console, corner readouts, `text_blocks.py`) are layers as well, one
+per visible line, drawn over the widgets; a line's instance carries its text, and, when it sits on
+a translucent strip, `translucent: true` with the strip's opacity.
+
+World-anchored elements (name tags, markers, damage numbers, `anchored.py`) are placed at their
+tracked point of the clean clip each frame. `frame(index, luma)` tracks the point on the clean
+frame's luma while a clip is rendered (frames in order) and writes the track into the record; a
+rendered record replays its tracks without the clip. A small procedural crosshair (`crosshairs.py`)
+replaces a crosshair widget's asset when the record says so.
+
 Draw order: backings, then persistent widgets by increasing priority (the crosshair ends on top), each bar's
-icons right after it, then events by start.
+icons right after it, then text lines block by block, then anchored elements, then events by start.
 """
 
 from __future__ import annotations
@@ -23,12 +33,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from g2w.hud.anchored import LABEL as ANCHORED_LABEL
+from g2w.hud.anchored import AnchorTracker, element_patch, placement
 from g2w.hud.animation import animation_state, wipe_reveal
 from g2w.hud.backing import backing_patch
+from g2w.hud.crosshairs import crosshair_patch
 from g2w.hud.layout import motion_offset
 from g2w.hud.patches import resize_rgba, with_opacity
-from g2w.hud.plan import rendered_backings, rendered_events, rendered_widgets
+from g2w.hud.plan import rendered_anchored, rendered_backings, rendered_events, rendered_text_blocks, rendered_widgets
 from g2w.hud.status_bars import apply_fill, draw_procedural_panel, fill_pixels, level, procedural_panel_layout
+from g2w.hud.text_blocks import PERSISTENT_KINDS, line_patch, text_layers
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,9 @@ class LayerSource:
         self.backings = rendered_backings(record)
         self._motion = {wd["id"]: wd["motion"] for wd in self.widgets}
         self.events = rendered_events(record)
+        self.text_blocks = rendered_text_blocks(record)
+        self.anchored = rendered_anchored(record)
+        self._tracker: AnchorTracker | None = None
         self._cache: dict = {}
 
     # ---- instance table ---------------------------------------------------------------------
@@ -97,6 +114,34 @@ class LayerSource:
                         "asset_source": self._source(icon["asset_id"]),
                         "parent": wd["id"],
                     }
+        for block in self.text_blocks:
+            strip = block["style"]["strip"]
+            persistent = block["kind"] in PERSISTENT_KINDS
+            for line in block["lines"]:
+                if line["id"] in out:
+                    continue
+                out[line["id"]] = {
+                    "id": line["id"],
+                    "label": block["label"],
+                    "role": block["kind"],
+                    "kind": "persistent" if persistent else "transient",
+                    "asset_id": None,
+                    "asset_source": "procedural_text",
+                    "parent": None,
+                    **({} if persistent else {"text": "".join(t for t, _ in line["spans"])}),
+                    **({"translucent": True, "opacity": strip["opacity"]} if strip else {}),
+                }
+        for el in (self.anchored or {}).get("elements", []):
+            out[el["id"]] = {
+                "id": el["id"],
+                "label": ANCHORED_LABEL,
+                "role": el["kind"],
+                "kind": "transient" if el["kind"] == "damage" else "persistent",
+                "asset_id": None,
+                "asset_source": "procedural_anchored",
+                "parent": None,
+                **({"text": "".join(t for t, _ in el["spans"])} if "spans" in el else {}),
+            }
         for ev in self.events:
             out[ev["id"]] = {
                 "id": ev["id"],
@@ -125,6 +170,10 @@ class LayerSource:
         w, h = wd["size"]
         status = wd.get("status", {})
         mode = status.get("mode", "static")
+        if "crosshair" in wd:
+            return self._cached(
+                ("w", wd["id"]), lambda: with_opacity(crosshair_patch(wd["crosshair"]), self.alpha_hud, self.threshold)
+            )
         if mode == "static":
             return self._cached(
                 ("w", wd["id"]),
@@ -156,7 +205,9 @@ class LayerSource:
         )
 
     # ---- per frame --------------------------------------------------------------------------
-    def frame(self, index: int) -> list[Layer]:
+    def frame(self, index: int, luma: np.ndarray | None = None) -> list[Layer]:
+        """The layers drawn at frame `index`. `luma` (the clean frame's luma, (h, w) uint8) is
+        needed while anchored elements are still being tracked, frames in order."""
         t = index / self.fps
         layers = []
         for b in self.backings:
@@ -174,12 +225,50 @@ class LayerSource:
                         ox, oy = icon["offset"]
                         patch = self._icon_patch(icon, inventory["icon_opacity"])
                         layers.append(Layer(icon_instance_id(wd["id"], k, icon["slot"]), patch, x + ox, y + oy))
+        for block in self.text_blocks:
+            for iid, rgba, x, y in text_layers(block, index, self._line_patch):
+                layers.append(Layer(iid, rgba, x, y))
+        layers.extend(self._anchored_layers(index, luma))
         for ev in self.events:
             if ev["start_frame"] <= index < ev["end_frame"]:
                 layer = self._event_layer(ev, max(0.0, t - ev["start_s"]))
                 if layer is not None:
                     layers.append(layer)
         return [layer for layer in layers if layer.rgba[..., 3].any()]
+
+    def _anchored_layers(self, index: int, luma: np.ndarray | None) -> list[Layer]:
+        plan = self.anchored
+        if not plan or not plan["elements"]:
+            return []
+        if plan.get("tracked_frames") != self.record["video"]["frame_count"]:  # still being tracked
+            if luma is None:
+                return []  # planned without a clip: there is no world to anchor to
+            if self._tracker is None:
+                self._tracker = AnchorTracker(plan, self.width, self.height, self.record["video"]["frame_count"])
+            self._tracker.step(index, luma)
+            plan["tracked_frames"] = self._tracker.done
+        out = []
+        for el in plan["elements"]:
+            point = plan["tracks"][el["id"]][index]
+            if point is None or not el["start_frame"] <= index < el["end_frame"]:
+                continue
+            base = self._cached(("anchored", el["id"]), lambda: element_patch(el))  # noqa: B023
+            h, w = base.shape[:2]
+            x, y, factor = placement(el, point, index, w, h)
+            if factor == 1.0:
+                patch = self._cached(("anchored", el["id"], 1.0), lambda: with_opacity(base, 1.0, self.threshold))  # noqa: B023
+            else:
+                patch = with_opacity(base, factor, self.threshold)
+            out.append(Layer(el["id"], patch, round(x), round(y)))
+        return out
+
+    def _line_patch(self, block: dict, line: dict, factor: float) -> np.ndarray:
+        base = self._cached(("text", line["id"], line["state"]), lambda: line_patch(block, line))
+        if factor == 1.0:
+            return self._cached(
+                ("text", line["id"], line["state"], 1.0), lambda: with_opacity(base, 1.0, self.threshold)
+            )
+        return with_opacity(base, factor, self.threshold)
 
     def _event_layer(self, ev: dict, t: float) -> Layer | None:
         anim, duration = ev["animation"], ev["duration_s"]

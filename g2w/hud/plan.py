@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 
 from g2w.hud.aesthetic import AestheticScorer, NeuralDescriptor, VideoAppearance
+from g2w.hud.anchored import plan_anchored
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.backing import plan_backings
+from g2w.hud.crosshairs import crosshair_patch, plan_small_crosshair
 from g2w.hud.events import plan_events
 from g2w.hud.inventory import icon_pool, sample_states
 from g2w.hud.layout import free_anchor, resolve_collisions, sample_jitter, sample_motion, spawned_labels
@@ -25,10 +27,13 @@ from g2w.hud.profile import DEFAULT_ANCHORS, FREE_ANCHOR_BOX, ICON_OPACITY, ROLE
 from g2w.hud.seeds import SeedStreams
 from g2w.hud.selection import AssetPicker, role_rule
 from g2w.hud.status_bars import PANEL_PALETTES, SIGNALS, draw_procedural_panel, scale_bars
+from g2w.hud.text_blocks import plan_text_blocks
 from g2w.taxonomy import PERSISTENT_LABEL_ROLES, TAXONOMY_VERSION
 from g2w.types import Box
 
-RECORD_VERSION = 3  # 2: icon and event opacities as the paper gives them; 3: translucent backings
+# 2: icon and event opacities as the paper gives them; 3: translucent backings; 4: text blocks,
+# world-anchored elements with their tracks, small procedural crosshairs
+RECORD_VERSION = 4
 PANEL_ASPECT = 4.0  # procedural HP/STM panel: width / height (ours)
 PANEL_WIDTH = 0.20  # of the frame width before the style's scales (ours)
 
@@ -152,6 +157,25 @@ def _inventory(wd: dict, streams: SeedStreams, profile: SynthProfile, library: A
     }
 
 
+def _small_crosshair(wd: dict, streams: SeedStreams, style: Style, profile: SynthProfile) -> None:
+    """Replace a placed crosshair widget by a small procedural one with the same centre."""
+    spec = plan_small_crosshair(streams, profile.width)
+    if spec is None:
+        return
+    patch = crosshair_patch(spec)
+    h, w = patch.shape[:2]
+    cx, cy = wd["xy"][0] + wd["size"][0] / 2, wd["xy"][1] + wd["size"][1] / 2
+    wd.update(
+        replaced_asset=wd["asset_id"],
+        asset_id=None,
+        asset_source="procedural_crosshair",
+        crosshair=spec,
+        size=[w, h],
+        support=support_box(with_opacity(patch, style.alpha_hud, profile.alpha_threshold)[..., 3], 1).to_list(),
+        xy=[round(cx - w / 2), round(cy - h / 2)],
+    )
+
+
 def _provenance(record: dict, library: AssetLibrary) -> dict:
     """Every asset the sample draws, with its image path and content hash."""
     ids = {w["asset_id"] for w in record["persistent"] if w.get("asset_id")}
@@ -204,9 +228,22 @@ def plan_sample(
         if wd["label"] == "inventory":
             wd["inventory"] = _inventory(wd, streams, profile, library)
             weapon_rect = Box.from_list(wd["support"]).shift(*wd["xy"])
+        if wd["label"] == "crosshair" and profile.small_crosshairs:
+            _small_crosshair(wd, streams, style, profile)
     categories, events = plan_events(streams, profile, style, picker, weapon_rect)
     drawn = [w for w in placeable if not w["suppressed"]]
     backings = plan_backings(streams, drawn, width, height) if profile.backings else None
+    occupied = [Box.from_list(w["support"]).shift(*w["xy"]) for w in drawn]
+    text = (
+        plan_text_blocks(streams, width, height, profile.fps, profile.frame_count, occupied, profile.alpha_threshold)
+        if profile.text_blocks
+        else None
+    )
+    anchored = (
+        plan_anchored(streams, width, height, profile.fps, profile.frame_count, profile.alpha_threshold)
+        if profile.anchored
+        else None
+    )
     record = {
         "version": RECORD_VERSION,
         "generator": "g2w.hud",
@@ -228,6 +265,8 @@ def plan_sample(
         "popups": {"mode": profile.popups, "count": len(categories), "categories": categories},
         "events": events,
         "backings": backings,
+        "text": text,
+        "anchored": anchored,
         "aesthetic": None
         if scorer is None
         else {
@@ -248,6 +287,16 @@ def rendered_widgets(record: dict) -> list[dict]:
 def rendered_backings(record: dict) -> list[dict]:
     """Translucent bands and panels, drawn first (under every widget); none in older records."""
     return list((record.get("backings") or {}).get("elements", []))
+
+
+def rendered_text_blocks(record: dict) -> list[dict]:
+    """Kill feed, chat, console and corner text blocks, drawn over the widgets; none in older records."""
+    return list((record.get("text") or {}).get("blocks", []))
+
+
+def rendered_anchored(record: dict) -> dict | None:
+    """The world-anchored elements' plan (with its tracks once rendered); None in older records."""
+    return record.get("anchored")
 
 
 def rendered_events(record: dict) -> list[dict]:

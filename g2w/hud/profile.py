@@ -336,6 +336,12 @@ class SynthProfile:
     include_unverified: bool = False
     # Ours: translucent bands and panels behind widgets at the surveyed rates (backing.py).
     backings: bool = True
+    # Ours: kill feed, chat, console and corner text at the surveyed rates (text_blocks.py).
+    text_blocks: bool = True
+    # Ours: name tags, markers and damage numbers on tracked points of the clip (anchored.py), and
+    # small procedural crosshairs at the surveyed share (crosshairs.py).
+    anchored: bool = True
+    small_crosshairs: bool = True
 
     def __post_init__(self):
         if self.style != "auto" and self.style not in STYLES:

@@ -164,7 +164,7 @@ def render_sample(
             for clean, _ in chain([first] if first is not None else [], frames):
                 if index == n:
                     break
-                layers = source.frame(index)
+                layers = source.frame(index, clean[:h])  # the Y plane: anchored elements track on it
                 hud, mask = compositor(clean, layers)
                 annotator.add(index, layers)
                 clean_out.submit(clean)

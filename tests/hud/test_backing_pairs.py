@@ -92,7 +92,7 @@ def test_band_spans_the_width_at_an_edge_and_is_translucent_in_the_annotation(li
     parsed = parse_annotation(annotation)
     inst = parsed.instances[band["id"]]
     assert inst.translucent and inst.opacity == band["opacity"]
-    assert not any(i.translucent for iid, i in parsed.instances.items() if not iid.startswith("b_"))
+    assert not any(i.translucent for iid, i in parsed.instances.items() if not iid.startswith(("b_", "t_")))
 
 
 def test_opacity_in_range_dark_fill_and_deterministic(library):

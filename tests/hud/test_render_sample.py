@@ -75,7 +75,8 @@ def test_sample_folder_holds_every_output_in_its_contract(small_sample):
     assert set(ann) == ANNOTATION_KEYS and ann["coordinates"] == "half-open xyxy" and ann["alpha_threshold"] == 8
     assert [f["frame"] for f in ann["frames"]] == list(range(30))
     for inst in ann["instances"]:
-        assert set(inst) == {"id", "label", "role", "kind", "asset_id", "asset_source", "parent"}
+        required = {"id", "label", "role", "kind", "asset_id", "asset_source", "parent"}
+        assert required <= set(inst) <= required | {"translucent", "opacity", "text"}
         assert inst["kind"] in ("persistent", "transient", "child")
     record = read_json(os.path.join(out, "record.json"))
     assert record["seed"] == 5 and record["clip_id"] == "clip" and record["video"]["frame_count"] == 30
