@@ -353,9 +353,10 @@ class Api:
             raise InputError(422, "bad_idempotency_key", "Idempotency-Key must be 1-200 characters")
         return f"{owner}:{kind}:{key}" if key else None
 
-    async def _replay(self, key: str | None, fingerprint: str) -> dict | None:
-        """The job an earlier request with this key made, if its payload was the same; 422 if not."""
-        job_id = await self._store_call(self.store.replay, "jobs", key, fingerprint) if key else None
+    async def _replay(self, key: str | None, fingerprint: str, owner: str) -> dict | None:
+        """The job an earlier request with this key made, if its payload was the same (422 if not);
+        else None, once there is room for one more job of `owner` (429 if not)."""
+        job_id = await self._store_call(self.store.precheck, "jobs", key, fingerprint, owner, 1, self.limits)
         return await asyncio.to_thread(self.store.get, job_id) if job_id else None
 
     async def _admit(self, spec: dict, owner: str, key: str | None, fingerprint: str) -> tuple[dict, bool]:
@@ -407,9 +408,8 @@ class Api:
         key = self._key(request, kind, owner)
         form = await http.read_form(request, self.s)
         fingerprint = await asyncio.to_thread(http.fingerprint, form)
-        if job := await self._replay(key, fingerprint):
+        if job := await self._replay(key, fingerprint, owner):
             return self._accepted(job, replayed=True)
-        await self._store_call(self.store.check_room, owner, 1, self.limits)
         method = None
         if kind == "removal":
             method = str(form.get("method") or DEFAULT_METHOD)
@@ -476,12 +476,13 @@ class Api:
         if upload is None or isinstance(upload, str):
             raise InputError(422, "no_input", "send the JSONL as the multipart field `file`")
         fingerprint = await asyncio.to_thread(http.fingerprint, form)
-        if key and (batch_id := await self._store_call(self.store.replay, "batches", key, fingerprint)):
-            return self._batch_answer(batch_id, owner, replayed=True)
         count = await asyncio.to_thread(self._count_lines, upload.file)
         if not 0 < count <= self.s.max_batch_items:
             raise InputError(422, "bad_batch", f"a batch has 1 to {self.s.max_batch_items} items, got {count}")
-        await self._store_call(self.store.check_room, owner, count, self.limits)
+        if batch_id := await self._store_call(
+            self.store.precheck, "batches", key, fingerprint, owner, count, self.limits
+        ):
+            return self._batch_answer(batch_id, owner, replayed=True)
         batch_id, items, specs, created = new_id("batch"), [], [], False
         try:
             for n, line in enumerate(self._lines(upload.file), 1):
@@ -559,9 +560,8 @@ class Api:
         key = self._key(request, "evaluation", owner)
         form = await http.read_form(request, self.s)
         fingerprint = await asyncio.to_thread(http.fingerprint, form)
-        if job := await self._replay(key, fingerprint):
+        if job := await self._replay(key, fingerprint, owner):
             return self._accepted(job, replayed=True)
-        await self._store_call(self.store.check_room, owner, 1, self.limits)
         unknown = sorted(set(form.keys()) - EVALUATION_FIELDS)
         if unknown:
             raise InputError(

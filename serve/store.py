@@ -173,15 +173,28 @@ class JobStore:
 
     def replay(self, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:
         """The id that `idempotency_key` made in `table` ("jobs" or "batches"), if any; Refused if
-        it was made by another payload. (A shortcut before the work of validating a request;
-        `admit` checks again in its transaction.)"""
+        it was made by another payload."""
         with self._lock:
             return self._replay(self._db, table, idempotency_key, fingerprint)
 
-    def check_room(self, owner: str, adding: int, limits: Limits) -> None:
-        """Refused when `adding` more jobs of `owner` would pass a limit (rechecked by `admit`)."""
+    def precheck(
+        self, table: str, idempotency_key: str | None, fingerprint: str | None, owner: str, adding: int, limits: Limits
+    ) -> str | None:
+        """Before the work of validating a request: the id its key already made (a replay), else
+        Refused when `adding` more jobs would pass a limit; `admit` checks both again when it writes.
+
+        Both are read in one snapshot, key first. Read apart, a request racing a twin with its
+        key could miss the twin's job at the key check and then count it at the room check,
+        answering 429 for what is a replay."""
         with self._lock:
-            self._check_room(self._db, owner, adding, limits)
+            self._db.execute("BEGIN")
+            try:
+                found = self._replay(self._db, table, idempotency_key, fingerprint) if idempotency_key else None
+                if found is None:
+                    self._check_room(self._db, owner, adding, limits)
+                return found
+            finally:
+                self._db.execute("COMMIT")
 
     @staticmethod
     def _replay(db, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:

@@ -213,3 +213,35 @@ def test_a_lease_renewed_by_its_worker_is_kept_and_a_stale_attempt_is_fenced_off
     assert not store.finish(job["id"], "failed", reason="worker_error", attempt=1)
     assert store.finish(job["id"], "succeeded", attempt=2)
     assert store.get(job["id"])["state"] == "succeeded"
+
+
+def test_a_request_racing_its_twin_is_replayed_never_refused(tmp_path):
+    """Six requests with one key race (precheck, then admit, as the API does) while the owner has
+    room for one batch only: every one is the batch or its replay, none a 429. Read apart, the key
+    check and the room check let a twin's commit fall between them (about one in ten refused)."""
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    limits = Limits(max_active=100, max_active_per_owner=3)
+    for round_ in range(40):
+        owner, key, outcomes, start = f"o{round_}", f"o{round_}:batch:k", [], threading.Barrier(6)
+
+        def one(t, owner=owner, key=key, outcomes=outcomes, start=start, round_=round_):
+            start.wait()
+            try:
+                found = store.precheck("batches", key, "f", owner, 2, limits)
+                if found is None:
+                    specs = [_spec(id=f"job_{round_}_{t}_{k}") for k in range(2)]
+                    found, _ = store.admit_batch(f"batch_{round_}_{t}", [], specs, owner, limits, key, "f")
+                outcomes.append(found)
+            except Refused as exc:
+                outcomes.append(exc.reason)
+
+        threads = [threading.Thread(target=one, args=(t,)) for t in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(set(outcomes)) == 1 and outcomes[0].startswith("batch_"), outcomes
+    with pytest.raises(Refused, match="this owner has 2"):
+        store.precheck("batches", "o0:batch:other", "f", "o0", 2, limits)
+    with pytest.raises(Refused, match="different request"):
+        store.precheck("batches", "o0:batch:k", "g", "o0", 2, limits)
