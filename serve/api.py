@@ -147,7 +147,11 @@ def _stream(uri: str):
             yield chunk
 
 
-@serve.deployment(ray_actor_options={"num_cpus": 0}, num_replicas=1)
+# max_ongoing_requests: every HTTP request and every worker's progress report is one of Api's
+# ongoing requests, and a slow upload holds one for as long as it trickles in. At Serve's default
+# of 5, five slow uploads stalled status reads for 19 s; 16 and 64 both kept them near 0.2 s
+# (docs/results/serve_load.md). 64 leaves room for max-running workers' reports beside that.
+@serve.deployment(ray_actor_options={"num_cpus": 0}, num_replicas=1, max_ongoing_requests=64)
 @serve.ingress(app)
 class Api:
     def __init__(self, settings: ServiceSettings, cpu_remover, gpu_remover=None, detector=None, judge=None):

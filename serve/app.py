@@ -42,7 +42,9 @@ DETECTOR_AUTOSCALING = {
 }
 
 
-def build(args: dict | None = None) -> Application:
+def build(args: dict | None = None, api_options: dict | None = None) -> Application:
+    """The application; `api_options` are Serve options for Api (the load benchmark varies
+    max_ongoing_requests through them; a deployment sets them in config.yaml)."""
     settings = parse_settings(args or {})
     cpu = Remover.options(name="CpuRemover", num_replicas=settings.cpu_replicas).bind()
     gpu = (
@@ -58,4 +60,4 @@ def build(args: dict | None = None) -> Application:
     detector = (
         Detector.options(autoscaling_config=DETECTOR_AUTOSCALING).bind(settings.detector) if settings.detector else None
     )
-    return Api.bind(settings, cpu, gpu, detector, Judge.bind(settings.judges))
+    return Api.options(**(api_options or {})).bind(settings, cpu, gpu, detector, Judge.bind(settings.judges))

@@ -24,8 +24,8 @@ def free_port() -> int:
 
 
 class Service:
-    def __init__(self, token: str, args: dict):
-        self.token, self.args = token, dict(args)
+    def __init__(self, token: str, args: dict, api_options: dict | None = None):
+        self.token, self.args, self.api_options = token, dict(args), dict(api_options or {})
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.headers = {"Authorization": f"Bearer {token}"}
@@ -35,7 +35,7 @@ class Service:
         old = os.environ.get("G2W_SERVE_TOKEN")
         os.environ["G2W_SERVE_TOKEN"] = self.token  # read by build() only
         try:
-            app = build(self.args)
+            app = build(self.args, self.api_options)
         finally:
             if old is None:
                 os.environ.pop("G2W_SERVE_TOKEN")

@@ -10,12 +10,20 @@ on a timer too, which renews the job's lease (serve/store.py) while the method w
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 REPORT_INTERVAL_S = 0.5
+# A report that times out is tried again, a few times with a growing pause: the ingress may only be
+# busy for a moment, and a lost heartbeat is a lease not renewed. All tries of one report together
+# (3 x 5 s, plus 0.25 + 0.5 s of pauses) stay near half of the default 30 s lease.
+REPORT_TRIES = 3
+REPORT_TRY_TIMEOUT_S = 5.0
+REPORT_BACKOFF_S = 0.25
+log = logging.getLogger("ray.serve")
 
 
 class JobCanceled(Exception):
@@ -56,6 +64,32 @@ class ProgressHook:
         self._last = now
         if self.report(self.frames):
             raise JobCanceled(self.frames)
+
+
+def send_report(
+    send: Callable[[float], bool],
+    what: str,
+    tries: int = REPORT_TRIES,
+    backoff_s: float = REPORT_BACKOFF_S,
+    timeout_s: float = REPORT_TRY_TIMEOUT_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bool:
+    """`send(timeout_s)`'s answer; a try that raises (a timeout, the ingress restarting) is logged
+    and retried after a pause that doubles, `tries` times in all. When every try failed the report
+    is dropped, logged as such, and the answer is False ("go on"): progress never fails a job."""
+    for attempt in range(1, tries + 1):
+        try:
+            return bool(send(timeout_s))
+        except Exception as exc:
+            if attempt == tries:
+                log.warning("%s dropped after %d tries: %s: %s", what, tries, type(exc).__name__, exc)
+                return False
+            pause = backoff_s * 2 ** (attempt - 1)
+            log.warning(
+                "%s failed (try %d of %d: %s); retrying in %.2f s", what, attempt, tries, type(exc).__name__, pause
+            )
+            sleep(pause)
+    return False
 
 
 @contextmanager

@@ -16,23 +16,23 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import logging
 
 from ray import serve
 
-from serve.progress import ProgressHook, heartbeat
+from serve.progress import ProgressHook, heartbeat, send_report
 from serve.work import run_detection, run_evaluation, run_frame, run_removal
 
 INGRESS = "Api"  # the deployment that owns the job store (serve/api.py)
-REPORT_TIMEOUT_S = 10.0
-log = logging.getLogger("ray.serve")
+HEARTBEAT_S = 10.0  # when a job comes without the ingress's `heartbeat_s` (a third of its lease)
 
 
 class _Reporter:
     """Sends a running job's progress to the ingress; its answer says whether the job was canceled.
 
     Called from the method's thread (never the replica's event loop), so it may wait for the
-    answer. A lost report (the ingress restarting) is logged and the method goes on.
+    answer. A report that times out (a busy or restarting ingress) is logged and retried, a few
+    times with backoff (serve/progress.py `send_report`); one that never gets through is logged
+    as dropped and the method goes on.
     """
 
     def __init__(self):
@@ -49,18 +49,16 @@ class _Reporter:
     def run(self, job: dict, work):
         """`work(hook)` with the job's hook, heartbeating while it runs (in the caller's thread)."""
         hook = self.hook(job)
-        with heartbeat(hook, job.get("heartbeat_s", REPORT_TIMEOUT_S)):
+        with heartbeat(hook, job.get("heartbeat_s", HEARTBEAT_S)):
             return work(hook)
 
     def _send(self, job_id: str, attempt: int | None, frames: int) -> bool:
-        try:
+        def once(timeout_s: float) -> bool:
             if self._ingress is None:
                 self._ingress = serve.get_deployment_handle(INGRESS)  # the application this replica is in
-            call = self._ingress.report_progress.remote(job_id, frames, attempt)
-            return bool(call.result(timeout_s=REPORT_TIMEOUT_S))
-        except Exception as exc:  # progress is advisory: never fail a removal for it
-            log.warning("progress of %s not reported: %s", job_id, exc)
-            return False
+            return self._ingress.report_progress.remote(job_id, frames, attempt).result(timeout_s=timeout_s)
+
+        return send_report(once, f"progress of {job_id} ({frames} frames)")
 
 
 @serve.deployment(ray_actor_options={"num_cpus": 1}, max_ongoing_requests=1, max_queued_requests=64)

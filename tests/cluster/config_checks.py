@@ -25,6 +25,7 @@ INSTANCES = {
     "c6i.4xlarge": (16, 32, 0, 234),
     "c6i.8xlarge": (32, 64, 0, 234),
     "g5.4xlarge": (16, 64, 1, 234),
+    "g6e.2xlarge": (8, 64, 1, 58),
 }
 # Daemonsets on every EKS node (aws-node, kube-proxy, the NVIDIA device plugin on GPU nodes).
 DAEMONSET_CPU, DAEMONSET_GIB = 0.25, 0.5

@@ -87,3 +87,38 @@ def test_heartbeat_reports_while_the_method_is_silent_and_carries_a_stop():
     assert len(answers) >= 3 and hook.stop_heard
     with pytest.raises(JobCanceled):
         hook(7)  # the method's next progress call stops it
+
+
+def test_a_report_that_times_out_is_logged_and_retried_with_backoff(caplog):
+    """The worker's report to the ingress: two timeouts, then the answer (stop) gets through; a
+    report that never does is dropped after its tries, logged, and says "go on"."""
+    from serve.progress import send_report
+
+    pauses, timeouts = [], []
+
+    def flaky(answers):
+        def send(timeout_s):
+            timeouts.append(timeout_s)
+            answer = answers.pop(0)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+
+        return send
+
+    with caplog.at_level("WARNING", logger="ray.serve"):
+        stop = send_report(
+            flaky([TimeoutError("10 s"), TimeoutError("10 s"), True]), "progress of j", sleep=pauses.append
+        )
+    assert stop is True and pauses == [0.25, 0.5] and timeouts == [5.0] * 3
+    assert [r.getMessage() for r in caplog.records] == [
+        "progress of j failed (try 1 of 3: TimeoutError); retrying in 0.25 s",
+        "progress of j failed (try 2 of 3: TimeoutError); retrying in 0.50 s",
+    ]
+    caplog.clear()
+    pauses.clear()
+    with caplog.at_level("WARNING", logger="ray.serve"):
+        go_on = send_report(flaky([TimeoutError("t")] * 4), "progress of k", tries=4, sleep=pauses.append)
+    assert go_on is False and pauses == [0.25, 0.5, 1.0]
+    assert caplog.records[-1].getMessage() == "progress of k dropped after 4 tries: TimeoutError: t"
+    assert send_report(flaky([False]), "progress of m", sleep=pauses.append) is False and pauses == [0.25, 0.5, 1.0]
