@@ -111,8 +111,23 @@ def write_shards(shard_dir: str, n: int, seed: int = 0) -> None:
             "cut_times": pa.ListArray.from_arrays(pa.array(np.zeros(m + 1, np.int32)), pa.array([], pa.float64())),
             "embedding": embedding_column(emb, np.ones(m, bool)),
         }
-        table = pa.table({f.name: cols[f.name].cast(f.type) for f in WINDOW_SCHEMA}, schema=WINDOW_SCHEMA)
+        # columns selection does not read (e.g. cut_detector) get the analysis stage's neutral value
+        table = pa.table(
+            {f.name: cols[f.name].cast(f.type) if f.name in cols else _neutral(f, m) for f in WINDOW_SCHEMA},
+            schema=WINDOW_SCHEMA,
+        )
         pq.write_table(table, os.path.join(shard_dir, f"part-{part:05d}.parquet"))
+
+
+def _neutral(field: pa.Field, m: int) -> pa.Array:
+    """A column of the analysis stage's default for a field the generator does not fill."""
+    from g2w.curate.rows import base_row
+    from g2w.curate.windows import Window
+
+    default = base_row(
+        {"source_id": "s", "path": "s", "width": 0, "height": 0, "fps": 0, "rotation": 0}, Window(0, 0, 5)
+    )
+    return pa.array([default.get(field.name)] * m, field.type)
 
 
 def measure(mode: str, shard_dir: str, iters: int) -> dict:
@@ -129,6 +144,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
     parser.add_argument("--peer-up-to", type=int, default=100_000, help="largest size the row-based peer runs at")
     parser.add_argument("--workdir", default="/tmp/g2w_bench_select")
+    parser.add_argument("--results", default="docs/results/select_scale.md", help="results page to write")
     parser.add_argument(
         "--kmeans-iters",
         type=int,
@@ -153,6 +169,7 @@ def main() -> None:
                 f"{n:>9} {mode:>9} {r['wall_s']:>8.1f} {r['kmeans_s']:>10.1f} {r['peak_mb']:>8.0f} {r['base_mb']:>17.0f}",
                 flush=True,
             )
+    _write_page(args, results)
     sizes = sorted(n for n, mode in results if mode == "columnar")
     if len(sizes) > 1:
         lo, hi = results[(sizes[0], "columnar")], results[(sizes[-1], "columnar")]
@@ -169,6 +186,33 @@ def main() -> None:
                 f"x{rows['wall_s'] / max(col['wall_s'] - col['kmeans_s'], 1e-9):.1f}, peak memory "
                 f"x{(rows['peak_mb'] - rows['base_mb']) / max(col['peak_mb'] - col['base_mb'], 1):.1f} (above imports)"
             )
+
+
+def _write_page(args, results: dict) -> None:
+    from g2w.io.results_page import markdown_table, write_results_page
+
+    rows = [
+        [
+            n,
+            mode,
+            f"{r['wall_s']:.1f}",
+            f"{r['kmeans_s']:.1f}",
+            f"{r['peak_mb']:.0f}",
+            f"{r['peak_mb'] - r['base_mb']:.0f}",
+        ]
+        for (n, mode), r in sorted(results.items())
+    ]
+    body = markdown_table(["windows", "mode", "wall s", "k-means s", "peak MB", "peak above imports MB"], rows)
+    sizes = " ".join(str(n) for n in args.sizes)
+    write_results_page(
+        args.results,
+        "Selection at scale: wall time and peak memory",
+        f"python benchmarks/select_scale.py --sizes {sizes} --kmeans-iters {args.kmeans_iters}",
+        body,
+        [
+            "Synthetic work shards, 512-d embeddings; `rows` is the old first step (to_pylist) alone, not a full selection."
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -94,3 +94,44 @@ def test_parquet_round_trip_through_a_staged_file(s3_bucket):
     with storage.staged_file(dest) as tmp:
         pq.write_table(pa.table({"clip_id": ["a", "b"]}), tmp)
     assert pq.read_table(dest).column("clip_id").to_pylist() == ["a", "b"]  # pyarrow reads the URI itself
+
+
+def test_remove_many_deletes_exactly_the_named_objects_on_s3(s3_bucket, tmp_path):
+    names = [f"{s3_bucket}/clips/c{i:04d}.mp4" for i in range(120)]
+    for name in names:
+        storage.write_bytes(name, b"clip")
+    local = [_touch(tmp_path / f"l{i}.mp4") for i in range(3)]
+    gone = names[:100] + [f"{s3_bucket}/clips/never-written.mp4"] + local + [str(tmp_path / "missing.mp4")]
+    assert storage.remove_many(gone) == len(gone)
+    assert storage.list_files(f"{s3_bucket}/clips") == names[100:]
+    assert not any(Path(p).exists() for p in local)
+    assert storage.remove_many([]) == 0
+
+
+def test_remove_many_resolves_one_filesystem_per_bucket_and_overlaps_deletes(monkeypatch):
+    import threading
+    import time
+
+    state = {"resolved": [], "in_flight": 0, "most": 0, "deleted": []}
+    lock = threading.Lock()
+
+    class SlowStore:  # a bucket whose every delete is one slow round trip
+        def delete_file(self, path):
+            with lock:
+                state["in_flight"] += 1
+                state["most"] = max(state["most"], state["in_flight"])
+            time.sleep(0.02)
+            with lock:
+                state["in_flight"] -= 1
+                state["deleted"].append(path)
+
+    def resolve(uri):
+        state["resolved"].append(uri)
+        return SlowStore(), uri.split("://", 1)[1]
+
+    monkeypatch.setattr(storage, "_fs", resolve)
+    paths = [f"s3://a/clips/{i}.mp4" for i in range(64)] + [f"s3://b/x/{i}.mp4" for i in range(8)]
+    storage.remove_many(paths, concurrency=16)
+    assert state["resolved"] == ["s3://a", "s3://b"]
+    assert sorted(state["deleted"]) == sorted(p.split("://", 1)[1] for p in paths)
+    assert state["most"] > 1

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import os
-from collections import defaultdict
 
 import matplotlib
 
@@ -161,12 +160,14 @@ def write_report(out: str, manifest: pa.Table, summary: dict, cfg: CurateConfig,
     )
     sections.append(("Plots", images))
 
-    by_cluster = defaultdict(list)  # kept rows are at most the candidate cap
-    for r in windows.filter(pc.equal(status, "kept")).select(["clip_id", "cluster", "clip_path"]).to_pylist():
-        by_cluster[r["cluster"]].append(r)
+    # The largest clusters of kept windows, a few windows each: only those rows become Python.
+    kept = windows.filter(pc.equal(status, "kept")).select(["clip_id", "cluster", "clip_path"])
+    sizes = pc.value_counts(kept.column("cluster").combine_chunks())
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i]["counts"].as_py())  # stable: first seen first
     picks = []
-    for cluster in sorted(by_cluster, key=lambda c: -len(by_cluster[c]))[:_SHEET_CLUSTERS]:
-        for r in by_cluster[cluster][:_PER_CLUSTER]:
+    for i in order[:_SHEET_CLUSTERS]:
+        cluster = sizes[i]["values"].as_py()
+        for r in kept.filter(pc.equal(kept.column("cluster"), cluster)).slice(0, _PER_CLUSTER).to_pylist():
             picks.append((storage.join(clip_root, r["clip_path"]), 2.5, f"c{cluster} {r['clip_id'][-12:]}"))
     kept_sheet = _sheet(figures, "kept_by_cluster.png", picks, _PER_CLUSTER)
     sections.append(

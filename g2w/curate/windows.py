@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 _EPS = 1e-6
 
 
@@ -25,6 +27,15 @@ def plan_windows(duration_s: float, window_s: float) -> list[Window]:
         return []
     count = math.floor(duration_s / window_s + _EPS)
     return [Window(k, k * window_s, (k + 1) * window_s) for k in range(count)]
+
+
+def window_counts(durations_s: np.ndarray, window_s: float) -> np.ndarray:
+    """`len(plan_windows(d, window_s))` for every duration at once (int64), without building
+    the windows: the driver counts a million sources' windows this way."""
+    d = np.nan_to_num(np.asarray(durations_s, np.float64), nan=0.0)
+    if window_s <= 0:
+        return np.zeros(len(d), np.int64)
+    return np.where(d > 0, np.floor(d / window_s + _EPS), 0).astype(np.int64)
 
 
 def segments(window_count: int, per_segment: int) -> list[tuple[int, int]]:

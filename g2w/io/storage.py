@@ -15,7 +15,8 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO, cast
 
 import pyarrow.fs as pafs
@@ -271,3 +272,43 @@ def remove(path: str) -> None:
     fs, inner = _fs(path)
     if fs.get_file_info(inner).type == pafs.FileType.File:
         fs.delete_file(inner)
+
+
+DELETE_CONCURRENCY = 32  # object deletes in flight at once
+
+
+def remove_many(paths: Iterable[str], concurrency: int = DELETE_CONCURRENCY) -> int:
+    """Delete many files (missing ones are fine); returns how many were asked for.
+
+    Object stores are where this matters: one delete is one round trip, so thousands of stale
+    clips deleted one after another cost minutes of latency, and resolving a filesystem per path
+    (as `remove` does) builds a new client each time. Here the paths are grouped by bucket, one
+    filesystem serves each group, and deletes run `concurrency` at a time in threads (pyarrow
+    releases the GIL). A bulk DeleteObjects call would need an S3 client of its own beside
+    pyarrow's, whose credential chain (instance profile, IRSA web identity) the cluster relies on.
+    """
+    paths = list(paths)
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        if not is_uri(path):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(path)
+            continue
+        scheme, rest = path.split("://", 1)
+        groups.setdefault(f"{scheme}://{rest.split('/', 1)[0]}", []).append(path)
+    for root, members in groups.items():
+        fs, _ = _fs(root)
+        inner = [_fs_path(p) for p in members]
+
+        def delete(target: str, fs: pafs.FileSystem = fs) -> None:
+            with contextlib.suppress(FileNotFoundError):
+                fs.delete_file(target)
+
+        with ThreadPoolExecutor(max(1, min(concurrency, len(inner)))) as pool:
+            list(pool.map(delete, inner))
+    return len(paths)
+
+
+def _fs_path(uri: str) -> str:
+    """The filesystem-internal path of a URI (bucket/key), as `FileSystem.from_uri` gives it."""
+    return uri.split("://", 1)[1]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -32,21 +31,26 @@ import pyarrow.parquet as pq
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.bucketed_table import write_sharded
 from g2w.curate.config import CurateConfig
+from g2w.curate.driver_tables import (
+    expected_windows,
+    pending_segments,
+    source_counts,
+    source_error_table,
+    value_counts,
+)
 from g2w.curate.embed import EmbedCentralFrames
-from g2w.curate.rows import MANIFEST_SCHEMA, source_error_row
 from g2w.curate.select import Kmeans, local_kmeans, select_table
 from g2w.curate.standardize import StandardizeClips
 from g2w.curate.summary_page import write_report
 from g2w.curate.ui_screen import resolve_ui_screen
-from g2w.curate.windows import plan_windows, segments
 from g2w.curate.work_shards import WriteShards, compact, read_shards
 from g2w.io import storage
 from g2w.io.storage import expand_inputs
 from g2w.models.clip_embedder import ClipSpec
 from g2w.runtime.capacity import gpus_possible
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
+from g2w.runtime.pipeline import apply_steps, dataset_from_rows, dataset_from_table, write_parquet
 from g2w.runtime.ray_init import init_ray
-from g2w.runtime.tasks import call_remote, largest_node_cpus
+from g2w.runtime.tasks import call_remote, largest_node_cpus, put
 from g2w.video.sources import SOURCES_SCHEMA, ProbeSources
 
 log = logging.getLogger(__name__)
@@ -119,65 +123,49 @@ def run_curate(inputs: list[str], output: str, cfg: CurateConfig = CurateConfig(
 
     sources = probe_stage(run, paths)
     expected = windows_expected(sources, cfg.window_s)
-    windows, analysed_sources = analyse_stage(run, sources, expected)
+    windows, analysed_sources = analyse_stage(run, expected)
     manifest, k = select_stage(run, windows)
     del windows
     manifest = standardize_stage(run, manifest)
     summary = write_outputs(run, sources, expected, manifest, k, analysed_sources)
-    if not expected:
+    if not expected.num_rows:
         raise NothingToDo("no input could be read as a video; see sources.parquet for why")
     return summary
 
 
-def probe_stage(run: _Run, paths: list[str]) -> list[dict]:
-    """Stage 1: every input probed (tasks) into `sources.parquet`; returns its rows."""
+def probe_stage(run: _Run, paths: list[str]) -> pa.Table:
+    """Stage 1: every input probed (tasks) into `sources.parquet`; returns it as a table (one
+    row per input, in Arrow: the driver never holds the sources as Python rows)."""
     log.info(f"[1/4] probing {len(paths)} inputs")
     ds = apply_steps(dataset_from_rows([{"path": p} for p in paths]), [ProbeSources()])
     table_path = storage.join(run.output, "sources.parquet")
     write_parquet(ds, table_path, SOURCES_SCHEMA)
     run.lap("probe")
-    return pq.read_table(table_path).to_pylist()
+    with storage.open_binary(table_path) as f:
+        return pq.read_table(f)
 
 
-def windows_expected(sources: list[dict], window_s: float) -> dict[str, int]:
-    """Complete windows per readable source (0 for one shorter than a window)."""
-    return {s["source_id"]: len(plan_windows(s["duration_s"], window_s)) for s in sources if s["status"] == "ok"}
+def windows_expected(sources: pa.Table, window_s: float) -> pa.Table:
+    """The readable sources with their complete window count in `expected` (0 for one shorter
+    than a window)."""
+    return expected_windows(sources, window_s)
 
 
-def pending_segments(sources: list[dict], expected: dict[str, int], done: pa.Table, per_segment: int) -> list[dict]:
-    """Analysis work still to do: one row per segment (the source's row plus `first_window` and
-    `end_window`) whose windows are not all in the work shards (`done`: their source_id and
-    window_index columns)."""
-    have = Counter(
-        zip(
-            pc.cast(done.column("source_id"), pa.string()).to_pylist(),
-            (np.asarray(done.column("window_index").to_numpy(zero_copy_only=False)) // max(per_segment, 1)).tolist(),
-        )
-    )
-    rows = []
-    for s in sources:
-        if s["status"] != "ok":
-            continue
-        for first, end in segments(expected[s["source_id"]], per_segment):
-            if have[(s["source_id"], first // max(per_segment, 1))] < end - first:
-                rows.append({**s, "first_window": first, "end_window": end})
-    return rows
-
-
-def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> tuple[pa.Table, int]:
-    """Stage 2: segments of sources not yet in the work shards are analysed and embedded (tasks,
-    then an actor pool); returns every window of the current inputs and how many sources had
-    work now."""
+def analyse_stage(run: _Run, expected: pa.Table) -> tuple[pa.Table, int]:
+    """Stage 2: segments of the readable sources (`expected`, from `windows_expected`) not yet in
+    the work shards are analysed and embedded (tasks, then an actor pool); returns every window
+    of the current inputs and how many sources had work now."""
     cfg = run.cfg
     done = read_shards(run.shard_dir, columns=["clip_id", "source_id", "window_index"])
-    pending = pending_segments(sources, expected, done, cfg.segment_windows)
-    touched = len({p["source_id"] for p in pending})
+    pending = pending_segments(expected, done, cfg.segment_windows)
+    del done
+    touched = pc.count_distinct(pending.column("source_id")).as_py() if pending.num_rows else 0
     log.info(
-        f"[2/4] analysing and embedding {len(pending)} segments of {touched} sources "
-        f"({len(expected) - touched} already done), "
+        f"[2/4] analysing and embedding {pending.num_rows} segments of {touched} sources "
+        f"({expected.num_rows - touched} already done), "
         f"{'CLIP' if cfg.uses_clip else 'appearance descriptor'} on {run.device}, UI screen {cfg.ui_detector}, cuts {cfg.cuts}"
     )
-    if pending:
+    if pending.num_rows:
         steps = [
             AnalyzeWindows(
                 cfg.window_s,
@@ -191,9 +179,10 @@ def analyse_stage(run: _Run, sources: list[dict], expected: dict[str, int]) -> t
             EmbedCentralFrames(_clip_spec(cfg, run.device), cfg.embed_batch_size, cfg.embed_workers),
             WriteShards(run.shard_dir),
         ]
-        _drain(apply_steps(dataset_from_rows(pending), steps))
+        _drain(apply_steps(dataset_from_table(pending), steps))
     windows = read_shards(run.shard_dir)
-    windows = windows.filter(pc.is_in(windows.column("source_id"), value_set=pa.array(list(expected), pa.string())))
+    wanted = pc.cast(expected.column("source_id"), pa.string()).combine_chunks()
+    windows = windows.filter(pc.is_in(windows.column("source_id"), value_set=wanted))
     compact(run.shard_dir, windows)
     run.lap("analyse_embed")
     return windows, touched
@@ -223,15 +212,16 @@ def standardize_stage(run: _Run, manifest: pa.Table) -> pa.Table:
 def write_outputs(run: _Run, sources, expected, manifest: pa.Table, k, analysed_sources) -> dict:
     """Stage 5: `manifest.parquet/` (every input accounted for; a folder of per-source-bucket
     shards, of which only changed ones are rewritten), `summary.json`, `report.html`; clips no longer kept are removed. Returns the summary."""
-    no_windows = [source_error_row(s) for s in sources if s["status"] != "ok" or expected[s["source_id"]] == 0]
-    manifest = pa.concat_tables([manifest, pa.Table.from_pylist(no_windows, schema=MANIFEST_SCHEMA)])
+    windowed = expected.filter(pc.greater(expected.column("expected"), 0)).column("source_id").combine_chunks()
+    no_windows = sources.filter(pc.invert(pc.is_in(sources.column("source_id"), value_set=windowed)))
+    manifest = pa.concat_tables([manifest, source_error_table(no_windows)])
     manifest = manifest.sort_by([("source", "ascending"), ("window_index", "ascending")])
     shards = write_sharded(manifest, storage.join(run.output, "manifest.parquet"))
     log.debug(
         f"  manifest shards: {shards['written']} written, {shards['unchanged']} unchanged, {shards['removed']} removed"
     )
     status = manifest.column("status").to_numpy(zero_copy_only=False)
-    _remove_stale_clips(run.clip_dir, set(manifest.column("clip_id").to_numpy(zero_copy_only=False)[status == "kept"]))
+    _remove_stale_clips(run.clip_dir, manifest.column("clip_id").filter(pa.array(status == "kept")))
     summary = _summary(sources, manifest, k, run, analysed_sources)
     storage.write_json(storage.join(run.output, "summary.json"), summary)
     with storage.staged_dir(run.output) as local:
@@ -284,10 +274,21 @@ def _embedder_record(cfg: CurateConfig, device: str) -> dict:
 
 def _kmeans_task(cfg: CurateConfig, device: str) -> Kmeans:
     """k-means as one Ray task: on a GPU node when CLIP runs on GPUs (the autoscaler starts one
-    if none is up), else on the CPUs of the largest node, with every one of its BLAS threads."""
+    if none is up), else on the CPUs of the largest node, with every one of its BLAS threads.
+    The embedding matrix goes into the object store once (`put`) and the task gets its
+    reference, so the matrix is never pickled into the task's arguments; the task node reads it
+    from shared memory or pulls it, and the driver's reference goes when the call returns."""
     gpu = device == "cuda"
     labels = local_kmeans(cfg, "cuda" if gpu else "cpu")
-    return lambda x: call_remote(labels, x, num_cpus=1 if gpu else min(8, largest_node_cpus()), num_gpus=int(gpu))
+
+    def run(x: np.ndarray) -> np.ndarray:
+        ref = put(x)
+        try:
+            return call_remote(labels, ref, num_cpus=1 if gpu else min(8, largest_node_cpus()), num_gpus=int(gpu))
+        finally:
+            del ref
+
+    return run
 
 
 def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: CurateConfig) -> pa.Table:
@@ -297,59 +298,72 @@ def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: Curat
         return manifest
     step = StandardizeClips(clip_dir, cfg.out_width, cfg.out_height, cfg.out_fps, cfg.window_s, cfg.crf, cfg.preset)
     fields = ["clip_id", "source", "start_s", "width", "height", "fps", "rotation"]
-    ds = apply_steps(dataset_from_rows(manifest.select(fields).take(pa.array(kept)).to_pylist()), [step])
-    results = {}
-    for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
-        for cid, path, status, error in zip(
-            batch["clip_id"], batch["clip_path"], batch["std_status"], batch["std_error"]
-        ):
-            results[str(cid)] = (str(path), str(status), str(error))
-    columns = {
-        c: manifest.column(c).to_numpy(zero_copy_only=False).astype(object)
-        for c in ("status", "reason", "error", "clip_path")
+    ds = apply_steps(dataset_from_table(manifest.select(fields).take(pa.array(kept))), [step])
+    parts = [
+        pa.table({c: pa.array(batch[c], pa.string()) for c in _STD_RESULT})
+        for batch in ds.iter_batches(batch_format="numpy", batch_size=256)
+        if len(batch.get("clip_id", ()))
+    ]
+    return merge_standardized(manifest, pa.concat_tables(parts) if parts else None)
+
+
+_STD_RESULT = ("clip_id", "clip_path", "std_status", "std_error")
+
+
+def merge_standardized(manifest: pa.Table, results: pa.Table | None) -> pa.Table:
+    """The manifest with the standardization `results` (clip_id, clip_path, std_status,
+    std_error) applied to its kept rows, column by column in Arrow: an encoded clip's path
+    (relative to the output, which may be a URI), or an error row where encoding failed or no
+    result came back."""
+    if results is None:
+        results = pa.table({c: pa.array([], pa.string()) for c in _STD_RESULT})
+    at = pc.index_in(manifest.column("clip_id"), value_set=results.column("clip_id").combine_chunks())
+    std_status, std_path, std_error = (
+        results.column(c).combine_chunks().take(at) for c in ("std_status", "clip_path", "std_error")
+    )
+    kept = pc.equal(manifest.column("status"), "kept")
+    encoded = pc.and_(kept, pc.fill_null(pc.equal(std_status, "ok"), False))
+    failed = pc.and_(kept, pc.invert(encoded))
+    name = pc.replace_substring_regex(pc.fill_null(std_path, ""), "^.*/", "")
+    updates = {
+        "clip_path": pc.if_else(encoded, pc.binary_join_element_wise("clips", name, "/"), manifest.column("clip_path")),
+        "status": pc.if_else(failed, "error", manifest.column("status")),
+        "reason": pc.if_else(failed, "standardize_failed", manifest.column("reason")),
+        "error": pc.if_else(failed, pc.fill_null(std_error, "standardization did not run"), manifest.column("error")),
     }
-    for i, cid in zip(kept, manifest.column("clip_id").take(pa.array(kept)).to_pylist()):
-        path, status, error = results.get(cid, ("", "error", "standardization did not run"))
-        if status == "ok":
-            columns["clip_path"][i] = "clips/" + path.rsplit("/", 1)[-1]  # relative to the output, which may be a URI
-        else:
-            columns["status"][i], columns["reason"][i], columns["error"][i] = "error", "standardize_failed", error
-    for name, values in columns.items():
-        manifest = manifest.set_column(manifest.schema.get_field_index(name), name, pa.array(values, pa.string()))
+    for column, values in updates.items():
+        manifest = manifest.set_column(manifest.schema.get_field_index(column), column, pc.cast(values, pa.string()))
     return manifest
 
 
-def _remove_stale_clips(clip_dir: str, kept_ids: set[str]) -> None:
-    """Clips of windows that are no longer kept (a rerun with other inputs or settings) go, so
-    the folder always matches the manifest; hidden partial files of killed writers go too."""
+def _remove_stale_clips(clip_dir: str, kept_ids: pa.Array | pa.ChunkedArray) -> None:
+    """Clips of windows that are no longer kept (a rerun with other inputs or settings) go, in
+    one batch, so the folder always matches the manifest; hidden partial files of killed
+    writers go too. `kept_ids` are clip (or segment) ids, compared in Arrow."""
     if not storage.is_uri(clip_dir):  # (a bucket never holds partial objects)
         for name in os.listdir(clip_dir):
             if name.startswith("."):
                 os.remove(os.path.join(clip_dir, name))
-    for path in storage.list_files(clip_dir):
-        if os.path.splitext(path.rsplit("/", 1)[-1])[0] not in kept_ids:
-            storage.remove(path)
-
-
-def _counts(values: pa.Array) -> dict:
-    return {str(v["values"]): int(v["counts"]) for v in pc.value_counts(values).to_pylist() if v["values"] is not None}
+    paths = pa.array(storage.list_files(clip_dir), pa.string())
+    stems = pc.replace_substring_regex(pc.replace_substring_regex(paths, "^.*/", ""), "\\.[^.]*$", "")
+    ids = pc.cast(kept_ids, pa.string())
+    ids = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids
+    stale = paths.filter(pc.invert(pc.is_in(stems, value_set=ids)))
+    storage.remove_many(stale.to_pylist())
 
 
 def _summary(sources, manifest: pa.Table, k, run: _Run, analysed_sources) -> dict:
     windows = manifest.filter(pc.greater_equal(manifest.column("window_index"), 0))
     status = windows.column("status")
-    counts = _counts(status.combine_chunks())
+    counts = value_counts(status)
     rejected, errors = (windows.filter(pc.equal(status, s)).column("reason") for s in ("rejected", "error"))
-    video_s = sum(s["duration_s"] for s in sources if s["status"] == "ok")
-    frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
+    ok = sources.filter(pc.equal(sources.column("status"), "ok"))
+    video_s = float(pc.sum(ok.column("duration_s")).as_py() or 0.0)
+    frames = int(pc.sum(ok.column("frame_count")).as_py() or 0)
     timings = run.timings
     analyse_s = timings.get("analyse_embed") or 1e-9
     return {
-        "sources": {
-            "total": len(sources),
-            **Counter(s["status"] for s in sources),
-            "errors_by_reason": dict(Counter(s["reason"] for s in sources if s["status"] != "ok")),
-        },
+        "sources": source_counts(sources),
         "counts": {
             "windows": windows.num_rows,
             "kept": counts.get("kept", 0),
@@ -357,9 +371,9 @@ def _summary(sources, manifest: pa.Table, k, run: _Run, analysed_sources) -> dic
             "error": counts.get("error", 0),
             "sampled": int(pc.sum(windows.column("sampled")).as_py() or 0),
         },
-        "rejected_by_reason": _counts(rejected.combine_chunks()),
-        "errors_by_reason": _counts(errors.combine_chunks()),
-        "checks_failed": _counts(pc.list_flatten(windows.column("checks_failed").combine_chunks())),
+        "rejected_by_reason": value_counts(rejected),
+        "errors_by_reason": value_counts(errors),
+        "checks_failed": value_counts(pc.list_flatten(windows.column("checks_failed").combine_chunks())),
         "k": k,
         "embedding_model": _embedder_record(run.cfg, run.device),
         "ui_screen": run.ui_screen,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -25,6 +24,7 @@ import pyarrow.compute as pc
 
 from g2w.curate.bucketed_table import write_sharded
 from g2w.curate.config import CurateConfig
+from g2w.curate.driver_tables import value_counts
 from g2w.curate.segment_clips import StandardizeSegments
 from g2w.curate.segments import SEGMENT_SCHEMA, SegmentConfig, plan_segments, source_summary_row
 from g2w.curate.select import embedding_matrix
@@ -42,7 +42,7 @@ from g2w.jobs.curate import (
     windows_expected,
 )
 from g2w.jobs.long_page import write_segments_report
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows
+from g2w.runtime.pipeline import apply_steps, dataset_from_table
 from g2w.runtime.ray_init import init_ray
 
 log = logging.getLogger(__name__)
@@ -67,14 +67,14 @@ def run_curate_long(
     run.clock = time.perf_counter()
     sources = probe_stage(run, paths)
     expected = windows_expected(sources, cfg.window_s)
-    windows, analysed = analyse_stage(run, sources, expected)
+    windows, analysed = analyse_stage(run, expected)
     manifest, _ = select_stage(run, windows)
     del windows
     segments = segment_stage(run, manifest, seg)
     segments = standardize_segments(run, segments)
     segments = pa.concat_tables([segments, _sourceless_rows(sources, segments)])
     summary = write_long_outputs(run, sources, manifest, segments, seg, analysed)
-    if not expected:
+    if not expected.num_rows:
         raise NothingToDo("no input could be read as a video; see sources.parquet for why")
     return summary
 
@@ -99,7 +99,7 @@ def standardize_segments(run: _Run, segments: pa.Table) -> pa.Table:
     if len(kept):
         step = StandardizeSegments(run.clip_dir, cfg.out_width, cfg.out_height, cfg.out_fps, cfg.crf, cfg.preset)
         fields = ["segment_id", "source", "start_s", "duration_s", "width", "height", "fps", "rotation"]
-        ds = apply_steps(dataset_from_rows(segments.select(fields).take(pa.array(kept)).to_pylist()), [step])
+        ds = apply_steps(dataset_from_table(segments.select(fields).take(pa.array(kept))), [step])
         results = {}
         for batch in ds.iter_batches(batch_format="numpy", batch_size=64):
             for sid, path, st, err in zip(
@@ -122,14 +122,14 @@ def standardize_segments(run: _Run, segments: pa.Table) -> pa.Table:
     return segments
 
 
-def _sourceless_rows(sources: list[dict], segments: pa.Table) -> pa.Table:
+def _sourceless_rows(sources: pa.Table, segments: pa.Table) -> pa.Table:
     """A rejected or error row for every input that has no segment row at all (unreadable, or
-    with no usable stretch), so the manifest accounts for every input."""
-    have = set(segments.column("source_id").to_pylist())
+    with no usable stretch), so the manifest accounts for every input. Only those sources
+    become Python rows."""
+    have = pc.cast(segments.column("source_id"), pa.string()).combine_chunks()
+    sourceless = sources.filter(pc.invert(pc.is_in(sources.column("source_id"), value_set=have)))
     rows = []
-    for s in sources:
-        if s["source_id"] in have:
-            continue
+    for s in sourceless.select(["source_id", "path", "status", "reason", "error", "duration_s"]).to_pylist():
         if s["status"] != "ok":
             rows.append(source_summary_row(s["source_id"], s["path"], 0.0, "unreadable", s["error"] or s["reason"]))
         else:
@@ -152,16 +152,14 @@ def write_long_outputs(
     write_sharded(segments, storage.join(run.output, "manifest.parquet"), sort_keys=("source", "start_s"))
     write_sharded(windows.drop_columns(["embedding"]), storage.join(run.output, "windows.parquet"))
     status = segments.column("status").to_numpy(zero_copy_only=False)
-    _remove_stale_clips(
-        run.clip_dir, set(segments.column("segment_id").to_numpy(zero_copy_only=False)[status == "kept"])
-    )
+    _remove_stale_clips(run.clip_dir, segments.column("segment_id").filter(pa.array(status == "kept")))
     durations = segments.column("duration_s").to_numpy(zero_copy_only=False)
     kept = status == "kept"
-    frames = sum(s["frame_count"] for s in sources if s["status"] == "ok")
+    frames = int(pc.sum(sources.filter(pc.equal(sources.column("status"), "ok")).column("frame_count")).as_py() or 0)
     analyse_s = run.timings.get("analyse_embed") or 1e-9
     summary: dict[str, Any] = {
         "mode": "long",
-        "sources": {"total": len(sources), **Counter(s["status"] for s in sources)},
+        "sources": {"total": sources.num_rows, **value_counts(sources.column("status"))},
         "segments": {
             "kept": int(kept.sum()),
             "rejected": int((status == "rejected").sum()),
@@ -176,8 +174,8 @@ def write_long_outputs(
                 or 0
             ),
         },
-        "rejected_by_reason": dict(
-            Counter(segments.filter(pc.not_equal(segments.column("status"), "kept")).column("reason").to_pylist())
+        "rejected_by_reason": value_counts(
+            segments.filter(pc.not_equal(segments.column("status"), "kept")).column("reason")
         ),
         "length_s": _length_stats(durations[kept]),
         "timings_s": run.timings,

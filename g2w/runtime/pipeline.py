@@ -84,6 +84,14 @@ def dataset_from_rows(rows: Sequence[dict], rows_per_block: int = 1) -> Dataset:
     return ray.data.from_items(list(rows), override_num_blocks=blocks)
 
 
+def dataset_from_table(table: pa.Table, rows_per_block: int = 1) -> Dataset:
+    """`dataset_from_rows` for rows already in an Arrow table: the table is sliced into blocks
+    as it is, so a driver holding a million small rows never turns them into Python objects."""
+    blocks = block_count(table.num_rows, rows_per_block)
+    size = math.ceil(table.num_rows / blocks) if table.num_rows else 1
+    return ray.data.from_arrow([table.slice(i, size) for i in range(0, max(table.num_rows, 1), size)])
+
+
 def apply_steps(ds: Dataset, steps: Sequence[Step]) -> Dataset:
     """Append each step to the dataset's plan as one map_batches operator."""
     for step in steps:

@@ -20,3 +20,9 @@ def call_remote(fn: Callable, *args, num_cpus: float = 1.0, num_gpus: float = 0.
 def largest_node_cpus() -> int:
     """CPUs of the biggest live node: a task asking for more would never be scheduled."""
     return max([int(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n["Alive"]] or [1]) or 1
+
+
+def put(value) -> ray.ObjectRef:
+    """`value` into the object store once; pass the reference to tasks rather than the value, so
+    a large array is not serialized into each task's arguments."""
+    return ray.put(value)
