@@ -34,7 +34,8 @@ WORKDIR /opt/g2w-src
 # Dependencies first, so editing code does not reinstall torch.
 COPY requirements-image.lock ./
 RUN pip install -q --upgrade pip \
- && pip install -q -r requirements-image.lock
+ && pip install -q -r requirements-image.lock \
+ && pip install -q --no-deps rapidocr-onnxruntime==1.4.4  # text detection; --no-deps: see pyproject.toml
 COPY pyproject.toml README.md ./
 COPY g2w g2w
 COPY ray_jobs ray_jobs

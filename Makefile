@@ -30,6 +30,7 @@ system-deps:
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -qq --disable-pip-version-check -c requirements.lock -e '.[test,bench]'
+	$(PY) -m pip install -qq --disable-pip-version-check --no-deps -c requirements.lock rapidocr-onnxruntime  # see pyproject
 	@touch $@
 
 # A small real-footage corpus (every supported game); CAPTURE_OUT and CAPTURE_CLIPS override.
