@@ -74,6 +74,13 @@ class SegmenterTrainOptions:
     num_workers: int = field(
         default=1, metadata=option("Ray Train workers (--batch-size must be a multiple)", type=positive(int))
     )
+    text_channel: bool = field(
+        default=False,
+        metadata=option(
+            "give the network the OCR text-proposal map as one more input plane (with --init from a checkpoint "
+            "without it, the new plane starts at zero weight)"
+        ),
+    )
 
 
 @dataclass

@@ -56,6 +56,8 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
             raise ValueError(f"--init {init}: no {CONFIG_NAME} and {WEIGHTS_NAME} there")
         with open(os.path.join(init, CONFIG_NAME)) as f:
             model = HudSegmenterConfig.from_dict(json.load(f))
+    if o.text_channel:
+        model = replace(model, text_channel=True)
     os.makedirs(output, exist_ok=True)
     task = SegmenterTask(
         data=[os.path.abspath(d) for d in o.data],

@@ -39,11 +39,16 @@ class HudSegmenterConfig:
     refine_width: int = 12  # channels of the refinement convolutions at the input resolution
     refine_depth: int = 1  # dense 3x3 convolutions (BatchNorm, ReLU) before the refinement's output
     refine_median: bool = True  # the refinement also sees the temporal median (RGB)
+    # an OCR text-proposal map as one more input plane, the first (`g2w.segment.text_proposals`),
+    # from a detector run on every `text_every`-th frame at `text_long_side`; off in older configs
+    text_channel: bool = False
+    text_every: int = 30
+    text_long_side: int = 640
 
     @property
     def in_channels(self) -> int:
-        # the stack's RGB, the temporal median RGB, and the temporal spread (one channel)
-        return 3 * self.stack + 3 + 1
+        # [the text-proposal map,] the stack's RGB, the temporal median RGB, and the temporal spread
+        return int(self.text_channel) + 3 * self.stack + 3 + 1
 
     @classmethod
     def tiny(cls) -> HudSegmenterConfig:
@@ -126,7 +131,7 @@ class HudSegmenter(nn.Module):
             y = up(torch.cat([F.interpolate(y, size=skip.shape[-2:], mode="nearest"), skip], 1))
         size = x.shape[-2:]
         coarse = F.interpolate(self.ui_head(y), size=size, mode="bilinear", align_corners=False)
-        current = 3 * (self.config.stack // 2)
+        current = int(self.config.text_channel) + 3 * (self.config.stack // 2)
         median = [x[:, -4:-1]] if self.config.refine_median else []
         ui = coarse + self.refine(torch.cat([coarse, x[:, current : current + 3], *median, x[:, -1:]], 1))
         # labels stay at half resolution: they only name regions the UI logit has found

@@ -82,12 +82,34 @@ def load_sample(sample_dir: str, config: HudSegmenterConfig, crf: int | None = N
     with open(os.path.join(sample_dir, "annotation.json")) as f:
         labels = _label_maps(json.load(f), (w, h), n)
     labels[ui == 0] = IGNORE
-    return {"frames": frames, "ui": ui, "labels": labels}
+    sample = {"frames": frames, "ui": ui, "labels": labels}
+    if config.text_channel:
+        sample["text"] = text_maps(video, config, (w, h), n)
+    return sample
+
+
+def text_maps(video: str, config: HudSegmenterConfig, size: tuple[int, int], n: int) -> np.ndarray:
+    """(n, h, w) uint8 text-proposal maps (0..255) of a video's first n frames, the detector run on
+    the source frames (before any CRF round trip) at `config.text_long_side`, every
+    `config.text_every` frames, as detection runs it."""
+    from g2w.segment.text_proposals import TextDetector, TextProposals
+
+    info = probe(video)
+    detector = TextDetector(long_side=config.text_long_side)
+    dw, dh = detector.size_for(info.width, info.height)
+    proposals = TextProposals(size, config.text_every, detector)
+    out = np.zeros((n, size[1], size[0]), np.uint8)
+    for t, frame in enumerate(iter_frames(video, width=dw, height=dh)):
+        if t >= n:
+            break
+        out[t] = np.clip(proposals.step(t, frame.rgb if proposals.due(t) else None) * 255 + 0.5, 0, 255)
+    return out
 
 
 def cached_sample(sample_dir: str, config: HudSegmenterConfig, cache_dir: str, crf: int | None = None) -> dict:
     """`load_sample`, cached as .npz under `cache_dir` (keyed by sample, size and CRF)."""
-    name = f"{os.path.basename(os.path.normpath(sample_dir))}_{config.input_long_side}_crf{crf}.npz"
+    text = f"_text{config.text_every}x{config.text_long_side}" if config.text_channel else ""
+    name = f"{os.path.basename(os.path.normpath(sample_dir))}_{config.input_long_side}_crf{crf}{text}.npz"
     path = os.path.join(cache_dir, name)
     if os.path.exists(path):
         with np.load(path) as data:
@@ -108,7 +130,16 @@ def frame_input(sample: dict, t: int, config: HudSegmenterConfig) -> np.ndarray:
     if start not in stats:
         stats[start] = window_stats(frames[start : start + config.span])
     median, spread = stats[start]
-    return assemble([frames[i] for i in stack_indices(t, len(frames), config)], median, spread)
+    return assemble(
+        [frames[i] for i in stack_indices(t, len(frames), config)], median, spread, text_plane(sample, t, config)
+    )
+
+
+def text_plane(sample: dict, t: int, config: HudSegmenterConfig) -> np.ndarray | None:
+    """Frame t's text-proposal map (h, w) float32 0..1 when the config has the text channel."""
+    if not config.text_channel:
+        return None
+    return sample["text"][t].astype(np.float32) * np.float32(1 / 255)
 
 
 def rescale(
@@ -127,13 +158,20 @@ def rescale(
 
 
 def augment(
-    x: torch.Tensor, ui: torch.Tensor, labels: torch.Tensor, crop: int, rng: np.random.Generator, jitter: bool = True
+    x: torch.Tensor,
+    ui: torch.Tensor,
+    labels: torch.Tensor,
+    crop: int,
+    rng: np.random.Generator,
+    jitter: bool = True,
+    leading: int = 0,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Scale and aspect jitter, a random crop of `crop` x `crop`, brightness/contrast and blur
     (`jitter=False`: the crop alone).
 
     x (C, h, w) float; ui (h, w) float 0/1; labels (h, w) long. Colour changes touch the RGB
-    planes (stack and median) alike and scale the spread plane by the contrast.
+    planes (stack and median) alike and scale the spread plane by the contrast; the first
+    `leading` planes (the text-proposal map) are scaled, cropped and blurred but keep their values.
     """
     sx, sy = np.exp(rng.uniform(np.log(0.6), np.log(1.6), 2)) if jitter else (1.0, 1.0)
     h, w = x.shape[-2:]
@@ -150,9 +188,9 @@ def augment(
     if not jitter:
         return x.contiguous(), ui.contiguous(), labels.contiguous()
     contrast, brightness = rng.uniform(0.6, 1.4), rng.uniform(-0.15, 0.15)
-    rgb = x[:-1] * contrast + brightness
+    rgb = x[leading:-1] * contrast + brightness
     spread = x[-1:] * contrast
-    x = torch.cat([rgb, spread]).clamp(0, 1)
+    x = torch.cat([x[:leading], rgb, spread]).clamp(0, 1)
     if rng.random() < 0.3:
         sigma = rng.uniform(0.4, 1.2)
         k = torch.exp(-(torch.arange(-2, 3, dtype=x.dtype) ** 2) / (2 * sigma**2))
@@ -179,9 +217,13 @@ def random_item(
     sample = samples[int(rng.integers(len(samples)))]
     t = int(rng.integers(len(sample["frames"])))
     if anchored > 0 and rng.random() < anchored:
-        x = torch.from_numpy(anchored_input(sample, t, config, donors or samples, rng))
+        x = anchored_input(sample, t, config, donors or samples, rng)
+        text = text_plane(sample, t, config)
+        if text is not None:
+            x = np.concatenate([text[None], x])
+        x = torch.from_numpy(x)
     else:
         x = torch.from_numpy(frame_input(sample, t, config))
     ui = torch.from_numpy(sample["ui"][t].astype(np.float32))
     labels = torch.from_numpy(sample["labels"][t].astype(np.int64))
-    return augment(x, ui, labels, crop, rng, jitter)
+    return augment(x, ui, labels, crop, rng, jitter, leading=int(config.text_channel))

@@ -10,7 +10,7 @@ here, so the model sees the same thing in both.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 
 import numpy as np
@@ -76,24 +76,37 @@ def stack_indices(t: int, n: int, config: HudSegmenterConfig) -> list[int]:
     return [min(n - 1, max(0, t + (k - half) * config.stack_step)) for k in range(config.stack)]
 
 
-def assemble(stack: list[np.ndarray], median: np.ndarray, spread: np.ndarray) -> np.ndarray:
-    """One network input (C, H, W) float32 in 0..1 from uint8 frames and statistics."""
+def assemble(
+    stack: list[np.ndarray], median: np.ndarray, spread: np.ndarray, text: np.ndarray | None = None
+) -> np.ndarray:
+    """One network input (C, H, W) float32 in 0..1 from uint8 frames and statistics; `text`, a
+    text-proposal map (H, W) float32 in 0..1 (`g2w.segment.text_proposals`), goes first when given."""
     planes = np.concatenate([*stack, median, spread[..., None]], axis=-1)
-    return np.ascontiguousarray(planes.transpose(2, 0, 1), dtype=np.float32) * np.float32(1 / 255)
+    x = np.ascontiguousarray(planes.transpose(2, 0, 1), dtype=np.float32) * np.float32(1 / 255)
+    if text is None:
+        return x
+    return np.concatenate([np.asarray(text, np.float32)[None], x])
 
 
-def clip_inputs(frames: np.ndarray, config: HudSegmenterConfig) -> Iterator[np.ndarray]:
-    """Inputs for every frame of a clip held in memory (N, H, W, 3), in order."""
+def clip_inputs(
+    frames: np.ndarray, config: HudSegmenterConfig, texts: np.ndarray | None = None
+) -> Iterator[np.ndarray]:
+    """Inputs for every frame of a clip held in memory (N, H, W, 3), in order; `texts`: the
+    frames' text-proposal maps (N, H, W) float32, for a config with `text_channel`."""
     n = len(frames)
     for start in range(0, n, config.span):
         median, spread = window_stats(frames[start : start + config.span])
         for t in range(start, min(n, start + config.span)):
-            yield assemble([frames[i] for i in stack_indices(t, n, config)], median, spread)
+            text = texts[t] if texts is not None else None
+            yield assemble([frames[i] for i in stack_indices(t, n, config)], median, spread, text)
 
 
-def stream_inputs(frames: Iterable[np.ndarray], config: HudSegmenterConfig) -> Iterator[np.ndarray]:
+def stream_inputs(
+    frames: Iterable[np.ndarray], config: HudSegmenterConfig, text: Callable[[int], np.ndarray] | None = None
+) -> Iterator[np.ndarray]:
     """Like `clip_inputs`, for frames arriving one at a time: holds one window plus the stack's
-    reach on either side, so memory stays flat however long the video is."""
+    reach on either side, so memory stays flat however long the video is. `text(t)`: frame t's
+    text-proposal map, asked for once frame t has been read from `frames`."""
     reach = config.stack_step * (config.stack // 2)
     it = iter(frames)
     buffer: list[np.ndarray] = []  # frames base .. base + len(buffer) - 1
@@ -112,7 +125,8 @@ def stream_inputs(frames: Iterable[np.ndarray], config: HudSegmenterConfig) -> I
         for t in range(start, end):
             # until the stream ends, the reach ahead is buffered, so clamping at `known` is exact
             # `reach` frames before `start` stay buffered, so every index is >= base
-            yield assemble([buffer[i - base] for i in stack_indices(t, known, config)], median, spread)
+            plane = text(t) if text is not None else None
+            yield assemble([buffer[i - base] for i in stack_indices(t, known, config)], median, spread, plane)
         start = end
         drop = max(0, start - reach - base)
         del buffer[:drop]

@@ -241,6 +241,8 @@ class Segmenter:
         w, h = model_size(info.width, info.height, self.config.input_long_side)
         lumas: dict[int, np.ndarray] = {}  # full-size luma by frame number, filled by the decoding thread
         chromas: dict[int, np.ndarray | None] = {}  # the centre box's chroma, for the centre mark
+        texts: dict[int, np.ndarray] = {}  # text-proposal maps by frame number, when the model reads them
+        proposals = self._text_proposals(w, h)
 
         def low() -> Iterator[np.ndarray]:
             source = decoded if decoded is not None else (frame for _, _, frame in iter_video_frames(video))
@@ -248,7 +250,15 @@ class Segmenter:
                 if self.refiner is not None:
                     lumas[k] = frame_luma(frame)
                     chromas[k] = centre_chroma(frame)
+                if proposals is not None:
+                    image = None
+                    if proposals.due(k):  # the detector's copy, scaled while converting
+                        dw, dh = proposals.detector.size_for(frame.width, frame.height)
+                        image = frame.to_ndarray(format="rgb24", width=dw, height=dh)
+                    texts[k] = proposals.step(k, image)
                 yield frame.to_ndarray(format="rgb24", width=w, height=h)  # swscale scales while converting
+
+        text = texts.pop if proposals is not None else None
 
         span = self.config.span
         # the statistics make the inputs a window at a time and the refinement takes a window at a
@@ -259,7 +269,7 @@ class Segmenter:
         def predicted() -> Iterator[FramePrediction]:
             first = 0
             for batch in prefetch(
-                _batched(stream_inputs(low(), self.config), BATCH), depth=ahead
+                _batched(stream_inputs(low(), self.config, text), BATCH), depth=ahead
             ):  # decode beside the network
                 yield from self.predict(batch, first)
                 first += len(batch)
@@ -275,6 +285,17 @@ class Segmenter:
                 window = []
         if window:
             yield from self._refine(window, lumas, chromas)
+
+    def _text_proposals(self, width: int, height: int):
+        """A fresh `TextProposals` at the model's input size when the checkpoint reads the text
+        channel, else None."""
+        if not self.config.text_channel:
+            return None
+        from g2w.segment.text_proposals import TextDetector, TextProposals
+
+        if getattr(self, "_text_detector", None) is None:
+            self._text_detector = TextDetector(long_side=self.config.text_long_side)
+        return TextProposals((width, height), self.config.text_every, self._text_detector)
 
     def _refine(
         self, window: list[FramePrediction], lumas: dict[int, np.ndarray], chromas: dict[int, np.ndarray | None]

@@ -105,7 +105,7 @@ class SegmenterTask(TrainTask):
         if self.init:  # strict: the folder's config must be this task's (run_train_segmenter copies it)
             from safetensors.torch import load_file
 
-            model.load_state_dict(load_file(os.path.join(self.init, WEIGHTS_NAME)))
+            model.load_state_dict(with_text_plane(load_file(os.path.join(self.init, WEIGHTS_NAME)), model))
         return model.to(device)
 
     def train_samples(self) -> list[dict]:
@@ -151,7 +151,8 @@ class SegmenterTask(TrainTask):
         device = next(model.parameters()).device
         x, ui, labels = self.examples(batch["index"].tolist(), generator_rng(generator), device)
         ui_logits, label_logits = model(x)
-        static = static_world(x, ui, self.config.stack) if self.static_world_weight > 0 else None
+        planes = x[:, int(self.config.text_channel) :]  # static_world reads the frame planes only
+        static = static_world(planes, ui, self.config.stack) if self.static_world_weight > 0 else None
         loss, _ = segmenter_loss(
             ui_logits,
             label_logits,
@@ -238,6 +239,20 @@ class SegmenterTask(TrainTask):
                 **{k: v for k, v in result.items() if not isinstance(v, dict)},
             }
         ]
+
+
+def with_text_plane(state: dict, model: HudSegmenter) -> dict:
+    """`state` (a checkpoint without the text channel) made loadable into `model` when `model` has
+    it: the stem convolution gets a zero input plane in front, so the warm-started network computes
+    exactly what the checkpoint did until training gives the text plane a weight. Any other
+    mismatch is left for the strict load to report."""
+    key = "stem.0.weight"
+    want = model.state_dict()[key].shape
+    have = state[key].shape
+    if model.config.text_channel and have[1] + 1 == want[1] and have[0] == want[0]:
+        state = dict(state)
+        state[key] = torch.cat([torch.zeros_like(state[key][:, :1]), state[key]], 1)
+    return state
 
 
 def predict_frame(model: HudSegmenter, x: np.ndarray, index: int) -> FramePrediction:
