@@ -10,7 +10,8 @@ Captured games are often dark (Doom-engine corridors, Cube 2 maps), so a second,
 changes each window's exposure (a gain or a gamma, to a mean luma drawn over the range of lit
 footage) before it paints a defect or none: clean windows then come in every brightness, and
 the model cannot learn "bright" as a sign of a defect. It also fades in or out of black over
-most of a window ("fade", labelled too_dark), so a window only partly dark is a dark one too.
+most of a window ("fade", labelled too_dark, the ramp counted in the dark span as the samples'
+sidecars count it), so a window only partly black is a dark one too.
 """
 
 from __future__ import annotations
@@ -68,12 +69,12 @@ def apply_defect(frames: list[np.ndarray], defect: str, rng: np.random.Generator
             ramp = max(1, n // 4)
             gain[:ramp] = np.linspace(1.0, gain[-1], ramp)
         return [cv2.convertScaleAbs(f, alpha=float(g)) for f, g in zip(frames, gain)]
-    if defect == "fade":  # a fade in or out of black, dark for most of the window
-        lit = n - int(rng.uniform(0.5, 0.9) * n)  # frames before the dark part
-        ramp = min(lit, 9)
-        gain = np.full(n, rng.uniform(0.02, 0.1))
-        gain[:lit] = 1.0
-        gain[lit - ramp : lit] = np.linspace(1.0, gain[-1], ramp + 1)[1:]
+    if defect == "fade":  # a fade in or out of black, ramp and dark together over most of the window
+        span = int(rng.uniform(0.5, 0.9) * n)  # the ramp counts, as in the samples' dark spans
+        ramp = int(rng.uniform(0.05, 0.2) * n)
+        gain = np.ones(n)
+        gain[n - span :] = rng.uniform(0.02, 0.1)
+        gain[n - span : n - span + ramp] = np.linspace(1.0, gain[-1], ramp + 1)[1:]
         if rng.random() < 0.5:  # fading in: dark first
             gain = gain[::-1]
         return [cv2.convertScaleAbs(f, alpha=float(g)) for f, g in zip(frames, gain)]
