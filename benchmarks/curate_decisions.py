@@ -1,7 +1,7 @@
 """Train the curation accept/reject model and judge it against the hand-set rules, by game.
 
 Builds the labelled windows (`g2w.curate.decision.dataset`: real clean captures, their
-synthetic defects, the procedural samples), reports leave-one-game-out rates for the learned
+synthetic defects and relit copies, the procedural samples), reports leave-one-game-out rates for the learned
 model and for the rules on the same windows, then trains on everything and writes the shipped
 weights, their card and the results page. The measured windows are cached in the work folder,
 so a rerun with the same corpus refits without re-measuring and writes the same weights.
@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 
 from g2w.capture import game_of_clip
-from g2w.curate.decision.dataset import PROCEDURAL, clip_rows, sample_rows
+from g2w.curate.decision.dataset import PROCEDURAL, clip_rows, relit_rows, sample_rows
 from g2w.curate.decision.model import ACCEPT, CLASSES
 from g2w.curate.decision.train import fit, leave_one_game_out
 
@@ -45,9 +45,9 @@ def load_rows(dirs: list[str], workdir: str, rebuild: bool) -> list[dict]:
     for d in dirs:
         for clip in sorted(glob.glob(os.path.join(d, "*.mp4"))):
             name = os.path.splitext(os.path.basename(clip))[0]
-            rows += cached(
-                name, lambda clip=clip: clip_rows(clip, game_of_clip(clip), os.path.join(workdir, "perturbed"))
-            )
+            game, perturbed = game_of_clip(clip), os.path.join(workdir, "perturbed")
+            rows += cached(name, lambda clip=clip, game=game, out=perturbed: clip_rows(clip, game, out))
+            rows += cached(name + "-relit", lambda clip=clip, game=game, out=perturbed: relit_rows(clip, game, out))
     return rows + cached("samples", lambda: sample_rows(os.path.join(workdir, "samples"), SAMPLES))
 
 
@@ -173,10 +173,10 @@ def _results(command: str, data: list[str], lines: list[str], summary: dict) -> 
             "",
             f"Written by `{command}`.",
             "",
-            "Each real game is held out in turn: the model is trained on the other games, their",
-            "synthetic defects and the procedural samples, and judged on the held-out game's clean",
-            "windows (kept?) and its synthetic-defect windows (caught? `reason` counts the exact",
-            "reason). The rules are the default `QualityThresholds` on the same windows.",
+            "Each game is held out in turn (the procedural samples too): the model is trained on the",
+            "other groups (their clean windows, synthetic defects and relit copies) and judged on the",
+            "held-out group's clean windows (kept?) and defect windows (caught? `reason` counts the",
+            "exact reason). The rules are the default `QualityThresholds` on the same windows.",
             "",
             "## Windows",
             "",

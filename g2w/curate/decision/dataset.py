@@ -3,7 +3,8 @@
 Three origins, each row tagged with its game so that evaluation can hold a game out:
 - real captures (`g2w capture`) of every capturable game: clean play, labelled `accept`;
 - the procedural samples (`g2w.sample_data`), labelled from their sidecar's event spans;
-- the real clips again with synthetic defects (`perturb.py`), labelled with the defect.
+- the real clips again with synthetic defects (`perturb.py`), labelled with the defect, and once
+  more relit to another exposure, clean or with a defect.
 The cue vector of every window comes from `AnalyzeWindows.analyze_source`, the function the
 curate job runs per segment, so training sees exactly what the job measures.
 """
@@ -16,7 +17,7 @@ import os
 
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.decision.model import ACCEPT, CUES
-from g2w.curate.decision.perturb import write_perturbed
+from g2w.curate.decision.perturb import RELIT, write_perturbed
 from g2w.sample_data.generate import generate_samples
 from g2w.video.sources import probe_row
 
@@ -50,8 +51,22 @@ def clip_rows(path: str, game: str, workdir: str) -> list[dict]:
     name = os.path.splitext(os.path.basename(path))[0]
     rows = [_row(r, game, "real", ACCEPT, path) for r in measured_windows(path)]
     out = os.path.join(workdir, f"perturbed-{name}.mp4")
-    labels = write_perturbed(path, out, seed=int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little"))
+    labels = write_perturbed(path, out, seed=_seed(name))
     return rows + [_row(r, game, "perturbed", labels[int(r["window_index"])], out) for r in measured_windows(out)]
+
+
+def relit_rows(path: str, game: str, workdir: str) -> list[dict]:
+    """Every window of one clean clip's relit copy: each window at another exposure, clean
+    (`accept`) or with a defect (`perturb.RELIT`)."""
+    os.makedirs(workdir, exist_ok=True)
+    name = os.path.splitext(os.path.basename(path))[0]
+    out = os.path.join(workdir, f"relit-{name}.mp4")
+    labels = write_perturbed(path, out, seed=_seed("relit-" + name), defects=RELIT, relit=True)
+    return [_row(r, game, "relit", labels[int(r["window_index"])], out) for r in measured_windows(out)]
+
+
+def _seed(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little")
 
 
 def window_label(sidecar: dict, start_s: float, end_s: float) -> str | None:

@@ -3,7 +3,7 @@
 import numpy as np
 
 from g2w.curate.decision.dataset import window_label
-from g2w.curate.decision.perturb import DEFECTS, apply_defect, jitter
+from g2w.curate.decision.perturb import DEFECTS, LABELS, RELIT_LUMA, apply_defect, jitter, relight
 
 
 def _sidecar(**spans):
@@ -39,3 +39,24 @@ def test_each_defect_changes_the_window_the_way_its_label_says():
 def test_jitter_by_nothing_only_zooms():
     f = _frames(1)[0]
     assert jitter(f, 0.0, 0.0).shape == f.shape
+
+
+def test_relighting_moves_the_exposure_into_the_lit_range_and_keeps_the_picture():
+    dark = [(f // 5).astype(np.uint8) for f in _frames()]  # a dim capture, mean luma about 25
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        lit = relight(dark, rng)
+        assert RELIT_LUMA[0] - 15 <= np.mean(lit) <= RELIT_LUMA[1] + 15
+        assert np.corrcoef(lit[0].ravel(), dark[0].ravel())[0, 1] > 0.9
+    assert apply_defect(dark, "accept", rng) is dark
+
+
+def test_a_fade_darkens_most_of_the_window_at_one_end():
+    frames = _frames(n=40)
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        out = apply_defect(frames, "fade", rng)
+        dim = np.array([np.mean(o) < 0.15 * np.mean(f) for o, f in zip(out, frames)])
+        assert 0.3 <= dim.mean() <= 0.9
+        assert dim[0] != dim[-1] and np.count_nonzero(np.diff(dim.astype(int))) == 1  # lit, then dark (or back)
+    assert LABELS["fade"] == "too_dark"
