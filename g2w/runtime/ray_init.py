@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 
 import psutil
 import ray
@@ -27,6 +28,31 @@ def _logs_folder(context) -> str:
     """Where this driver's Ray session keeps its logs (on the head node of a cluster)."""
     session = getattr(context, "address_info", {}).get("session_dir")
     return os.path.join(session, "logs") if session else "the Ray session folder"
+
+
+def _free_port(host: str) -> int:
+    """A port nobody listens on now, for the local dashboard: Ray's default one may be another cluster's."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+def local_state_api_options(host: str = "127.0.0.1") -> dict:
+    """`ray.init` arguments that give a local cluster a State API its own workers can reach.
+
+    Ray Train's placement-group cleaner, a detached actor beside every fit, asks the State API once a
+    second whether the fit's controller still lives. That API is served by the dashboard process, and
+    a worker finds it from the cluster address, which on a machine running several Ray instances it
+    cannot tell apart. So the dashboard runs, on a port chosen here, and the job's workers are told
+    that address (`RAY_API_SERVER_ADDRESS`, which the State API reads before anything else).
+    """
+    port = _free_port(host)
+    return {
+        "include_dashboard": True,
+        "dashboard_host": host,
+        "dashboard_port": port,
+        "runtime_env": {"env_vars": {"RAY_API_SERVER_ADDRESS": f"http://{host}:{port}"}},
+    }
 
 
 def local_cluster_size() -> dict:
@@ -53,7 +79,7 @@ def init_ray(num_cpus: int | None = None, output: str | None = None) -> dict:
             size = local_cluster_size()
             if num_cpus is not None:
                 size["num_cpus"] = num_cpus
-            context = ray.init(include_dashboard=False, **size, **options)
+            context = ray.init(**size, **local_state_api_options(), **options)
         log.info("ray: %s CPUs; its logs: %s", int(ray.cluster_resources().get("CPU", 0)), _logs_folder(context))
     quiet_ray_data()
     if output is not None:

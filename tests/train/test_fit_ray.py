@@ -1,12 +1,16 @@
 """The harness on Ray Train, against 1 worker accumulating twice in process (the same loop without
 Ray). 2-worker DDP (gloo) whose rank 1 is killed mid-run is restarted by FailureConfig and
 reaches the same weights; so does 2-worker FSDP2 killed mid-run, then rerun on the same output
-(resuming from its sharded DCP checkpoint)."""
+(resuming from its sharded DCP checkpoint). A fit's placement-group cleaner reaches the State API
+and leaves no traceback in the session's logs."""
 
+import glob
 import json
 import os
+import time
 
 import pytest
+import ray
 import torch
 from safetensors.torch import load_file
 
@@ -69,3 +73,46 @@ def test_fsdp_killed_run_resumes_from_sharded_checkpoint_to_the_same_weights(ray
     ckpts = sorted(d for d in os.listdir(tmp_path / "fsdp") if d.startswith("checkpoint"))
     assert os.listdir(tmp_path / "fsdp" / ckpts[-1] / "dcp")  # the shards and DCP metadata, merged by Ray
     _assert_same_run(tmp_path, "fsdp", run_fit(ToyTask(extra_every=1), cfg), expected)
+
+
+_CLEANER_FAILURES = ("PlacementGroupCleanerMonitor", "Failed to query Ray Train Controller", "API server address")
+
+
+def _worker_logs(logs: str) -> dict[str, str]:
+    found = {}
+    for path in glob.glob(os.path.join(logs, "worker-*")):
+        with open(path, errors="replace") as fh:
+            found[os.path.basename(path)] = fh.read()
+    return found
+
+
+def test_fit_leaves_the_placement_group_cleaner_quiet(ray_local, tmp_path):
+    logs = os.path.join(ray._private.worker._global_node.get_session_dir_path(), "logs")
+    before = set(_worker_logs(logs))
+    summary = run_fit(
+        ToyTask(),
+        FitConfig(
+            str(tmp_path / "run"),
+            steps=2,
+            global_batch=2,
+            micro_batch=2,
+            lr=1e-2,
+            num_workers=1,
+            checkpoint_every=2,
+            cpus_per_worker=0.5,
+        ),
+    )
+    assert summary["steps"] == 2
+    deadline = time.monotonic() + 10  # the cleaner's log file is written by its own process
+    while True:
+        new = {k: v for k, v in _worker_logs(logs).items() if k not in before}
+        cleaner = [k for k, v in new.items() if ":actor_name:PlacementGroupCleaner" in v]
+        if cleaner or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert cleaner, "the fit started no placement-group cleaner"
+    time.sleep(2)  # past its one-second poll: a failing State API call shows within it
+    failures = [
+        (k, pat) for k, v in _worker_logs(logs).items() if k not in before for pat in _CLEANER_FAILURES if pat in v
+    ]
+    assert failures == []
