@@ -2,8 +2,9 @@
 
 Requests never wait for a removal: a job is validated (method, options, size, a probe of the
 video), written to the store as `queued`, and answered with 202. A dispatcher task in this
-replica claims queued jobs, at most `max_running` at a time, and calls the Remover (CPU or GPU),
-Detector or Judge; the outcome goes back to the store. Because the queue lives in SQLite and not
+replica claims queued jobs and calls the Remover (CPU or GPU), Detector or Judge, never more at
+once than `max_running` nor than the worker deployment can run (serve/capacity.py), and renews
+the leases of the calls it awaits; the outcome goes back to the store. Because the queue lives in SQLite and not
 in Serve's request queues, a restart loses nothing, and a full queue is a 429, not a crash.
 Run ONE replica of this deployment: it owns the store and requeues interrupted jobs at start.
 The routes themselves are in serve/routes.py; they call this replica's methods.
@@ -27,6 +28,7 @@ from g2w.io import storage
 from g2w.remove import DEFAULT_METHOD, METHODS
 from serve import http
 from serve.auth import current_api, serving
+from serve.capacity import Lane, app_capacities, lane_slots, room
 from serve.containers import ALLOWED, MEDIA_TYPES, container_of
 from serve.inputs import JOB_ID, InputError, check_method, method_options, resolve_uri, server_options
 from serve.routes import PREFIX, ROUTERS
@@ -63,6 +65,7 @@ MAX_JSONL_LINE = 1 << 16
 WEDGED_S = 120.0  # store errors for this long fail the health check
 SWEEP_MAX_S = 60.0  # the longest wait between two retention sweeps
 BACKOFF_S = 1.0  # the dispatcher's first wait after a store error; doubles up to 60 s
+CAPACITY_S = 30.0  # how often the dispatcher rereads its workers' capacity from Serve
 # A served file is a download that can never run as a page of this origin (report.html included).
 FILE_HEADERS = {"Content-Security-Policy": "sandbox"}
 
@@ -141,6 +144,41 @@ def _delete_files(job: dict) -> None:
     shutil.rmtree(job["workdir"], ignore_errors=True)
 
 
+GPU_METHODS = tuple(sorted(name for name, m in METHODS.items() if m.gpu))
+# The worker deployments behind each handle Api is given, by the name Serve knows them by.
+_HANDLE_LANES = (
+    ("cpu", "removal", "cpu", False),
+    ("gpu", "removal", "gpu", True),
+    ("detection", "detection", "detection", None),
+    ("evaluation", "evaluation", "evaluation", None),
+)
+
+
+def _lanes(handles: dict) -> list[Lane]:
+    return [
+        Lane(name, kind, getattr(handles.get(handle), "deployment_name", None), gpu)
+        for name, kind, handle, gpu in _HANDLE_LANES
+    ]
+
+
+def _serve_capacities(handles: dict, deployments: list[str]) -> dict:
+    """Capacity of the worker deployments, from the Serve controller's view of the running app
+    (the same details `serve status` and the dashboard's REST API show)."""
+    from ray.serve.context import _get_global_client
+
+    apps = [h.app_name for h in handles.values() if h is not None]
+    if not apps or not deployments:
+        return {}
+    client = _get_global_client()
+    if client is None:
+        return {}
+    return app_capacities(client.get_serve_details(), apps[0], deployments)
+
+
+async def _failed(reason: str, message: str) -> dict:
+    return {"state": "failed", "reason": reason, "message": message}
+
+
 def _stream(uri: str):
     with storage.open_binary(uri) as f:
         while chunk := f.read(1 << 20):
@@ -160,8 +198,16 @@ class Api:
         os.makedirs(os.path.join(settings.data_dir, "jobs"), exist_ok=True)
         self.store = JobStore(settings.store_path)
         self.recovered = self.store.recover()
-        self.slots = {"removal": settings.max_running, "detection": settings.max_running, "evaluation": 1}
-        self.running = dict.fromkeys(self.slots, 0)
+        self.lanes = _lanes(self.handles)
+        # Each lane's cap from the settings; lowered to its deployment's capacity once Serve says it.
+        self.caps = {lane.name: 1 if lane.kind == "evaluation" else settings.max_running for lane in self.lanes}
+        self.kind_caps = {"removal": settings.max_running}
+        self.slots = lane_slots(self.lanes, self.caps, {})
+        self.capacity_at = float("-inf")
+        self.running = dict.fromkeys(("removal", "detection", "evaluation"), 0)  # by kind, for /healthz
+        self.lane_running = dict.fromkeys(self.slots, 0)
+        self.inflight: dict[str, int] = {}  # job id -> attempt, of the calls this replica awaits
+        self.renewed_at = float("-inf")
         self.wake = asyncio.Event()
         self.failing_since: float | None = None
         self.swept_at = float("-inf")
@@ -178,7 +224,9 @@ class Api:
         while True:
             self.wake.clear()
             try:
+                await self._renew_inflight()
                 await self._expire_leases()
+                await self._refresh_capacity()
                 await self._claim_all()
                 await self._sweep()
             except Exception as exc:  # a store error must not end dispatching
@@ -201,16 +249,53 @@ class Api:
             log.warning("jobs whose worker was lost: %s", lost)
             self.recovered = {k: self.recovered.get(k, 0) + n for k, n in lost.items()}
 
+    async def _renew_inflight(self) -> None:
+        """Renew, three times a lease, the leases of every job whose call this replica still awaits.
+        A call can wait in Serve's queue (a replica starting, a removal's detection pass behind
+        other detections) before any worker reports for it; without this its lease would expire
+        while it waits and the job be handed to a second attempt. Should this replica die, the
+        renewals stop with it and only the worker's own reports keep the lease."""
+        if not self.inflight or time.monotonic() - self.renewed_at < self.s.lease_s / 3:
+            return
+        self.renewed_at = time.monotonic()
+        gone = await asyncio.to_thread(self.store.renew, dict(self.inflight), self.s.lease_s)
+        for job_id in gone:  # finished, canceled or taken over: nothing left to renew
+            self.inflight.pop(job_id, None)
+
+    async def _refresh_capacity(self) -> None:
+        """Bound each lane by its deployment's capacity as Serve reports it (serve/capacity.py),
+        read before the first claim and again every CAPACITY_S (a redeploy may change it)."""
+        if time.monotonic() - self.capacity_at < CAPACITY_S:
+            return
+        self.capacity_at = time.monotonic()
+        names = [lane.deployment for lane in self.lanes if lane.deployment]
+        try:
+            capacities = await asyncio.to_thread(_serve_capacities, self.handles, names)
+        except Exception as exc:  # no Serve controller reachable: keep the settings' caps
+            log.warning("dispatcher: cannot read the workers' capacity (%s: %s)", type(exc).__name__, exc)
+            return
+        slots = lane_slots(self.lanes, self.caps, capacities)
+        if slots != self.slots:
+            log.info("dispatcher: jobs in flight per lane %s (deployments' capacity %s)", slots, capacities)
+        self.slots = slots
+
     async def _claim_all(self) -> None:
-        for kind, limit in self.slots.items():
-            while self.running[kind] < limit:
+        for lane in self.lanes:
+            while room(self.slots, self.lane_running, self.kind_caps, self.lanes)[lane.name] > 0:
                 job = await asyncio.to_thread(
-                    self.store.claim_next, (kind,), self.s.max_running_per_owner, self.s.lease_s
+                    self.store.claim_next,
+                    (lane.kind,),
+                    self.s.max_running_per_owner,
+                    self.s.lease_s,
+                    GPU_METHODS if lane.gpu is not None else None,
+                    lane.gpu is False,
                 )
                 if job is None:
                     break
-                self.running[kind] += 1
-                asyncio.get_event_loop().create_task(self._run(job))
+                self.lane_running[lane.name] += 1
+                self.running[lane.kind] += 1
+                self.inflight[job["id"]] = job["attempts"]
+                asyncio.get_event_loop().create_task(self._run(job, lane.name))
 
     async def _sweep(self) -> None:
         """Retention: delete finished jobs (files and record) `retention-s` after they finished,
@@ -250,7 +335,10 @@ class Api:
             return self.handles["evaluation"].evaluate.remote(job)
         if job["kind"] == "detection":
             return self.handles["detection"].detect.remote(job)
-        return self.handles["gpu" if METHODS[job["method"]].gpu else "cpu"].remove.remote(job)
+        handle = self.handles["gpu" if job["method"] in GPU_METHODS else "cpu"]
+        if handle is None:  # accepted before a restart that turned the GPU removers off
+            return _failed("no_gpu", "this service runs no GPU remover now")
+        return handle.remove.remote(job)
 
     async def _detect_after(self, job: dict, out: dict) -> dict:
         """A removal asked with `detect`: the Detector on the same source adds mask, annotation, preview.
@@ -267,7 +355,7 @@ class Api:
             }
         return {**out, "files": out["files"] + found["files"]}
 
-    async def _run(self, job: dict) -> None:
+    async def _run(self, job: dict, lane: str) -> None:
         try:
             out = await self._call(job)
             if job["kind"] == "removal" and out["state"] == "succeeded" and job["params"].get("detect"):
@@ -276,6 +364,8 @@ class Api:
             out = {"state": "failed", "reason": "worker_error", "message": f"{type(exc).__name__}: {exc}"[:2000]}
         finally:
             self.running[job["kind"]] -= 1
+            self.lane_running[lane] -= 1
+            self.inflight.pop(job["id"], None)
             self.wake.set()
         errors = out.get("errors") or (
             [{"item": job["params"].get("input_name"), "reason": out["reason"], "message": out.get("message", "")}]
@@ -319,6 +409,7 @@ class Api:
             **({"problem": problem} if problem else {}),
             "recovered": self.recovered,
             "running": self.running,
+            "slots": self.slots,
         }
 
     def server_paths(self) -> tuple[str, ...]:

@@ -250,15 +250,25 @@ class JobStore:
             return self._row(self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone())
 
     def claim_next(
-        self, kinds: tuple[str, ...], max_running_per_owner: int | None = None, lease_s: float = LEASE_S
+        self,
+        kinds: tuple[str, ...],
+        max_running_per_owner: int | None = None,
+        lease_s: float = LEASE_S,
+        methods: tuple[str, ...] | None = None,
+        other_methods: bool = False,
     ) -> dict | None:
         """Move the oldest queued job of `kinds` to running, with a lease of `lease_s`, and return it
         (None if none is queued). With `max_running_per_owner`, an owner with that many jobs running
-        is passed over, so one owner's backlog cannot hold every slot."""
+        is passed over, so one owner's backlog cannot hold every slot. With `methods`, only jobs of
+        those methods are taken, or with `other_methods` only jobs of any other method (the
+        dispatcher's GPU and CPU removal lanes)."""
         marks = ",".join("?" * len(kinds))
         fair, args = "", tuple[str | int, ...](kinds)
+        if methods is not None:
+            fair += f" AND COALESCE(method, '') {'NOT IN' if other_methods else 'IN'} ({','.join('?' * (len(methods) or 1))})"
+            args += tuple(methods) or ("",)
         if max_running_per_owner is not None:
-            fair = (
+            fair += (
                 " AND (SELECT COUNT(*) FROM jobs r WHERE r.owner = j.owner"
                 " AND r.state IN ('running', 'cancelling')) < ?"
             )
@@ -326,6 +336,20 @@ class JobStore:
             )
             row = self._db.execute("SELECT state, attempts FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return row is None or row["state"] != "running" or (attempt is not None and row["attempts"] != attempt)
+
+    def renew(self, attempts: dict[str, int], lease_s: float = LEASE_S) -> set[str]:
+        """Renew the leases of jobs the dispatcher has in flight (id -> attempt), in one transaction:
+        a call waiting in Serve's queue for a free replica has no worker reporting for it yet.
+        Returns the ids no longer running that attempt (canceled, finished, or taken over)."""
+        now, kept = time.time(), set()
+        with self._transaction() as db:
+            for job_id, attempt in attempts.items():
+                if db.execute(
+                    "UPDATE jobs SET lease_until = ? WHERE id = ? AND attempts = ? AND state IN ('running', 'cancelling')",
+                    (now + lease_s, job_id, int(attempt)),
+                ).rowcount:
+                    kept.add(job_id)
+        return set(attempts) - kept
 
     def stopped(self, job_id: str, frames_done: int | None) -> None:
         """A cancelling job whose worker has stopped (its outputs discarded) becomes canceled, with

@@ -548,7 +548,11 @@ def test_running_removal_reports_progress_and_cancel_stops_it(service, inputs):
     assert stopped["state"] == "canceled" and stopped["message"].startswith("the method stopped"), stopped
     done = int(stopped["message"].split()[4])
     assert 0 < done < LONG_FRAMES and stopped["results"] == {}
-    assert requests.get(f"{service.url}/healthz", timeout=30).json()["running"]["removal"] == 0
+    health = requests.get(f"{service.url}/healthz", timeout=30).json()
+    assert health["running"]["removal"] == 0
+    # Read from Serve: one CPU Remover replica running one clip at a time, one Judge; the settings'
+    # max-running (8) never lets the dispatcher park more calls than that in Serve's queue.
+    assert health["slots"]["cpu"] == 1 and health["slots"]["evaluation"] == 1, health
 
 
 def test_evaluation_job_runs_the_reference_judge(service, inputs):
