@@ -53,7 +53,7 @@ results: capture
 	$(PY) benchmarks/trajectories.py --corpus $(CAPTURE_OUT) --work $(BENCH_WORK)/trajectories --results docs/results/trajectories.md
 	$(PY) benchmarks/removal_quality.py $(CAPTURE_OUT) --output $(BENCH_WORK)/removal --results docs/results/removal.md \
 		--max-cases-per-game 1
-	$(PY) benchmarks/mask_rule_ablation.py $(CAPTURE_OUT)/cases.jsonl --results docs/results/mask_rules.md --max-cases-per-game 1
+	$(PY) benchmarks/mask_rule_ablation.py $(CAPTURE_OUT)/cases.jsonl --results docs/results/mask_rules.md
 
 # Re-pin every transitive dependency after changing pyproject.toml; the image's lock follows.
 lock:

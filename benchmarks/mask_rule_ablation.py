@@ -83,7 +83,7 @@ def main() -> None:
     parser.add_argument("cases")
     parser.add_argument("--results")
     parser.add_argument("--rules", default=None, help="candidate rule list (default: REMOVAL_RULES)")
-    parser.add_argument("--tolerance", type=float, default=0.005, help="IoU loss on a game that counts as measurable")
+    parser.add_argument("--tolerance", type=float, default=0.001, help="IoU loss on a game that counts as measurable")
     parser.add_argument("--checkpoint", default=None)
     parser.add_argument("--max-cases-per-game", type=int, default=None)
     args = parser.parse_args()

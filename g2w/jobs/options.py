@@ -234,7 +234,7 @@ class RemoveOptions:
         default=None,
         metadata=option(
             "telea/propagate with the segmenter's mask: its rules, in order (comma-separated name[:value]; default "
-            "centre_mark,coarse_support:0.5,support_motion:0.75,still_detail; 'none': the refined mask alone)"
+            "centre_mark,still_detail; 'none': the refined mask alone)"
         ),
     )
     checkpoint: str | None = field(default=None, metadata=option("gamecleaner: training run folder or weights file"))

@@ -30,7 +30,6 @@ from g2w.models.hud_segmenter import FullResRefiner
 from g2w.segment.centre_mark import CentreMark, window_centre_mark
 from g2w.segment.inputs import temporal_median
 from g2w.segment.still_detail import StillDetail, tile_still_detail
-from g2w.segment.support_motion import WindowSpread
 
 
 def frame_luma(frame) -> np.ndarray:
@@ -166,8 +165,7 @@ def refine_tiles(
 class FullResTiles:
     """One frame's full-resolution refinement: refined logits on candidate tiles (the rest of the
     frame is not UI), and the window's evidence that the mask rules read (`mask_rules`): its
-    centre mark (a crosshair, `centre_mark`) when one was found, its still detail and its luma
-    spread on the candidate tiles."""
+    centre mark (a crosshair, `centre_mark`) when one was found and its still detail."""
 
     width: int
     height: int
@@ -176,7 +174,6 @@ class FullResTiles:
     logits: np.ndarray  # (K, tile, tile) float32
     mark: CentreMark | None = None  # the window's centre mark (`centre_mark`)
     still: StillDetail | None = None  # the window's still detail (`still_detail`)
-    spread: WindowSpread | None = None  # the window's luma spread on these tiles (`support_motion`)
 
     def mask(self, threshold: float = 0.5) -> np.ndarray:
         """(height, width) uint8 0/255 mask: refined probability >= threshold (the refiner's
@@ -214,13 +211,12 @@ def window_refinement(
     crops = [crop_tiles(pad_to_tiles(y, cfg.tile, m), tiles, cfg.tile, m) for y in lumas]
     median, spread = tile_statistics(crops)
     still = StillDetail.of(tile_still_detail(median, spread, m), tiles, cfg.tile, width, height)
-    motion = WindowSpread(width, height, cfg.tile, tiles, spread[:, m:-m, m:-m] if m else spread)
     topc = crop_tiles(pad_to_tiles(top, cfg.tile, m), tiles, cfg.tile, m) if cfg.window_max else None
     out = []
     for q, y in zip(qs, crops):
         qc = crop_tiles(pad_to_tiles(q, cfg.tile, m), tiles, cfg.tile, m)
         logits = refine_tiles(refiner, qc, y, median, spread, topc)
-        out.append(FullResTiles(width, height, cfg.tile, tiles, logits, mark, still, motion))
+        out.append(FullResTiles(width, height, cfg.tile, tiles, logits, mark, still))
     return out
 
 

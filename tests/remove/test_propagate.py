@@ -11,9 +11,8 @@ from g2w.remove import METHODS, run_method
 from g2w.remove.masks import raw_masks
 from g2w.remove.propagate import NO_CHECK, RimCheck, fill_chunk
 from g2w.remove.propagate.run import frames_and_holes
-from g2w.segment.mask_rules import REMOVAL_RULES, parse_rules, supported_mask
+from g2w.segment.mask_rules import REMOVAL_RULES
 from g2w.segment.predict import Segmenter, full_mask
-from g2w.segment.support_motion import keep_still_support
 from g2w.video import VideoWriter, iter_frames, probe, read_masks
 
 
@@ -200,11 +199,10 @@ def segmenter_removal(synth_out):
     return case, list(raw_masks(case, "segmenter"))
 
 
-def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_support(segmenter_removal):
+def test_the_default_segmenter_mask_is_the_one_detect_writes_with_its_still_detail(segmenter_removal):
     """Removal and `g2w detect` see the same UI: near it, the checkpoint's full-resolution step
     decides, not the model-resolution probability upsampled; the removal mask then adds the
-    coarse probability's support around what detect found, less the parts of it that move like
-    the world, then the still detail touching it, and only that."""
+    still detail touching what detect found, and only that."""
     case, removal = segmenter_removal
     info = probe(case.source)
     segmenter = Segmenter(threads=1, full_res=True)
@@ -217,20 +215,11 @@ def test_the_default_segmenter_mask_is_the_one_detect_writes_widened_by_its_supp
         np.array_equal(r, full_mask(p, info.width, info.height, rules=REMOVAL_RULES))
         for r, p in zip(removal, predictions)
     )
-    _, support, motion, _ = parse_rules(REMOVAL_RULES)
-    supported = [supported_mask(d, _u8(p.ui), support.level) for d, p in zip(detected, predictions)]
-    kept = [
-        keep_still_support(d, s, p.full_res.spread, motion.ratio) for d, s, p in zip(detected, supported, predictions)
-    ]
-    assert all(np.array_equal(r, p.full_res.still.join(k)) for r, k, p in zip(removal, kept, predictions))
+    assert all(np.array_equal(r, p.full_res.still.join(d)) for r, d, p in zip(removal, detected, predictions))
     assert all(((r > 0) | (d == 0)).all() for r, d in zip(removal, detected))  # detect's mask is inside
     assert any(not np.array_equal(r, u) for r, u in zip(removal, upsampled))
     plain = list(raw_masks(case, "segmenter", rules="centre_mark"))  # detect's rules: exactly detect's mask
     assert all(np.array_equal(r, d) for r, d in zip(plain, detected))
-
-
-def _u8(p: np.ndarray) -> np.ndarray:
-    return np.clip(p * 255 + 0.5, 0, 255).astype(np.uint8)
 
 
 def test_hole_only_sweep_equals_remapping_the_whole_crop():
