@@ -543,6 +543,11 @@ def _add_sample_args(p: argparse.ArgumentParser, duration_s: float, count: int) 
 def _plan(args: argparse.Namespace) -> int:
     from g2w.runtime.plan import NodeType, UnitCosts, plan, sweep, table, write_plan
 
+    if (args.summary is None) == (args.profile is None):
+        print("g2w plan: give exactly one of --from RUN/summary.json or --profile STAGE_COSTS.json", file=sys.stderr)
+        return 2
+    if args.profile is not None:
+        return _plan_profile(args)
     with open(args.summary) as f:
         summary = json.load(f)
     try:
@@ -561,6 +566,45 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan_profile(args: argparse.Namespace) -> int:
+    from g2w.runtime.plan_profile import Goal, Prices, Storage, load_profile, plan_from_profile, report
+
+    try:
+        profile = load_profile(args.profile)
+    except (OSError, ValueError) as exc:
+        print(f"g2w plan: {exc}", file=sys.stderr)
+        return 2
+    prices = Prices(**{f: getattr(args, f) for f in Prices.__dataclass_fields__})
+    result = plan_from_profile(
+        profile,
+        args.clips,
+        args.cpu_nodes,
+        cpu_vcpus=int(args.cpu_type.split(":")[1]),
+        prices=prices,
+        storage=Storage(),
+        goal=Goal(args.goal_hours, args.goal_usd),
+        windows_per_clip=args.windows_per_clip,
+        max_candidates=args.max_candidates,
+        select_s_per_million=args.select_s_per_million,
+        ramp_up_s=args.node_start_s + args.image_pull_s,
+        gpu_nodes=args.gpu_nodes,
+        gpu_windows_per_s=args.gpu_windows_per_s,
+    )
+    text = report(result)
+    print(text, end="")
+    if args.results:
+        argv = " ".join(["g2w plan", *sys.argv[2:]]) if sys.argv[1:2] == ["plan"] else "g2w plan"
+        header = profile.get("header", {})
+        with open(args.results, "w") as f:
+            f.write(
+                f"# Plan: {args.clips:,} clips from measured stage costs\n\nCommand: `{argv}`  \n"
+                f"Profile: {header.get('command', '?')} at commit {header.get('commit', '?')}, "
+                f"{header.get('date', '?')}  \nProfile machine: {header.get('machine', '?')}\n\n" + text
+            )
+        print(f"results: {args.results}")
+    return 0
+
+
 # benchmarks/select_scale.py: 188.1 s for 100k windows on 2 shared cores with CPU k-means, scaled
 # linearly (an upper bound: k-means trains on at most 500k windows). GPU k-means is far faster.
 SELECT_S_PER_MILLION = 1881.0
@@ -572,10 +616,36 @@ def _add_plan_command(sub) -> None:
     p.add_argument(
         "--from",
         dest="summary",
-        required=True,
+        default=None,
         metavar="RUN/summary.json",
         help="summary.json of a curation run that analysed its sources",
     )
+    p.add_argument(
+        "--profile",
+        default=None,
+        metavar="STAGE_COSTS.json",
+        help="stage costs measured by benchmarks/stage_costs.py (instead of --from): priced at spot, with "
+        "object storage, ramp-up, the candidate cap and the goal's verdict",
+    )
+    from g2w.runtime.plan_profile import PRICES_AS_OF, Goal, Prices
+
+    for name in Prices.__dataclass_fields__:
+        p.add_argument(
+            f"--{name.replace('_', '-')}",
+            dest=name,
+            type=float,
+            default=getattr(Prices(), name),
+            help=f"USD (default %(default)s, prices as of {PRICES_AS_OF}; --profile only)",
+        )
+    p.add_argument("--windows-per-clip", type=positive(float), default=2.0, help="windows analysed per kept clip")
+    p.add_argument(
+        "--max-candidates", type=positive(int), default=100_000, help="the curate job's candidate cap (its default)"
+    )
+    p.add_argument("--node-start-s", type=float, default=120.0, help="seconds for a node to boot and join")
+    p.add_argument("--image-pull-s", type=float, default=180.0, help="seconds to pull the job image on a node")
+    p.add_argument("--goal-hours", type=positive(float), default=Goal().wall_hours)
+    p.add_argument("--goal-usd", type=positive(float), default=Goal().spot_usd)
+    p.add_argument("--results", default=None, help="also write the plan as a Markdown results page here")
     p.add_argument("--cpu-type", default="c6i.8xlarge:32:1.36", help="CPU worker type as name:vcpus:usd_per_hour")
     p.add_argument("--cpu-nodes", type=positive(int), default=30, help="CPU workers (cluster.yaml's max)")
     p.add_argument(
