@@ -21,6 +21,7 @@ from g2w.io import storage
 from g2w.runtime.budget import Budget
 from g2w.runtime.capacity import cluster_capacity
 from g2w.runtime.pools import pool_selector
+from g2w.runtime.watchdog import stalls_named, watch_if_set
 from g2w.step import Batch, Resources, Step
 
 
@@ -144,10 +145,16 @@ def write_parquet(ds: Dataset, path: str | os.PathLike, schema: pa.Schema) -> in
     """Stream the dataset's rows into a single Parquet file at `path`; returns the row count.
 
     Rows arrive batch by batch, so the driver never holds the whole result. The file appears
-    under its final name only once complete (`path` may be a bucket URI).
+    under its final name only once complete (`path` may be a bucket URI). A stage that stops
+    making progress fails the write as `StageStalled`, naming it (`g2w.runtime.watchdog`).
     """
     rows = 0
-    with storage.staged_file(os.fspath(path)) as tmp, pq.ParquetWriter(tmp, schema) as writer:
+    ds = watch_if_set(ds)
+    with (
+        stalls_named(ds),
+        storage.staged_file(os.fspath(path)) as tmp,
+        pq.ParquetWriter(tmp, schema) as writer,
+    ):
         for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
             table = pa.Table.from_pydict({k: list(batch[k]) for k in schema.names}, schema=schema)
             writer.write_table(table)

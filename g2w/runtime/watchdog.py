@@ -82,9 +82,10 @@ def stuck_stage(ops: Sequence[Operator], stages: Sequence[str]) -> tuple[str, Op
     Upstream stages stop when the one after them cannot take their output, so the stage to name
     is the furthest downstream one that has been given input: the first operator listed (those
     before it have finished) or one whose upstream neighbour has handed over outputs. Of a fused
-    operator, its first step the job knows is named.
+    operator, its first step the job knows is named. With no `stages` given, every step Ray
+    names is one.
     """
-    known = set(stages)
+    known = set(stages) or {name for op in ops for name in op.steps}
     chosen: tuple[str, Operator | None] | None = None
     for i, op in enumerate(ops):
         names = [s for s in op.steps if s in known]
@@ -94,7 +95,7 @@ def stuck_stage(ops: Sequence[Operator], stages: Sequence[str]) -> tuple[str, Op
             chosen = (names[0], op)
     if chosen is not None:
         return chosen
-    return (stages[0], None) if stages else ("unknown", None)
+    return (stages[0], None) if stages else ("unknown", ops[0] if ops else None)
 
 
 def _amounts(resources: Mapping[str, float]) -> str:
@@ -106,6 +107,8 @@ def waits_for(op: Operator | None, request: Mapping[str, float], free: Mapping[s
     """What the stuck stage waits for: its running tasks, or resources nobody frees."""
     if op is not None and op.active > 0:
         return f"{op.active} running task(s) that never finished ({op.finished} finished before)"
+    if not any(request.values()):
+        return f"resources: its workers were never scheduled ({_amounts(dict(free))} free now)"
     free_now = {k: float(free.get(k, 0.0)) for k in request if request[k]}
     return (
         f"resources: each worker asks for {_amounts(request)}, the cluster has {_amounts(free_now)} "
@@ -129,10 +132,16 @@ def watch(ds, stall_s: float | None = None):
     return ds
 
 
+def watch_if_set(ds):
+    """`watch` with G2W_STAGE_STALL_S when it is set; otherwise Ray Data's own (longer) default
+    stays, for jobs whose single tasks may legitimately run long (curation of long sources)."""
+    return watch(ds) if os.environ.get(STALL_ENV, "").strip() else ds
+
+
 @contextmanager
-def stalls_named(ds, requests: Mapping[str, Mapping[str, float]]) -> Iterator[None]:
+def stalls_named(ds, requests: Mapping[str, Mapping[str, float]] | None = None) -> Iterator[None]:
     """Around the loop that iterates `ds` (made by `watch`): Ray Data's no-progress timeout
-    comes out as `StageStalled`, naming one of `requests`' stages."""
+    comes out as `StageStalled`, naming one of `requests`' stages (any step Ray names, without)."""
     import ray
     from ray.data.exceptions import ExecutionTimeoutError
 
@@ -140,4 +149,4 @@ def stalls_named(ds, requests: Mapping[str, Mapping[str, float]]) -> Iterator[No
         yield
     except ExecutionTimeoutError as exc:
         free = ray.available_resources() if ray.is_initialized() else {}
-        raise diagnose(str(exc), requests, free, ds.context.execution_no_progress_timeout_s) from exc
+        raise diagnose(str(exc), requests or {}, free, ds.context.execution_no_progress_timeout_s) from exc

@@ -98,3 +98,10 @@ def test_stages_share_the_budget():
     assert _pool_size(Resources(num_cpus=1), Budget(8.0)) == 8
     assert _pool_size(Resources(num_cpus=0.25, max_workers=4), Budget(8.0)) == 4
     assert _pool_size(Resources(num_cpus=0.225), share) == 1
+
+
+def test_without_the_jobs_stages_any_step_ray_names_is_one():
+    ops = operators(MESSAGE)
+    assert stuck_stage(ops, [])[0] == "JudgeCases"
+    err = diagnose(MESSAGE, {}, {"CPU": 0.5}, 3.0)
+    assert err.stage == "JudgeCases" and "never scheduled" in str(err) and "0.5 CPU free" in str(err)
