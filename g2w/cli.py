@@ -113,12 +113,16 @@ def _demo(args: argparse.Namespace) -> int:
 # --- evaluation: removal baselines, the judge job, reliability, combined tables ----------------
 def _evaluate(args: argparse.Namespace) -> int:
     from g2w.jobs.evaluate import run_from_args
+    from g2w.runtime.watchdog import StageStalled
 
     try:
         summary = run_from_args(args)
     except ValueError as exc:  # a bad listing, prompt file or judge configuration
         print(f"g2w evaluate: {exc}", file=sys.stderr)
         return 2
+    except StageStalled as exc:  # the cluster could not run a stage (its CPUs held by others)
+        print(f"g2w evaluate: {exc}", file=sys.stderr)
+        return 1
     return exit_status(summary)
 
 

@@ -170,6 +170,7 @@ def run_evaluation(job: dict, judges: dict) -> dict:
     is a name: "reference", or one of the service's configured `judges`, whose endpoint, model and
     key variable come from the server's settings only."""
     from g2w.jobs.evaluate import run_evaluate
+    from g2w.runtime.watchdog import StageStalled
 
     p = job["params"]
     output = os.path.join(job["workdir"], EVALUATION)
@@ -179,6 +180,9 @@ def run_evaluation(job: dict, judges: dict) -> dict:
     llm: dict[str, Any] = {"judge": "openai", **judges[name]} if name != "reference" else {"judge": "reference"}
     try:
         summary = run_evaluate(p["cases"], p["edited"], output, **llm)
+    except StageStalled as exc:  # the node could not run a stage: its CPUs held by the replicas, say
+        record = {"item": exc.stage, "reason": "stage_stalled", "message": str(exc)}
+        return {"state": "failed", "reason": "stage_stalled", "message": str(exc), "errors": [record]}
     except (OSError, ValueError, VideoError) as exc:
         return {"state": "failed", "reason": "evaluation_failed", "message": f"{type(exc).__name__}: {exc}"}
     files = [name for name in EVALUATION_FILES if os.path.exists(os.path.join(output, name))]

@@ -56,6 +56,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="judge child instances (inventory icons) as elements of their own (default: no)",
     )
     p.add_argument("--cache", dest="cache_dir", help="judge cache folder (default OUT/cache)")
+    p.add_argument(
+        "--stall-s",
+        type=float,
+        help="fail, naming the stage, once no stage moved for this long (default G2W_STAGE_STALL_S or 600)",
+    )
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-tokens", type=int, default=8192)

@@ -40,9 +40,11 @@ from g2w.evaluate.run_record import retry_counts, run_record
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES
 from g2w.evaluate.scores_page import write_report
 from g2w.io import storage
+from g2w.runtime.budget import job_budget
 from g2w.runtime.logs import item_level
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows
+from g2w.runtime.pipeline import apply_steps, dataset_from_rows, stage_requests
 from g2w.runtime.ray_init import init_ray
+from g2w.runtime.watchdog import stall_seconds, stalls_named, watch
 
 log = logging.getLogger(__name__)
 
@@ -171,9 +173,15 @@ def run_evaluate(
     response_format: str = "json_schema",
     eval_fps: float = EVAL_FPS,
     judge_children: bool = DEFAULT_JUDGE_CHILDREN,
+    stall_s: float | None = None,
 ) -> dict:
-    """Evaluate the edits in `edited` (`<case_id>.mp4`) against `cases`; returns the summary."""
+    """Evaluate the edits in `edited` (`<case_id>.mp4`) against `cases`; returns the summary.
+
+    The job plans for the CPUs that others' reservations leave it when it starts (the service's
+    replicas on a small node; `g2w.runtime.budget`), and fails with `StageStalled`, naming the
+    stage, once no stage moved for `stall_s` (`g2w.runtime.watchdog`)."""
     start = time.perf_counter()
+    stall_s = stall_seconds(stall_s)
     output = storage.absolute(output)
     edited = storage.absolute(edited)
     case_list = load_cases(cases)
@@ -205,38 +213,38 @@ def run_evaluate(
     log.info(f"evaluate: {len(case_list)} cases from {cases}, edits in {edited}, judge {judge}")
 
     init_ray(output=output)
-    ds = dataset_from_rows([{"case": c.to_json()} for c in case_list])
-    ds = apply_steps(
-        ds,
-        [
-            PrepareCases(
-                edited, storage.join(output, "evidence"), (int(canvas[0]), int(canvas[1])), eval_fps, judge_children
-            ),
-            # An endpoint judge waits on the network: light workers, at most `concurrency` of them.
-            # The reference judge is local CPU work, so it takes whole cores and fills the cluster
-            # (Ray Data then fuses it with evidence building, next to the frames it decodes).
-            JudgeCases(
-                judge,
-                options,
-                prompt.text,
-                prompt.source,
-                cache_dir,
-                schema_retries,
-                concurrency if judge == "openai" else None,
-                cpus_per_call=0.25 if judge == "openai" else 1.0,
-            ),
-        ],
-    )
+    budget = job_budget()
+    steps = [
+        PrepareCases(
+            edited, storage.join(output, "evidence"), (int(canvas[0]), int(canvas[1])), eval_fps, judge_children
+        ),
+        # An endpoint judge waits on the network: light workers, at most `concurrency` of them.
+        # The reference judge is local CPU work, so it takes whole cores and fills the budget
+        # (Ray Data then fuses it with evidence building, next to the frames it decodes).
+        JudgeCases(
+            judge,
+            options,
+            prompt.text,
+            prompt.source,
+            cache_dir,
+            schema_retries,
+            concurrency if judge == "openai" else None,
+            cpus_per_call=0.25 if judge == "openai" else 1.0,
+        ),
+    ]
+    log.info(f"evaluate: budget {budget.cpus:g} CPUs of what others' reservations leave free")
+    ds = watch(apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), steps, budget), stall_s)
     records = []
-    for batch in ds.iter_batches(batch_format="numpy", batch_size=1):
-        for text in batch["record"]:
-            rec = json.loads(str(text))
-            records.append(rec)
-            tag = " (cached)" if rec.get("cached") else ""
-            log.log(
-                item_level(rec),
-                f"  [{len(records)}/{len(case_list)}] {rec['case_id']}: {rec['status']} {rec['reason']}{tag}",
-            )
+    with stalls_named(ds, stage_requests(steps, budget)):
+        for batch in ds.iter_batches(batch_format="numpy", batch_size=1):
+            for text in batch["record"]:
+                rec = json.loads(str(text))
+                records.append(rec)
+                tag = " (cached)" if rec.get("cached") else ""
+                log.log(
+                    item_level(rec),
+                    f"  [{len(records)}/{len(case_list)}] {rec['case_id']}: {rec['status']} {rec['reason']}{tag}",
+                )
     # Everything below is the driver's: written to a local folder, which is the output itself on
     # a disk and is uploaded to the bucket prefix (the report last) for a URI.
     with storage.staged_dir(output) as local:
@@ -317,4 +325,5 @@ def run_from_args(args: argparse.Namespace) -> dict:
         max_tokens=args.max_tokens,
         response_format=args.response_format,
         judge_children=args.judge_children,
+        stall_s=getattr(args, "stall_s", None),
     )

@@ -9,16 +9,19 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import ray
-from ray.data import ActorPoolStrategy, Dataset
+from ray.data import ActorPoolStrategy, Dataset, ExecutionResources
 
 from g2w.io import storage
+from g2w.runtime.budget import Budget
 from g2w.runtime.capacity import cluster_capacity
 from g2w.runtime.pools import pool_selector
+from g2w.runtime.watchdog import stalls_named, watch_if_set
 from g2w.step import Batch, Resources, Step
 
 
@@ -39,9 +42,18 @@ def _actor_class(step: Step) -> type:
     return type(step.name, (), {"__init__": __init__, "__call__": __call__})
 
 
-def _pool_size(res: Resources) -> int:
+def _pool_size(res: Resources, share: Budget | None = None) -> int:
     """Most actors the cluster can hold at once for a step with these needs: what it can grow
-    to (G2W_MAX_GPUS and G2W_MAX_CPUS, which the cluster configs set), not only what is up now."""
+    to (G2W_MAX_GPUS and G2W_MAX_CPUS, which the cluster configs set), not only what is up now;
+    with a job's `share` of a budget (`g2w.runtime.budget`), what that share holds."""
+    if share is not None:
+        fits = []
+        if res.num_gpus > 0 and share.gpus > 0:
+            fits.append(share.gpus / res.num_gpus)
+        if res.num_cpus > 0:
+            fits.append(share.cpus / res.num_cpus)
+        most = max(1, math.floor(min(fits) + 1e-9) if fits else 1)
+        return min(most, res.max_workers) if res.max_workers is not None else most
     if res.max_workers is not None:
         return res.max_workers
     cluster = cluster_capacity()
@@ -92,10 +104,22 @@ def dataset_from_table(table: pa.Table, rows_per_block: int = 1) -> Dataset:
     return ray.data.from_arrow([table.slice(i, size) for i in range(0, max(table.num_rows, 1), size)])
 
 
-def apply_steps(ds: Dataset, steps: Sequence[Step]) -> Dataset:
-    """Append each step to the dataset's plan as one map_batches operator."""
+def budgeted(res: Resources, share: Budget) -> Resources:
+    """A step's needs within its share of a job's budget: a worker asks for at most the share's
+    CPUs, so a node whose other CPUs are held still runs it (more slowly) instead of never."""
+    return replace(res, num_cpus=min(res.num_cpus, share.cpus)) if res.num_cpus > 0 else res
+
+
+def apply_steps(ds: Dataset, steps: Sequence[Step], budget: Budget | None = None) -> Dataset:
+    """Append each step to the dataset's plan as one map_batches operator.
+
+    With a `budget`, the steps share it evenly (each worker asks for at most its share, each pool
+    holds what its share holds) and Ray Data's resource limits for this dataset are the budget, so
+    the job plans for what others' reservations leave it rather than for the cluster's totals.
+    """
+    share = budget.share(len(steps)) if budget is not None else None
     for step in steps:
-        res = step.resources()
+        res = step.resources() if share is None else budgeted(step.resources(), share)
         kwargs: dict[str, Any] = dict(batch_format="numpy", batch_size=res.batch_size, num_cpus=res.num_cpus)
         if res.num_gpus > 0:
             kwargs["num_gpus"] = res.num_gpus
@@ -105,11 +129,15 @@ def apply_steps(ds: Dataset, steps: Sequence[Step]) -> Dataset:
         if step.needs_actor():
             ds = ds.map_batches(
                 _actor_class(step),
-                compute=ActorPoolStrategy(min_size=1, max_size=_pool_size(res)),
+                compute=ActorPoolStrategy(min_size=1, max_size=_pool_size(res, share)),
                 **kwargs,
             )
         else:
             ds = ds.map_batches(_as_task(step), **kwargs)
+    if budget is not None:
+        ds.context.execution_options.resource_limits = ExecutionResources(
+            cpu=budget.cpus, gpu=budget.gpus if budget.gpus > 0 else None
+        )
     return ds
 
 
@@ -117,12 +145,28 @@ def write_parquet(ds: Dataset, path: str | os.PathLike, schema: pa.Schema) -> in
     """Stream the dataset's rows into a single Parquet file at `path`; returns the row count.
 
     Rows arrive batch by batch, so the driver never holds the whole result. The file appears
-    under its final name only once complete (`path` may be a bucket URI).
+    under its final name only once complete (`path` may be a bucket URI). A stage that stops
+    making progress fails the write as `StageStalled`, naming it (`g2w.runtime.watchdog`).
     """
     rows = 0
-    with storage.staged_file(os.fspath(path)) as tmp, pq.ParquetWriter(tmp, schema) as writer:
+    ds = watch_if_set(ds)
+    with (
+        stalls_named(ds),
+        storage.staged_file(os.fspath(path)) as tmp,
+        pq.ParquetWriter(tmp, schema) as writer,
+    ):
         for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
             table = pa.Table.from_pydict({k: list(batch[k]) for k in schema.names}, schema=schema)
             writer.write_table(table)
             rows += table.num_rows
     return rows
+
+
+def stage_requests(steps: Sequence[Step], budget: Budget | None = None) -> dict[str, dict[str, float]]:
+    """What one worker of each step asks for, as `apply_steps` requests it (by step name)."""
+    share = budget.share(len(steps)) if budget is not None else None
+    out = {}
+    for step in steps:
+        res = step.resources() if share is None else budgeted(step.resources(), share)
+        out[step.name] = {"CPU": float(res.num_cpus), "GPU": float(res.num_gpus)}
+    return out

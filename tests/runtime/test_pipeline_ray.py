@@ -59,3 +59,32 @@ def test_a_toy_chain_runs_on_local_ray(ray_local, tmp_path):
     assert set(table.column("setups").to_pylist()) == {1}, "setup runs once per actor, not per batch"
     assert os.getpid() not in set(table.column("pid").to_pylist()), "work ran in Ray workers"
     assert not (tmp_path / "rows.parquet.partial").exists()
+
+
+@dataclass
+class Oversized(Step):
+    """Asks for more CPUs than the cluster has: its tasks can never be scheduled."""
+
+    def resources(self):
+        return Resources(num_cpus=64, batch_size=8)
+
+    def __call__(self, batch):
+        return {"x": batch["x"]}
+
+
+def test_a_stage_that_can_never_run_fails_the_write_naming_it(ray_local, tmp_path, monkeypatch):
+    import time
+
+    import pytest
+
+    from g2w.runtime.watchdog import StageStalled
+
+    monkeypatch.setenv("G2W_STAGE_STALL_S", "3")
+    ds = apply_steps(dataset_from_rows([{"x": i} for i in range(8)]), [AddOffset(1), Oversized()])
+    out = tmp_path / "rows.parquet"
+    start = time.monotonic()
+    with pytest.raises(StageStalled) as caught:
+        write_parquet(ds, out, pa.schema([("x", pa.int64())]))
+    assert time.monotonic() - start < 30
+    assert caught.value.stage == "Oversized" and "made no progress for 3 s" in str(caught.value)
+    assert not out.exists(), "a stalled write leaves no file under the final name"
