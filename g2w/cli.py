@@ -473,7 +473,7 @@ def _serve_keys(args: argparse.Namespace) -> int:
 
     from g2w.io import api_keys
 
-    path = os.path.join(args.state_dir, "jobs.sqlite")
+    path = args.store_url or os.path.join(args.state_dir, "jobs.sqlite")
     if args.keys_command == "create":
         print(json.dumps(api_keys.create_key(path, args.owner)))
     elif args.keys_command == "list":
@@ -487,7 +487,9 @@ def _serve_keys(args: argparse.Namespace) -> int:
 
 def _add_service_commands(sub) -> None:
     p = sub.add_parser("serve-keys", help="API keys of the removal service: create (shown once), list, revoke")
-    p.add_argument("--state-dir", required=True, help="the service's state-dir (or data-dir): where jobs.sqlite is")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--state-dir", help="the service's state-dir (or data-dir): where jobs.sqlite is")
+    where.add_argument("--store-url", help="the service's store-url: its postgresql:// job store")
     keys = p.add_subparsers(dest="keys_command", required=True)
     keys.add_parser("create", help="a new key for an owner; prints it once").add_argument("--owner", required=True)
     keys.add_parser("list", help="ids, owners, dates (never the keys)")

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from g2w.io.sqldb import is_postgres
+
 
 class SettingsError(ValueError):
     """The service cannot start with these settings."""
@@ -86,6 +88,10 @@ class ServiceSettings:
     # by the worker that made them; "" keeps them in the job folders under data_dir.
     output_store: str = ""
     state_dir: str = ""  # the SQLite job store; a local disk of the ingress node (default: data_dir)
+    # A postgresql:// URL of the job store (jobs, batches, sessions and API keys) instead of SQLite
+    # under state_dir: then the ingress may move to any node. No password in it: the URL is kept
+    # in Serve's config, so the replicas' libpq reads one from PGPASSWORD or ~/.pgpass.
+    store_url: str = ""
     allowed_roots: tuple[str, ...] = ()  # local folders or s3:// prefixes a `uri` may point into
     max_upload_mb: float = 512.0
     max_active_jobs: int = 64  # queued + running; beyond it, 429
@@ -124,11 +130,26 @@ class ServiceSettings:
 
     @property
     def store_path(self) -> str:
-        return os.path.join(self.state_dir or self.data_dir, "jobs.sqlite")
+        """The job store: the `store-url` when one is set, else the SQLite file under state_dir."""
+        return self.store_url or os.path.join(self.state_dir or self.data_dir, "jobs.sqlite")
 
 
 _PARSERS: dict[object, Callable[[Any], Any]] = {bool: _bool, int: int, float: float, str: str, tuple[str, ...]: _roots}
 _NAMED_PARSERS: dict[str, Callable[[Any], Any]] = {"judges": _judges, "checkpoints": _checkpoints}
+
+
+def _check_store_url(url: str) -> None:
+    if not url:
+        return
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if not is_postgres(url) or (not parts.hostname and "host=" not in parts.query):
+        raise SettingsError("store-url: expected postgresql://[user@]host[:port]/database")
+    if parts.password is not None or "password=" in parts.query:
+        raise SettingsError(
+            "store-url: no password in the URL (it is kept in Serve's config); use PGPASSWORD or ~/.pgpass"
+        )
 
 
 def read_token(env=os.environ) -> str | None:
@@ -162,6 +183,7 @@ def parse_settings(args: dict, env=os.environ) -> ServiceSettings:
         except (TypeError, ValueError) as exc:
             raise SettingsError(f"setting {key}: {exc}") from exc
     settings = ServiceSettings(**values)
+    _check_store_url(settings.store_url)
     token = read_token(env)
     if token:
         return ServiceSettings(**{**values, "token_sha256": token_digest(token)})

@@ -1,11 +1,16 @@
-"""Job records of the removal service, in SQLite (WAL mode) so accepted work survives a restart.
+"""Job records of the removal service, in a database so accepted work survives a restart.
+
+SQLite (WAL mode) in a file on the ingress node is the single-node default; with `store-url`
+set to a postgresql:// URL the records live on that server instead, so the ingress can move to
+another node (and a second ingress can share them) without losing a job. g2w/io/sqldb.py runs
+the same SQL on both and says how each backend makes a write transaction exclusive.
 
 One row per job (a removal, detection or evaluation) and one per batch. State moves
 queued -> running -> succeeded | failed, and to canceled by a cancel: at once from queued, through
 `cancelling` from running (the worker is told at its next progress report and its outputs are
-discarded when it stops). Every check that decides a write happens in
-the write's own transaction (BEGIN IMMEDIATE): admission (room left in all and per owner, and the
-Idempotency-Key's payload) with the insert, and a claim with its update, so two requests never
+discarded when it stops). Every check that decides a write happens in the write's own
+transaction, which holds the write lock from its first read: admission (room left in all and
+per owner, and the Idempotency-Key's payload) with the insert, and a claim with its update, so two requests never
 both take the last place and two dispatchers never run the same job.
 
 A claimed job holds a lease (`lease_until`) that its worker renews with every progress report
@@ -13,21 +18,20 @@ or heartbeat, for the attempt it runs (`attempts`). `recover()` requeues only jo
 has expired (their worker is gone), or fails them once they have been interrupted too often; a
 job whose worker still reports stays with it, so a restarted ingress never hands it to a second
 writer. A report or an outcome of an older attempt is refused, and tells its worker to stop.
-The file must be on a local disk of the ingress node: SQLite locking is not safe on NFS.
+A SQLite file must be on a local disk of the ingress node: SQLite locking is not safe on NFS.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import sqlite3
-import threading
 import time
 import uuid
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import overload
+
+from g2w.io.sqldb import Database
 
 STATES = ("queued", "running", "cancelling", "succeeded", "failed", "canceled")
 FINAL = ("succeeded", "failed", "canceled")
@@ -86,43 +90,28 @@ def new_id(prefix: str) -> str:
 
 
 class JobStore:
-    """Thread-safe access to the jobs database at `path`."""
+    """Thread-safe access to the jobs database at `target`: a SQLite file path, or a
+    postgresql:// URL (g2w/io/sqldb.py runs the same SQL on both)."""
 
-    def __init__(self, path: str):
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.row_factory = sqlite3.Row
-        self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across process crashes
-            self._db.executescript(_SCHEMA)
-            for table, column, decl in _ADDED:
-                if column not in {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}:
-                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
-            for index in _INDEXES:
-                self._db.execute(index)
+    def __init__(self, target: str):
+        self._db = Database(target)
+        self._db.script(_SCHEMA)
+        for table, column, decl in _ADDED:
+            self._db.add_column(table, column, decl)
+        self._db.script(";".join(_INDEXES))
 
-    @contextmanager
     def _transaction(self):
-        """One write transaction, taken before the first read (BEGIN IMMEDIATE): what it checks
-        cannot change before it commits, in this process or any other on the file."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        """One write transaction, its write lock taken before the first read: what it checks
+        cannot change before it commits, in this process or any other on the database."""
+        return self._db.transaction()
 
     @overload
-    def _row(self, row: sqlite3.Row) -> dict: ...
+    def _row(self, row: Mapping) -> dict: ...
     @overload
     def _row(self, row: None) -> None: ...
     @overload
-    def _row(self, row: sqlite3.Row | None) -> dict | None: ...
-    def _row(self, row: sqlite3.Row | None) -> dict | None:
+    def _row(self, row: Mapping | None) -> dict | None: ...
+    def _row(self, row: Mapping | None) -> dict | None:
         if row is None:
             return None
         job = dict(row)
@@ -174,8 +163,7 @@ class JobStore:
     def replay(self, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:
         """The id that `idempotency_key` made in `table` ("jobs" or "batches"), if any; Refused if
         it was made by another payload."""
-        with self._lock:
-            return self._replay(self._db, table, idempotency_key, fingerprint)
+        return self._replay(self._db, table, idempotency_key, fingerprint)
 
     def precheck(
         self, table: str, idempotency_key: str | None, fingerprint: str | None, owner: str, adding: int, limits: Limits
@@ -186,15 +174,11 @@ class JobStore:
         Both are read in one snapshot, key first. Read apart, a request racing a twin with its
         key could miss the twin's job at the key check and then count it at the room check,
         answering 429 for what is a replay."""
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                found = self._replay(self._db, table, idempotency_key, fingerprint) if idempotency_key else None
-                if found is None:
-                    self._check_room(self._db, owner, adding, limits)
-                return found
-            finally:
-                self._db.execute("COMMIT")
+        with self._db.transaction(write=False) as db:
+            found = self._replay(db, table, idempotency_key, fingerprint) if idempotency_key else None
+            if found is None:
+                self._check_room(db, owner, adding, limits)
+            return found
 
     @staticmethod
     def _replay(db, table: str, idempotency_key: str, fingerprint: str | None) -> str | None:
@@ -209,9 +193,12 @@ class JobStore:
     @staticmethod
     def _check_room(db, owner: str, adding: int, limits: Limits) -> None:
         marks = ",".join("?" * len(ACTIVE))
-        total, mine = db.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(owner = ?), 0) FROM jobs WHERE state IN ({marks})", (owner, *ACTIVE)
+        row = db.execute(
+            "SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN owner = ? THEN 1 ELSE 0 END), 0) AS mine"
+            f" FROM jobs WHERE state IN ({marks})",
+            (owner, *ACTIVE),
         ).fetchone()
+        total, mine = int(row["total"]), int(row["mine"])
         if total + adding > limits.max_active:
             raise Refused("queue_full", f"{limits.max_active} jobs are queued or running; retry later")
         if mine + adding > limits.max_active_per_owner:
@@ -246,8 +233,7 @@ class JobStore:
         return job_id
 
     def get(self, job_id: str) -> dict | None:
-        with self._lock:
-            return self._row(self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone())
+        return self._row(self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone())
 
     def claim_next(
         self,
@@ -303,9 +289,9 @@ class JobStore:
         `attempt`) is no longer on that attempt (nothing changes)."""
         assert state in FINAL, state
         now = time.time()
-        with self._lock:
+        with self._transaction() as db:
             return bool(
-                self._db.execute(
+                db.execute(
                     "UPDATE jobs SET state = ?, reason = ?, message = ?, result = ?, errors = ?,"
                     " frames_done = COALESCE(?, frames_done), finished = ?, updated = ?"
                     " WHERE id = ? AND state = 'running' AND attempts = COALESCE(?, attempts)",
@@ -328,13 +314,13 @@ class JobStore:
         """Record a running job's frames done and renew its lease; True when its worker must stop:
         the job is no longer running (canceled), or (with `attempt`) runs another attempt now."""
         now = time.time()
-        with self._lock:
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute(
                 "UPDATE jobs SET frames_done = MAX(frames_done, ?), lease_until = ?, updated = ?"
                 " WHERE id = ? AND state IN ('running', 'cancelling') AND attempts = COALESCE(?, attempts)",
                 (int(frames_done), now + lease_s, now, job_id, attempt),
             )
-            row = self._db.execute("SELECT state, attempts FROM jobs WHERE id = ?", (job_id,)).fetchone()
+            row = db.execute("SELECT state, attempts FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return row is None or row["state"] != "running" or (attempt is not None and row["attempts"] != attempt)
 
     def renew(self, attempts: dict[str, int], lease_s: float = LEASE_S) -> set[str]:
@@ -358,11 +344,11 @@ class JobStore:
         message = (
             "'canceled while it ran; its outputs were discarded'"
             if frames_done is None
-            else "'the method stopped after ' || ? || ' of ' || frames_total || ' frames'"
+            else "'the method stopped after ' || ? || ' of ' || CAST(frames_total AS TEXT) || ' frames'"
         )
-        args = () if frames_done is None else (int(frames_done),)
-        with self._lock:
-            self._db.execute(
+        args = () if frames_done is None else (str(int(frames_done)),)
+        with self._transaction() as db:
+            db.execute(
                 f"UPDATE jobs SET state = 'canceled', message = {message}, finished = ?, updated = ?"
                 " WHERE id = ? AND state = 'cancelling'",
                 (*args, now, now, job_id),
@@ -372,13 +358,13 @@ class JobStore:
         """Cancel a job: a queued one is canceled at once, a running one is `cancelling` until its
         worker stops; a finished job is returned unchanged."""
         now = time.time()
-        with self._lock:
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute(
                 "UPDATE jobs SET state = 'canceled', reason = 'canceled_by_user', finished = ?, updated = ?"
                 " WHERE id = ? AND state = 'queued'",
                 (now, now, job_id),
             )
-            self._db.execute(
+            db.execute(
                 "UPDATE jobs SET state = 'cancelling', reason = 'canceled_by_user', updated = ?"
                 " WHERE id = ? AND state = 'running'",
                 (now, job_id),
@@ -389,26 +375,23 @@ class JobStore:
         """Drop a finished job's record (its files are the caller's to remove first); False if it
         is not finished or not there."""
         marks = ",".join("?" * len(FINAL))
-        with self._lock:
-            return bool(
-                self._db.execute(f"DELETE FROM jobs WHERE id = ? AND state IN ({marks})", (job_id, *FINAL)).rowcount
-            )
+        with self._transaction() as db:
+            return bool(db.execute(f"DELETE FROM jobs WHERE id = ? AND state IN ({marks})", (job_id, *FINAL)).rowcount)
 
     def expired(self, cutoff: float, limit: int = 100) -> list[dict]:
         """Finished jobs that finished before `cutoff`, oldest first (at most `limit`)."""
         marks = ",".join("?" * len(FINAL))
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT * FROM jobs WHERE state IN ({marks}) AND COALESCE(finished, updated) < ?"
-                " ORDER BY COALESCE(finished, updated) LIMIT ?",
-                (*FINAL, cutoff, int(limit)),
-            )
-            return [self._row(r) for r in rows.fetchall()]
+        rows = self._db.execute(
+            f"SELECT * FROM jobs WHERE state IN ({marks}) AND COALESCE(finished, updated) < ?"
+            " ORDER BY COALESCE(finished, updated) LIMIT ?",
+            (*FINAL, cutoff, int(limit)),
+        )
+        return [self._row(r) for r in rows.fetchall()]
 
     def drop_empty_batches(self, cutoff: float) -> int:
         """Delete batches made before `cutoff` none of whose jobs is left."""
-        with self._lock:
-            return self._db.execute(
+        with self._transaction() as db:
+            return db.execute(
                 "DELETE FROM batches WHERE created < ? AND NOT EXISTS"
                 " (SELECT 1 FROM jobs WHERE jobs.batch_id = batches.id)",
                 (cutoff,),
@@ -421,10 +404,9 @@ class JobStore:
         if after is not None:
             where += " AND (created < ? OR (created = ? AND id < ?))"
             args += [after[0], after[0], after[1]]
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT * FROM jobs WHERE {where} ORDER BY created DESC, id DESC LIMIT ?", (*args, int(limit))
-            ).fetchall()
+        rows = self._db.execute(
+            f"SELECT * FROM jobs WHERE {where} ORDER BY created DESC, id DESC LIMIT ?", (*args, int(limit))
+        ).fetchall()
         return [self._row(r) for r in rows]
 
     def list_batches(self, owner: str, limit: int, after: tuple[float, str] | None = None) -> list[tuple[float, str]]:
@@ -433,11 +415,10 @@ class JobStore:
         if after is not None:
             where += " AND (created < ? OR (created = ? AND id < ?))"
             args += [after[0], after[0], after[1]]
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT created, id FROM batches WHERE {where} ORDER BY created DESC, id DESC LIMIT ?",
-                (*args, int(limit)),
-            ).fetchall()
+        rows = self._db.execute(
+            f"SELECT created, id FROM batches WHERE {where} ORDER BY created DESC, id DESC LIMIT ?",
+            (*args, int(limit)),
+        ).fetchall()
         return [(r["created"], r["id"]) for r in rows]
 
     def recover(self, now: float | None = None) -> dict:
@@ -449,7 +430,7 @@ class JobStore:
         with self._transaction() as db:
             failed = db.execute(
                 "UPDATE jobs SET state = 'failed', reason = 'interrupted', finished = ?,"
-                " message = 'the worker was lost while this job ran, ' || attempts || ' times', updated = ?"
+                " message = 'the worker was lost while this job ran, ' || CAST(attempts AS TEXT) || ' times', updated = ?"
                 f" WHERE state = 'running' AND attempts >= ? AND {lost}",
                 (now, now, MAX_ATTEMPTS, now),
             ).rowcount
@@ -473,11 +454,12 @@ class JobStore:
 
     def batch(self, batch_id: str) -> dict | None:
         """The batch record with each item's job state and a count per state."""
-        with self._lock:
+        with self._db.transaction(write=False) as db:
             batch = self._batch(batch_id)
             if batch is None:
                 return None
-            states = dict(self._db.execute("SELECT id, state FROM jobs WHERE batch_id = ?", (batch_id,)).fetchall())
+            rows = db.execute("SELECT id, state FROM jobs WHERE batch_id = ?", (batch_id,)).fetchall()
+        states = {r["id"]: r["state"] for r in rows}
         for item in batch["items"]:
             if item.get("job_id"):
                 item["state"] = states.get(item["job_id"], "unknown")
@@ -489,27 +471,23 @@ class JobStore:
     def create_session(self, session_id: str, owner: str, ttl_s: float) -> None:
         """A page session: only the id's digest is stored; expired ones are dropped on the way."""
         now = time.time()
-        with self._lock:
-            self._db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+            db.execute(
                 "INSERT INTO sessions (sha256, owner, expires) VALUES (?, ?, ?)",
                 (hashlib.sha256(session_id.encode()).hexdigest(), owner, now + ttl_s),
             )
 
     def session_owner(self, session_id: str) -> str | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT owner FROM sessions WHERE sha256 = ? AND expires >= ?",
-                (hashlib.sha256(session_id.encode()).hexdigest(), time.time()),
-            ).fetchone()
+        row = self._db.execute(
+            "SELECT owner FROM sessions WHERE sha256 = ? AND expires >= ?",
+            (hashlib.sha256(session_id.encode()).hexdigest(), time.time()),
+        ).fetchone()
         return row["owner"] if row else None
 
     def end_session(self, session_id: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "DELETE FROM sessions WHERE sha256 = ?", (hashlib.sha256(session_id.encode()).hexdigest(),)
-            )
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE sha256 = ?", (hashlib.sha256(session_id.encode()).hexdigest(),))
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._db.close()

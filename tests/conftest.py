@@ -8,8 +8,9 @@ import pytest
 from g2w.video import VideoWriter
 
 # Evaluation fixtures (a tiny synthesis output folder, baseline edits, wild cases) are shared by
-# tests/evaluate, tests/remove and tests/jobs; the S3 server (moto) serves the object-storage tests.
-pytest_plugins = ("tests.evaluate.fixtures", "tests.s3_fixtures")
+# tests/evaluate, tests/remove and tests/jobs; the S3 server (moto) serves the object-storage tests,
+# and a PostgreSQL server from Debian's package the job-store tests.
+pytest_plugins = ("tests.evaluate.fixtures", "tests.s3_fixtures", "tests.pg_server")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,7 +1,12 @@
-"""The job store on its own: admission, claims, idempotency, cancel, and recovery after a restart."""
+"""The job store on its own: admission, claims, idempotency, cancel, and recovery after a restart.
+
+Every test runs on both backends: a SQLite file, and a fresh database on a real PostgreSQL
+server (tests/pg_server.py; skipped, saying why, where the server's binaries are missing).
+"""
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 import threading
 import time
@@ -11,6 +16,12 @@ import pytest
 from serve.store import LEASE_S, MAX_ATTEMPTS, JobStore, Limits, Refused
 
 ROOMY = Limits(max_active=100, max_active_per_owner=100)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request, tmp_path) -> str:
+    """Where a test's store lives: a SQLite file, or a postgresql:// URL of an empty database."""
+    return str(tmp_path / "jobs.sqlite") if request.param == "sqlite" else request.getfixturevalue("pg_url")
 
 
 def _spec(**kw):
@@ -28,8 +39,8 @@ def _job(store, key=None, owner="default", limits=ROOMY, fingerprint="f", **kw):
     return store.admit(_spec(**kw), owner, limits, key, fingerprint)
 
 
-def test_same_key_returns_same_job_and_another_payload_is_refused(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_same_key_returns_same_job_and_another_payload_is_refused(target):
+    store = JobStore(target)
     first, created = _job(store, key="removal:k1")
     again, created_again = _job(store, key="removal:k1")
     other, _ = _job(store, key="removal:k2")
@@ -40,10 +51,9 @@ def test_same_key_returns_same_job_and_another_payload_is_refused(tmp_path):
     assert store.replay("jobs", "removal:k1", "f") == first["id"] and store.replay("jobs", "removal:k9", "f") is None
 
 
-def test_admission_limits_hold_under_concurrent_writers(tmp_path):
+def test_admission_limits_hold_under_concurrent_writers(target):
     """Threads on one store and a second connection (another process's view) race for 3 places."""
-    path = str(tmp_path / "jobs.sqlite")
-    stores = [JobStore(path), JobStore(path)]
+    stores = [JobStore(target), JobStore(target)]
     limits = Limits(max_active=5, max_active_per_owner=3)
     outcomes, start = [], threading.Barrier(12)
 
@@ -71,8 +81,8 @@ def test_admission_limits_hold_under_concurrent_writers(tmp_path):
     assert stores[0].get("job_b0") is None and stores[0].batch("batch_1") is None
 
 
-def test_dispatch_passes_over_an_owner_at_its_running_cap(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_dispatch_passes_over_an_owner_at_its_running_cap(target):
+    store = JobStore(target)
     greedy = [_job(store, owner="alice")[0] for _ in range(3)]
     polite, _ = _job(store, owner="bob")
     assert store.claim_next(("removal",), max_running_per_owner=2)["id"] == greedy[0]["id"]
@@ -81,8 +91,8 @@ def test_dispatch_passes_over_an_owner_at_its_running_cap(tmp_path):
     assert store.claim_next(("removal",), max_running_per_owner=2) is None
 
 
-def test_claims_oldest_once_and_cancel_wins_over_finish(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_claims_oldest_once_and_cancel_wins_over_finish(target):
+    store = JobStore(target)
     a, _ = _job(store)
     b, _ = _job(store)
     claimed = store.claim_next(("removal",))
@@ -101,30 +111,30 @@ def test_claims_oldest_once_and_cancel_wins_over_finish(tmp_path):
     assert store.cancel(b["id"])["state"] == "failed"  # finished jobs stay as they are
 
 
-def test_restart_requeues_running_jobs_then_gives_up(tmp_path):
-    path = str(tmp_path / "jobs.sqlite")
-    store = JobStore(path)
+def test_restart_requeues_running_jobs_then_gives_up(target):
+    store = JobStore(target)
     job, _ = _job(store)
     queued, _ = _job(store)
     store.claim_next(("removal",))
     store.close()
-    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    if not target.startswith("postgresql://"):
+        assert sqlite3.connect(target).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
     for attempt in range(1, MAX_ATTEMPTS):
-        store = JobStore(path)  # a restart
+        store = JobStore(target)  # a restart
         assert store.recover() == {"requeued": 0, "failed": 0}  # its worker may still be on it
         assert store.recover(time.time() + LEASE_S + 1) == {"requeued": 1, "failed": 0}  # its lease expired
         assert store.get(queued["id"])["state"] == "queued"
         assert store.claim_next(("removal",))["id"] == job["id"]
         store.close()
-    store = JobStore(path)
+    store = JobStore(target)
     assert store.recover(time.time() + LEASE_S + 1) == {"requeued": 0, "failed": 1}
     lost = store.get(job["id"])
     assert (lost["state"], lost["reason"]) == ("failed", "interrupted")
 
 
-def test_batch_record_tracks_its_jobs(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_batch_record_tracks_its_jobs(target):
+    store = JobStore(target)
     job = _spec(id="job_" + "1" * 20)
     items = [
         {"line": 1, "job_id": job["id"], "state": "queued"},
@@ -144,8 +154,8 @@ def test_batch_record_tracks_its_jobs(tmp_path):
     assert batch["counts"] == {"succeeded": 1, "rejected": 1} and batch["done"]
 
 
-def test_progress_is_recorded_while_running_and_says_when_to_stop(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_progress_is_recorded_while_running_and_says_when_to_stop(target):
+    store = JobStore(target)
     job, _ = _job(store, method="propagate", frames_total=90)
     assert store.progress(job["id"], 5)  # queued, not running: a stray report neither counts nor continues
     assert store.get(job["id"])["frames_done"] == 0
@@ -160,8 +170,8 @@ def test_progress_is_recorded_while_running_and_says_when_to_stop(tmp_path):
     assert done["message"] == "the method stopped after 45 of 90 frames"
 
 
-def test_lists_are_the_owners_newest_first_and_page_by_cursor(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_lists_are_the_owners_newest_first_and_page_by_cursor(target):
+    store = JobStore(target)
     mine = [_job(store, owner="ann")[0]["id"] for _ in range(5)]
     _job(store, owner="bob")
     _job(store, owner="ann", kind="detection")
@@ -173,20 +183,19 @@ def test_lists_are_the_owners_newest_first_and_page_by_cursor(tmp_path):
     assert sum(pages, []) == mine[::-1]
 
 
-def test_restart_cancels_a_job_that_was_cancelling(tmp_path):
-    path = str(tmp_path / "jobs.sqlite")
-    store = JobStore(path)
+def test_restart_cancels_a_job_that_was_cancelling(target):
+    store = JobStore(target)
     job, _ = _job(store)
     store.claim_next(("removal",))
     store.cancel(job["id"])
     store.close()
-    store = JobStore(path)
+    store = JobStore(target)
     assert store.recover(time.time() + LEASE_S + 1) == {"requeued": 0, "failed": 0}
     assert store.get(job["id"])["state"] == "canceled"
 
 
-def test_only_finished_jobs_are_deleted_and_expiry_counts_from_the_finish(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_only_finished_jobs_are_deleted_and_expiry_counts_from_the_finish(target):
+    store = JobStore(target)
     done, _ = _job(store)
     active, _ = _job(store)
     store.claim_next(("removal",))
@@ -198,8 +207,8 @@ def test_only_finished_jobs_are_deleted_and_expiry_counts_from_the_finish(tmp_pa
     assert store.delete(done["id"]) and store.get(done["id"]) is None
 
 
-def test_a_lease_renewed_by_its_worker_is_kept_and_a_stale_attempt_is_fenced_off(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+def test_a_lease_renewed_by_its_worker_is_kept_and_a_stale_attempt_is_fenced_off(target):
+    store = JobStore(target)
     job, _ = _job(store)
     first = store.claim_next(("removal",), lease_s=5)
     assert first["attempts"] == 1 and first["lease_until"] == pytest.approx(time.time() + 5, abs=1)
@@ -215,11 +224,11 @@ def test_a_lease_renewed_by_its_worker_is_kept_and_a_stale_attempt_is_fenced_off
     assert store.get(job["id"])["state"] == "succeeded"
 
 
-def test_a_request_racing_its_twin_is_replayed_never_refused(tmp_path):
+def test_a_request_racing_its_twin_is_replayed_never_refused(target):
     """Six requests with one key race (precheck, then admit, as the API does) while the owner has
     room for one batch only: every one is the batch or its replay, none a 429. Read apart, the key
     check and the room check let a twin's commit fall between them (about one in ten refused)."""
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    store = JobStore(target)
     limits = Limits(max_active=100, max_active_per_owner=3)
     for round_ in range(40):
         owner, key, outcomes, start = f"o{round_}", f"o{round_}:batch:k", [], threading.Barrier(6)
@@ -245,3 +254,47 @@ def test_a_request_racing_its_twin_is_replayed_never_refused(tmp_path):
         store.precheck("batches", "o0:batch:other", "f", "o0", 2, limits)
     with pytest.raises(Refused, match="different request"):
         store.precheck("batches", "o0:batch:k", "g", "o0", 2, limits)
+
+
+def _process(target, start, results, n):
+    """One process of the race below: its own store connection, released with the others."""
+    store, out = JobStore(target), []
+    limits = Limits(max_active=100, max_active_per_owner=3)
+    start.wait()
+    for i in range(4):  # room: three places for alice in all the processes together
+        try:
+            out.append(("room", _job(store, owner="alice", limits=limits)[0]["id"]))
+        except Refused as exc:
+            out.append(("room", exc.reason))
+    job, created = _job(store, key="bob:removal:k", owner="bob")  # one key, every process at once
+    out.append(("key", job["id"], created))
+    start.wait()  # all admitted: now every process claims as a dispatcher would
+    while claimed := store.claim_next(("removal",)):
+        out.append(("claim", claimed["id"]))
+    results.put((n, out))
+
+
+def test_processes_racing_admit_once_per_place_and_key_and_claim_each_job_once(target):
+    """Four processes, each with its own connection, admit and claim at the same moment: alice
+    gets exactly her three places, the shared Idempotency-Key makes one job, and no job is
+    claimed twice."""
+    ctx = multiprocessing.get_context("spawn")
+    start, results = ctx.Barrier(4, timeout=60), ctx.Queue()
+    procs = [ctx.Process(target=_process, args=(target, start, results, n)) for n in range(4)]
+    for p in procs:
+        p.start()
+    try:  # a process that died leaves the others at the barrier: they time out, the test fails
+        outs = [results.get(timeout=90)[1] for _ in procs]
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.terminate()
+    assert [p.exitcode for p in procs] == [0] * 4
+    events = [e for out in outs for e in out]
+    room = [e[1] for e in events if e[0] == "room"]
+    assert len([r for r in room if r.startswith("job_")]) == 3 and room.count("owner_queue_full") == 13
+    keyed = [e for e in events if e[0] == "key"]
+    assert len({e[1] for e in keyed}) == 1 and sum(e[2] for e in keyed) == 1
+    claims = [e[1] for e in events if e[0] == "claim"]
+    assert sorted(claims) == sorted({*[r for r in room if r.startswith("job_")], keyed[0][1]})
