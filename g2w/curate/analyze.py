@@ -27,7 +27,7 @@ from g2w.curate import transnet
 from g2w.curate.borders import border_bars
 from g2w.curate.config import QualityThresholds
 from g2w.curate.cut_modes import frame_cut_scores, needs_frames
-from g2w.curate.cuts import MAX_BRIDGE_S, RETURN_FRAMES, CutThresholds, FrameSignals, luma_thumb
+from g2w.curate.cuts import FLASH_S, MAX_BRIDGE_S, RETURN_FRAMES, CutThresholds, FrameSignals, luma_thumb
 from g2w.curate.quality import QualityAccumulator, shake_score
 from g2w.curate.rows import CROP_SIZE, base_row, error_row, to_columns
 from g2w.curate.ui_screen import UiScreen, make_ui_screen
@@ -128,7 +128,8 @@ class AnalyzeWindows(Step):
         context = (self.cut_thresholds.neighbours + 2) / fps  # frames each cut score looks at, and some
         # before the first window, also the longest flat run a cut is bridged across (cuts.MAX_BRIDGE_S)
         start_s = max(0.0, windows[0].start_s - context - MAX_BRIDGE_S) if first_window > 0 else 0.0
-        after = max(context, (RETURN_FRAMES + 2) / fps)  # ... and the frames the return veto looks ahead
+        after = max(context, (RETURN_FRAMES + 2) / fps, FLASH_S + 2 / fps)  # ... and the frames the return veto
+        # and the flash test look ahead
         tail_s = windows[-1].end_s + after if windows[-1].index + 1 < len(every) else None
         signals = FrameSignals(self.cut_thresholds)
         small = [] if needs_frames(self.cuts) else None  # the network's 48x27 RGB frames

@@ -78,6 +78,20 @@ calm frames around a short run, can still let the middle step stand out. A cut c
 picture once, so one adjacent step at least belongs to a shot; with a fast turn before the cut,
 the one after it still does. The cue is two comparisons per step, free.
 
+A sixth test looks at a *window* around a candidate, not one step: a muzzle flash or an explosion
+lights the whole picture for a few frames, and in a software-lit engine (Doom's extra light) it
+relights it unevenly, so frames inside the flash differ from the frames around it in structure,
+not only in gain, and no single-step cue explains the step into or out of it; and the camera may
+move while it lasts, so the frame before the flash need not come back exactly. A flash is a
+transient rise of the mean luma: a run of frames, all at least `flash_gain` times brighter than
+both the last frame before the run and the first frame after it, lasting at most FLASH_S. Its two
+ends are unlit views of one moment, so they show one place: compared by the local cue's block
+search (which tolerates the camera's motion over the run), at most FLASH_UNEXPLAINED of the
+blocks are unexplained. Every step from the one into the run to the one out of it is then no cut
+(`flash`). A cut between a dark and a bright shot is no flash: the bright shot lasts, or its
+ends show two places. The test runs as frames come, on the mean luma (free) and one block
+search per end of a lit run.
+
 Deciding needs frames after the cut, so the signals of a whole source are recorded (a few
 numbers per frame) and decided at its end. Windows that straddle a cut are rejected
 (`scene_cut`); a cut on a window's first frame belongs to neither window.
@@ -115,6 +129,9 @@ DISTINCT_PX = 3  # a block's own look-alikes are searched beyond this offset (pi
 DISTINCT_MARGIN = 0.1  # ... and its match counts only when it beats the best of them by this much
 VETO_MOTION_PX = 2.0  # the camera's motion (pixels of BLOCKS_THUMB) below which a coherent match proves nothing
 RETURN_FRAMES = 12  # frames after a step (0.4 s at 30 fps) in which the view before it may come back (the return veto)
+FLASH_S = 1.0  # the longest lit run the flash test takes for a flash (seconds, from its last unlit frame to its first)
+FLASH_UNEXPLAINED = 0.5  # ... whose unlit ends match: at most this share of blocks unexplained between them
+FLASH_HOLD = 128  # frames of block luma held for the flash test (FLASH_S at up to about 120 fps)
 CANDIDATE_SCORE = 0.5  # the calibration measures the local cue from this score up (the job: where it decides)
 
 
@@ -140,6 +157,8 @@ class CutThresholds:
     veto_return: float = 0.6  # a step whose view before comes back within RETURN_FRAMES (the smallest difference
     # to a frame after it, over the step's own difference) at or below this is no cut (0: never); only where
     # the camera rested (under VETO_MOTION_PX), the coherent veto's complement
+    flash_gain: float = 1.15  # a run of frames this many times brighter (mean luma) than the unlit frames on
+    # both sides, within FLASH_S, whose two ends match (FLASH_UNEXPLAINED), is a flash: no step of it is a cut (0: never)
     veto_run: float = 1.5  # a step whose difference is under this many times BOTH adjacent steps' is inside
     # a run of fast motion, not a cut (0: never)
 
@@ -343,6 +362,8 @@ class FrameSignals:
         self.back = array("d")  # the return: the smallest difference of frame i-1 to frames i+1..i+RETURN_FRAMES
         # or of frame i to frames i-1-RETURN_FRAMES..i-2, over step i's own difference; NaN where not measured
         self._returning: dict[int, list] = {}  # steps whose return is still being measured: [pixels of i-1, own, best]
+        self.flash = array("b")  # steps into, inside and out of a flash (the flash test)
+        self._lit: deque = deque(maxlen=FLASH_HOLD)  # (index, time, mean luma, blocks) of the latest frames
         self.bridges: dict[int, tuple[float, float]] = {}
         self._prev: Thumb | None = None
         self._solid: tuple[float, Thumb] | None = None  # the last frame that was not flat, and its time
@@ -362,6 +383,10 @@ class FrameSignals:
         self._pixels.append((len(self.times) - 1, thumb.pixels))
         self._follow_returns(len(self.times) - 1, thumb.pixels)
         self._bridge(t, prev, thumb)
+        self.flash.append(0)
+        if thumb.blocks is not None:
+            self._lit.append((len(self.times) - 1, t, float(cv2.mean(thumb.blocks)[0]), thumb.blocks))
+            self._end_flash()
         if prev is None:
             self.difference.append(0.0), self.histogram.append(0.0), self.flat.append(True)
             self.shift.extend((np.nan, np.nan))
@@ -378,6 +403,32 @@ class FrameSignals:
                 self.unexplained[i], self.coherent[i], self.standout[i] = self._local_cue(i)
                 self._start_return(i)
             self._judged = last + 1
+
+    def _end_flash(self) -> None:
+        """Whether the latest frame ends a flash: walking back from it within FLASH_S, a run of
+        frames all at least `flash_gain` times brighter than it, preceded by a frame they are all
+        as much brighter than, whose blocks match the latest frame's; if so, every step from the
+        one into the run to the latest is marked. The walk stops at the first frame not that much
+        brighter than the latest, so in steady footage it looks at one frame."""
+        gain = self._thresholds.flash_gain
+        if not gain > 1.0 or len(self._lit) < 3:
+            return
+        held = list(self._lit)
+        n, t_n, luma_n, blocks_n = held[-1]
+        lowest = np.inf  # the dimmest frame of the run so far
+        for k in range(len(held) - 2, -1, -1):
+            j, t_j, luma_j, blocks_j = held[k]
+            if t_n - t_j > FLASH_S + 1e-6 or held[k + 1][0] != j + 1:
+                return
+            if np.isfinite(lowest) and luma_j * gain <= lowest:  # the last unlit frame before the run
+                share = unexplained_share(blocks_j, blocks_n)
+                if np.isfinite(share) and share <= FLASH_UNEXPLAINED:
+                    for step in range(j + 1, n + 1):
+                        self.flash[step] = 1
+                return
+            lowest = min(lowest, luma_j)
+            if luma_n * gain > lowest:
+                return
 
     def _window_score(self, i: int) -> float:
         """Step i's score without the local cue, from the neighbours on both sides that came."""
@@ -562,6 +613,7 @@ class FrameSignals:
             *self.bridge_arrays(),
             *self.local_cue_arrays(),
             self.return_array(),
+            np.array(self.flash, bool),
         )
 
 
@@ -623,6 +675,7 @@ def cut_scores(
     coherent: np.ndarray | None = None,
     standout: np.ndarray | None = None,
     back: np.ndarray | None = None,
+    flash: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per frame, a score that is >= 1 exactly when a cut lands on that frame. Flat steps count
     neither as cuts nor as neighbours; with `bridge` (FrameSignals.bridge_arrays), the step out of a
@@ -633,7 +686,8 @@ def cut_scores(
     at least `standout_score` whose unexplained share exceeds its neighbouring steps' by
     `standout_unexplained` is a cut; with `back` (FrameSignals.return_array), one whose view before
     comes back to within `veto_return` of its own difference is not; nor is one inside a run of
-    decorrelating steps (`veto_run`, `inside_run`)."""
+    decorrelating steps (`veto_run`, `inside_run`), nor, with `flash` (FrameSignals.flash), a step
+    into, inside or out of a flash."""
     if len(difference) == 0:
         return np.zeros(0)
     difference, histogram, flat = bridged(difference, histogram, np.asarray(flat, bool), bridge, bridge_histogram)
@@ -655,6 +709,8 @@ def cut_scores(
         score = np.where(
             np.nan_to_num(np.asarray(back, float), nan=np.inf) <= t.veto_return, np.minimum(score, 0.99), score
         )
+    if flash is not None and len(flash) and t.flash_gain > 1.0:
+        score = np.where(np.asarray(flash, bool), np.minimum(score, 0.99), score)
     if t.veto_run > 0:
         score = np.where(inside_run(difference, solid, t.veto_run), np.minimum(score, 0.99), score)
     score[flat] = 0.0

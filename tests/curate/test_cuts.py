@@ -310,7 +310,7 @@ def test_a_flash_over_a_moving_view_is_vetoed():
     flash = frames[30] * (1 - blob) + 255 * blob
     flash[80:200] = _textured(7)[80:200, :640, None]
     frames[30] = np.clip(flash, 0, 255).astype(np.uint8)
-    off = CutThresholds(veto_coherent=float("inf"))
+    off = CutThresholds(veto_coherent=float("inf"), flash_gain=0.0)  # the flash test would hold it too
     assert (_signals(frames, off).cut_scores(off)[30:32] >= 1).any()  # without the veto: a false cut
     assert not (_signals(frames).cut_scores() >= 1).any()
 
@@ -380,7 +380,7 @@ def test_a_flash_over_a_still_camera_comes_back_and_is_no_cut_while_a_cut_stays_
         np.repeat(np.clip(v + noise.normal(0, 2, v.shape), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
         for v in views
     ]
-    off = CutThresholds(veto_return=0.0)
+    off = CutThresholds(veto_return=0.0, flash_gain=0.0)  # the flash test would hold it too
     assert 20 in np.flatnonzero(_signals(frames, off).cut_scores(off) >= 1)  # without the veto: a false cut
     on = CutThresholds()  # on by default, at the level the calibration chose on real footage
     assert on.veto_return > 0
@@ -427,3 +427,26 @@ def test_a_strafe_burst_is_no_cut_but_a_cut_right_after_a_flick_is():
     assert (
         list(np.flatnonzero(flick.cut_scores(off) >= 1)) == list(np.flatnonzero(flick.cut_scores(on) >= 1)) == [20, 21]
     )
+
+
+def test_a_lit_run_whose_unlit_ends_match_is_a_flash_while_a_cut_to_a_bright_shot_stays_a_cut():
+    """Eight frames relit unevenly (a bright wash, strongest at the bottom, as a muzzle flash lights
+    the near floor) while the camera pans: the step out of it scores as a cut on the global cues
+    with the single-step vetoes off; the flash test finds the lit run, matches its two unlit ends
+    and holds every step of it under the cut score. A cut to another, brighter place that lasts
+    has no unlit end after it, so it stays a cut."""
+    world, other = _textured(31), _textured(32)
+    yy = np.mgrid[0:360, 0:640][0] / 360.0
+    wash = (0.35 + 0.5 * yy) * 255
+    views = [world[:, 8 * i : 8 * i + 640].astype(np.float32) * 0.6 for i in range(60)]
+    for k in range(20, 28):
+        views[k] = views[k] * (1 - 0.9 * yy) + 0.9 * yy * wash
+    views[45:] = [other[:, 8 * i : 8 * i + 640].astype(np.float32) for i in range(15)]
+    frames = [np.repeat(np.clip(v, 0, 255).astype(np.uint8)[..., None], 3, axis=2) for v in views]
+    single = dict(veto_coherent=float("inf"), veto_return=0.0)
+    off = CutThresholds(flash_gain=0.0, **single)
+    assert set(np.flatnonzero(_signals(frames, off).cut_scores(off) >= 1)) - {45}  # a false cut at the flash
+    on = CutThresholds(**single)
+    signals = _signals(frames, on)
+    assert all(signals.flash[20:29]) and not any(signals.flash[:20]) and not signals.flash[45]
+    assert list(np.flatnonzero(signals.cut_scores(on) >= 1)) == [45]

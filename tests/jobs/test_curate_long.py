@@ -8,6 +8,8 @@ import pytest
 
 from g2w.cli import main
 from g2w.sample_data.walkthrough import WalkSpec, write_walkthrough
+from tests.caption.test_caption import caption_reply
+from tests.evaluate.fake_openai import FakeOpenAI
 
 SMALL = dict(width=320, height=180, fps=15)
 
@@ -87,11 +89,25 @@ def test_keep_hud_marks_segments(tmp_path, videos):
     assert kept and all(r["hud_status"] == "none" and "ui_overlay" in r["checks_failed"] for r in kept)
 
 
-def test_trajectory_fills_the_dataset_manifest(tmp_path, videos):
+def test_trajectory_and_caption_fill_the_dataset_manifest(tmp_path, videos):
     out, rows = _run(tmp_path, {"cut": videos["cut"]})
     assert main(["trajectory", str(out), "--hfov-deg", "90"]) == 0
+    server = FakeOpenAI()
+    try:
+        server.reset(caption_reply)
+        assert main(["caption", str(out), "--endpoint", server.url, "--model", "vl"]) == 0
+    finally:
+        server.close()
     dataset = pq.read_table(out / "dataset.parquet").to_pylist()
+    assert len(dataset) == len(rows)  # one row per segment, rejected stretches included
     kept = [r for r in dataset if r["status"] == "kept"]
     assert len(kept) == 2 and all(r["trajectory_status"] in ("accepted", "rejected") for r in kept)
-    assert all((out / r["trajectory_path"]).exists() and r["hud_status"] == "clean" for r in kept)
-    assert "trajectory_" in (out / "dataset.html").read_text()
+    for r in kept:
+        assert (out / r["clip_path"]).exists() and r["hud_status"] == "clean"
+        assert (out / r["trajectory_path"]).exists() and r["trajectory_reason"] is not None
+        assert r["caption_status"] == "ok" and json.loads((out / r["caption_path"]).read_text())["caption"]
+        assert r["window_ids"] and r["start_boundary"] and r["end_boundary"]  # the quality decisions travel along
+    page = (out / "dataset.html").read_text()
+    for k in range(len(kept)):  # per kept segment, its contact strip and its trajectory plot
+        assert f"long_report/strip_{k:04d}.png" in page and f"long_report/trajectory_{k:04d}.png" in page
+        assert (out / "long_report" / f"trajectory_{k:04d}.png").exists()
