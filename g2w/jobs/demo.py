@@ -108,9 +108,11 @@ def run_demo(
     from g2w.jobs.options import DetectOptions
     from g2w.jobs.remove import run_remove
     from g2w.jobs.synthesize import run_synthesize
+    from g2w.runtime.ray_logs import use_run_folder
 
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
+    use_run_folder(out_dir)  # Ray's logs in OUT/logs/ray, not in the first stage's folder
     paths = {
         k: os.path.join(out_dir, k)
         for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval", "detect")
