@@ -797,7 +797,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
     p.add_argument("--output", default="demo_out")
     _add_sample_args(p, duration_s=20.0, count=6)  # six: every event kind appears
-    p.add_argument("--samples", type=positive(int), default=4, help="paired samples to synthesize")
+    p.add_argument("--samples", type=positive(int), default=2, help="paired samples to synthesize")
     p.add_argument("--clip-model", default="ViT-B-16", help="open_clip architecture (or config JSON) for curation")
     p.add_argument(
         "--clip-pretrained",

@@ -143,6 +143,22 @@ def _from_jsonl(path: str) -> list[Case]:
     return cases
 
 
+def jsonl_item(case: Case) -> dict:
+    """A case as one line of the JSONL listing that `load_cases` reads (paths kept as they are)."""
+    return {
+        "case_id": case.case_id,
+        "split": case.split,
+        "video": case.source,
+        "annotation": case.annotation,
+        "reference": case.reference,
+        "mask": case.mask,
+        "width": case.width,
+        "height": case.height,
+        "fps": case.fps,
+        "frame_count": case.frame_count,
+    }
+
+
 def load_cases(path: str | os.PathLike) -> list[Case]:
     """Cases from a synthesis output folder or a JSONL listing, in a stable order."""
     path = storage.absolute(os.fspath(path))

@@ -12,6 +12,11 @@
    removal and evaluation (`gamecleaner/`); its quality is not meaningful, only the path is.
 Every stage writes its own summary and report; `report.html` here links them, with a contact
 sheet of the raw footage. Each stage is resumable, so rerunning the demo reuses finished work.
+
+The demo shows the path on a laptop's CPUs, so its inputs are as small as keeps every stage's
+output meaningful: two synthesized pairs (each removal method's cost grows with its cases,
+and the flow-guided ones are the slowest stages), GameCleaner's removal on one of them, and
+curated clips encoded with a faster x264 preset (the synthesis reads them once).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from g2w.video.decode import FrameReader
 log = logging.getLogger(__name__)
 
 FRAMES_PER_VIDEO = 5
+SAMPLES = 2  # synthesized pairs: every removal method and the judge run on each
+CLIP_PRESET = "veryfast"  # x264 preset of the curated clips (the curate command's own default is slower)
 BASELINES = ("identity", "telea-gt")
 METHODS = (*BASELINES, DEFAULT_METHOD)  # the mask-free default (the shipped segmenter's mask)
 
@@ -94,7 +101,7 @@ def run_demo(
     count: int = 6,
     seed: int = 0,
     duration_s: float = 20.0,
-    samples: int = 4,
+    samples: int = SAMPLES,
     clip_pretrained: str | None = None,
     clip_model: str = "ViT-B-16",
     real_clips: str | None = None,
@@ -108,9 +115,11 @@ def run_demo(
     from g2w.jobs.options import DetectOptions
     from g2w.jobs.remove import run_remove
     from g2w.jobs.synthesize import run_synthesize
+    from g2w.runtime.ray_logs import use_run_folder
 
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
+    use_run_folder(out_dir)  # Ray's logs in OUT/logs/ray, not in the first stage's folder
     paths = {
         k: os.path.join(out_dir, k)
         for k in ("raw", "curated", "assets", "synth", "synth_real", "removed", "eval", "detect")
@@ -125,7 +134,7 @@ def run_demo(
     t = _stage("samples", timings, t)
 
     log.info(f"== 2/6 curation -> {paths['curated']}")
-    config = CurateConfig(seed=seed, clip_model=clip_model, clip_pretrained=clip_pretrained)
+    config = CurateConfig(seed=seed, clip_model=clip_model, clip_pretrained=clip_pretrained, preset=CLIP_PRESET)
     curated = run_curate([paths["raw"]], paths["curated"], config)
     t = _stage("curate", timings, t)
     summary = {

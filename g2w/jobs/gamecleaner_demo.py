@@ -6,10 +6,13 @@ not meaningful. The stage shows that the whole path (Ray Data precache, Ray Trai
 checkpoints, the removal job, the judge) runs end to end. Removal uses no ground truth: its
 reference is built from each source itself (`self`: the segmenter + propagate path), as a user
 without a clean frame would get it; training pairs do use the clean video, as training does.
+Since only the path is shown, removal and evaluation run on the first pair alone: on a CPU, the
+sampler and the `self` reference (a whole propagate pass) cost the most of any stage per case.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 
@@ -22,6 +25,18 @@ WARNING = (
 STEPS = 2
 SAMPLER_STEPS = 4
 REFERENCE = "self"  # built from the source: never the ground truth
+REMOVAL_CASES = 1  # removal and evaluation on this many pairs: the path, not a score
+
+
+def first_cases(synth: str, out_path: str, count: int) -> str:
+    """A JSONL listing (`g2w.cases.case.load_cases`) of the first `count` cases of a synthesis output."""
+    from g2w.cases.case import jsonl_item, load_cases
+
+    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    with open(out_path, "w") as f:
+        for case in load_cases(synth)[:count]:
+            f.write(json.dumps(jsonl_item(case)) + "\n")
+    return out_path
 
 
 def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
@@ -48,13 +63,14 @@ def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
             cpus_per_worker=0.5,
         )
     )
+    cases = first_cases(synth, os.path.join(out_dir, "cases.jsonl"), REMOVAL_CASES)
     removed = run_remove(
         "gamecleaner",
-        synth,
+        cases,
         paths["removed"],
         {"checkpoint": paths["run"], "steps": SAMPLER_STEPS, "reference": REFERENCE},
     )
-    scores = run_evaluate(synth, paths["removed"], paths["eval"])
+    scores = run_evaluate(cases, paths["removed"], paths["eval"])
     return {
         "warning": warning,
         "precache": cache,

@@ -4,6 +4,7 @@ With RAY_ADDRESS set (a cluster, or `ray job submit`), attach to it. Otherwise s
 local cluster sized for the machine: every core, and an object store of at most a quarter of RAM
 (capped at 4 GiB) leaving memory to the workers that decode and encode.
 
+A local cluster's own logs are kept in the run folder (`g2w.runtime.ray_logs`), not printed.
 How much Ray says (its messages, the workers' output, Ray Data's progress) follows the mode the
 command line chose in `g2w.runtime.logs`: quiet by default, everything with `--verbose`.
 """
@@ -18,6 +19,7 @@ import psutil
 import ray
 
 from g2w.runtime.logs import quiet_ray_data, ray_init_options
+from g2w.runtime.ray_logs import copy_session_logs, link_session_logs
 from g2w.runtime.shared_output import alive_nodes, require_shared_output
 
 _MAX_OBJECT_STORE_BYTES = 4 << 30
@@ -80,7 +82,10 @@ def init_ray(num_cpus: int | None = None, output: str | None = None) -> dict:
             if num_cpus is not None:
                 size["num_cpus"] = num_cpus
             context = ray.init(**size, **local_state_api_options(), **options)
-        log.info("ray: %s CPUs; its logs: %s", int(ray.cluster_resources().get("CPU", 0)), _logs_folder(context))
+        logs = _logs_folder(context)
+        if not os.environ.get("RAY_ADDRESS"):
+            logs = link_session_logs(logs, output) or logs
+        log.info("ray: %s CPUs; its logs: %s", int(ray.cluster_resources().get("CPU", 0)), logs)
     quiet_ray_data()
     if output is not None:
         require_shared_output(output, alive_nodes())
@@ -88,5 +93,7 @@ def init_ray(num_cpus: int | None = None, output: str | None = None) -> dict:
 
 
 def shutdown_ray() -> None:
+    """Stop Ray; a local cluster's logs are then copied into the run folder."""
     if ray.is_initialized():
         ray.shutdown()
+    copy_session_logs()

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from g2w.cases.annotation import AnnotationError, load_annotation, parse_annotation
-from g2w.cases.case import Case, CasesError, load_cases
+from g2w.cases.case import Case, CasesError, jsonl_item, load_cases
 
 
 def test_synthesis_folder_gives_ok_samples_with_reference(synth_out):
@@ -17,6 +17,13 @@ def test_synthesis_folder_gives_ok_samples_with_reference(synth_out):
     assert c.reference.endswith("clean.mp4") and c.mask.endswith("mask.mkv")
     assert (c.width, c.height, c.fps, c.frame_count) == (320, 180, 30.0, 90)
     assert Case.from_json(c.to_json()) == c
+
+
+def test_a_listing_written_from_cases_loads_back_the_same_cases(synth_out, tmp_path):
+    cases = load_cases(synth_out)
+    listing = tmp_path / "cases.jsonl"
+    listing.write_text("".join(json.dumps(jsonl_item(c)) + "\n" for c in cases[:1]))
+    assert load_cases(str(listing)) == cases[:1]
 
 
 def test_wild_jsonl_resolves_paths_relative_to_the_file(wild_cases):

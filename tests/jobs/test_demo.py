@@ -6,6 +6,7 @@ import os
 import pyarrow.parquet as pq
 import pytest
 
+from g2w.cases.case import load_cases
 from g2w.jobs.demo import BASELINES, METHODS, run_demo
 from g2w.remove import DEFAULT_METHOD
 from tests.serve.chromium import Browser, chromium_binary
@@ -33,6 +34,8 @@ def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
     gc_metrics = json.loads((tmp_path / "gamecleaner" / "eval" / "metrics.json").read_text())
     assert gc_metrics["method"]["model"] == "gamecleaner (reference: self)"
     assert (tmp_path / "gamecleaner" / "removed" / f"{synth[0]['sample_id']}.mp4").exists()
+    listed = load_cases(tmp_path / "gamecleaner" / "cases.jsonl")  # its removal runs on the first pair alone
+    assert listed == load_cases(tmp_path / "synth")[:1]
     assert summary["evaluate"]["gamecleaner"]["ok"] == 1  # its edit covers the whole clip, so the judge scores it
     page = (tmp_path / "report.html").read_text()
     assert "random-initialised" in page and "gamecleaner/run/report.html" in page
