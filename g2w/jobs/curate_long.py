@@ -42,7 +42,7 @@ from g2w.jobs.curate import (
     windows_expected,
 )
 from g2w.jobs.long_page import write_segments_report
-from g2w.runtime.pipeline import apply_steps, dataset_from_table
+from g2w.runtime.pipeline import apply_steps, batches, dataset_from_table
 from g2w.runtime.ray_init import init_ray
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def standardize_segments(run: _Run, segments: pa.Table) -> pa.Table:
         fields = ["segment_id", "source", "start_s", "duration_s", "width", "height", "fps", "rotation"]
         ds = apply_steps(dataset_from_table(segments.select(fields).take(pa.array(kept))), [step])
         results = {}
-        for batch in ds.iter_batches(batch_format="numpy", batch_size=64):
+        for batch in batches(ds, 64):
             for sid, path, st, err in zip(
                 batch["segment_id"], batch["clip_path"], batch["std_status"], batch["std_error"]
             ):
