@@ -755,7 +755,7 @@ def test_results_in_an_object_store_are_served_from_it(service, inputs, s3_bucke
 
 
 def test_delete_and_retention_remove_files_and_records_and_a_full_disk_is_507(service, inputs):
-    """Last in the module (it restarts with a one-second retention). A finished job's DELETE removes
+    """Restarts with a one-second retention (the test after it restarts once more). A finished job's DELETE removes
     its folder, its published results and its record; another owner cannot; retention does the
     same to every finished job once it is old enough; and a disk below the floor refuses new work."""
     from g2w.io import storage
@@ -790,3 +790,36 @@ def test_delete_and_retention_remove_files_and_records_and_a_full_disk_is_507(se
     assert (
         requests.get(f"{service.url}/v1/removals?limit=100", headers=service.headers, timeout=30).json()["items"] == []
     )
+
+
+def test_store_on_postgresql_over_http(service, inputs, pg_url, capsys):
+    """Last in the module: restarted with `store-url` on a real PostgreSQL server, as a deployment
+    whose ingress may move runs it. Keys made by `g2w serve-keys --store-url` work, a real removal
+    succeeds and is listed for its owner only, and its rows are in PostgreSQL, not in jobs.sqlite."""
+    import psycopg
+
+    from g2w.cli import main
+
+    service.restart(**{"store-url": pg_url, "dispatch": "true", "retention-s": "0", "min-free-disk-mb": "0"})
+    keys = {}
+    for owner in ("dana", "mallory"):
+        assert main(["serve-keys", "--store-url", pg_url, "create", "--owner", owner]) == 0
+        keys[owner] = {"Authorization": f"Bearer {json.loads(capsys.readouterr().out)['key']}"}
+    resp = _submit(service, inputs["clip"], headers=keys["dana"])
+    assert resp.status_code == 202, resp.text
+    job = _wait(service, resp.json()["id"], headers=keys["dana"])
+    assert job["state"] == "succeeded" and job["progress"]["frames_done"] == 20, job
+    edited = requests.get(service.url + job["results"]["edited.mp4"], headers=keys["dana"], timeout=30)
+    assert edited.content == open(inputs["clip"], "rb").read()  # identity: the upload, byte for byte
+    listed = requests.get(f"{service.url}/v1/removals", headers=keys["dana"], timeout=30).json()
+    assert [j["id"] for j in listed["items"]] == [job["id"]] and listed["next_cursor"] is None
+    as_mallory = f"{service.url}/v1/removals/{job['id']}"
+    for method, url in (("GET", as_mallory), ("GET", as_mallory + "/result/edited.mp4"), ("DELETE", as_mallory)):
+        resp = requests.request(method, url, headers=keys["mallory"], timeout=30)
+        assert (resp.status_code, resp.json()["error"]) == (404, "not_found"), (method, url)
+    assert requests.get(f"{service.url}/v1/removals", headers=keys["mallory"], timeout=30).json()["items"] == []
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute("SELECT id, owner, state FROM jobs").fetchall()
+        owners = sorted(r[0] for r in db.execute("SELECT owner FROM api_keys WHERE revoked IS NULL"))
+    assert rows == [(job["id"], "dana", "succeeded")] and owners == ["dana", "mallory"]
+    assert _db_jobs(service, "id = ?", job["id"]) == []  # the SQLite file of the earlier tests never saw it
