@@ -3,7 +3,8 @@
 One application for the module. It starts with dispatching off, so queued jobs stay queued
 while the tests check admission (auth, 413/415/422/429, idempotency, cancel); then it is
 restarted, as a redeploy would, with one job left `running` in the store as a crash leaves it,
-and every accepted job must finish. The later tests run with dispatching on.
+and every accepted job must finish. The later tests run with dispatching on; the last restarts
+it once more with its job store on a real PostgreSQL server.
 """
 
 from __future__ import annotations
