@@ -25,7 +25,7 @@ def _decision(rng: np.random.Generator, start: float) -> tuple:
     cut = round(start + float(rng.uniform(0.5, 4.5)), 3)
     choices = [
         ("kept", "", [], [], 0.0),
-        ("kept", "", [], [], None),
+        ("kept", "", [], [], 0.05),
         ("rejected", "near_duplicate", [], [], 0.0),
         ("rejected", "not_sampled", [], [], 0.0),
         ("rejected", "scene_cut", ["scene_cut"], [cut], 0.0),
@@ -35,7 +35,7 @@ def _decision(rng: np.random.Generator, start: float) -> tuple:
         ("rejected", "too_dark", ["too_dark"], [], 0.0),
         ("rejected", "ui_overlay", ["ui_overlay"], [], 0.25),
         ("rejected", "ui_overlay", ["scene_cut", "ui_overlay"], [cut], 0.3),
-        ("error", "analysis_failed", [], [], None),
+        ("error", "analysis_failed", [], [], 0.0),
     ]
     p = np.array([30, 4, 6, 5, 4, 1, 1, 1, 2, 5, 1, 1], float)
     return choices[rng.choice(len(choices), p=p / p.sum())]
