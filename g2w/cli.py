@@ -643,7 +643,12 @@ def _add_plan_command(sub) -> None:
             default=getattr(Prices(), name),
             help=f"USD (default %(default)s, prices as of {PRICES_AS_OF}; --profile only)",
         )
-    p.add_argument("--windows-per-clip", type=positive(float), default=2.0, help="windows analysed per kept clip")
+    p.add_argument(
+        "--windows-per-clip",
+        type=positive(float),
+        default=None,
+        help="windows analysed per kept clip (default: as selection decided on the profile's corpus; --profile only)",
+    )
     p.add_argument(
         "--max-candidates", type=positive(int), default=100_000, help="the curate job's candidate cap (its default)"
     )
