@@ -47,5 +47,6 @@ def training_sentence(training: dict[str, list[str]] | None) -> str:
     return (
         f"The segmenter trained on real HUD/clean pairs of {games('real_pairs')} and on synthesized HUDs over "
         f"real clean clips of {games('real_clean_clips')}; its full-resolution refiner on real pairs of "
-        f"{games('refiner_real_pairs')}. Figures for those games are in-sample; every other game is held out."
+        f"{games('refiner_real_pairs')}. Figures for a game whose real pairs were trained on are in-sample; "
+        "every other game's HUD is held out."
     )
