@@ -81,6 +81,22 @@ class SegmenterTrainOptions:
             "without it, the new plane starts at zero weight)"
         ),
     )
+    widths: list[int] | None = field(
+        default=None,
+        metadata=option(
+            "channels per U-Net level, each level halving the size (default 16 32 64 96; not with --init)",
+            nargs="+",
+            type=positive(int),
+            metavar="C",
+        ),
+    )
+    cache: str | None = field(
+        default=None,
+        metadata=option(
+            "folder of decoded training samples (default RUN/cache); runs over the same pairs can share one",
+            metavar="DIR",
+        ),
+    )
 
 
 @dataclass
