@@ -257,7 +257,7 @@ class RemoveOptions:
     reference: str | None = field(
         default=None,
         metadata=option(
-            "gamecleaner: reference frame: none (default), self (the source cleaned by the segmenter + propagate), "
+            "gamecleaner: reference frame: none (default), self (the source cleaned by the default removal method), "
             "oracle (the ground-truth clean frame: synthetic upper bound, labelled so)",
             choices=("none", "self", "oracle"),
         ),
@@ -268,6 +268,14 @@ class RemoveOptions:
             "gamecleaner: your clean reference frame: an image for every case, or a folder of <case_id>.png|.jpg "
             "(resized to the model's frame size)",
             metavar="PATH",
+        ),
+    )
+    reference_edits: str | None = field(
+        default=None,
+        metadata=option(
+            "gamecleaner with --reference self: a `g2w remove` output of the default method, whose edit of a case "
+            "is the reference when it was made from that very source with the default options",
+            metavar="DIR",
         ),
     )
     steps: int | None = field(

@@ -48,7 +48,10 @@ class Method:
             )
 
             options = options or {}
-            traits.update(reference_record(reference_source(options.get("reference"), options.get("reference_image"))))
+            source = reference_source(
+                options.get("reference"), options.get("reference_image"), options.get("reference_edits")
+            )
+            traits.update(reference_record(source))
         return traits
 
     def function(self):
