@@ -1,8 +1,8 @@
 """Peak memory of one `RemoveCases` task per removal method, on the demo's 720p pairs.
 
 Each method removes the HUD of one case through the remove job's own `remove_one`, as a task
-with one CPU on a fresh one-CPU local Ray, so the process measured is a Ray worker as a
-`RemoveCases` task gets it. It reports the worker's peak resident set (`ru_maxrss`, exact) and
+with one CPU on a one-CPU local Ray, each in a fresh worker process, so the process measured
+is a Ray worker as a `RemoveCases` task gets it. It reports the worker's peak resident set (`ru_maxrss`, exact) and
 its peak unique set (USS, sampled with psutil every 50 ms from the task itself): USS is what Ray
 Data's high-memory warning compares with the memory a step declares (`g2w.remove.Method`). GameCleaner
 runs with the demo's options (tiny model from the demo's training run, `self` reference), once
@@ -26,11 +26,11 @@ import tempfile
 from g2w.io.results_page import markdown_table, write_results_page
 
 _CHILD = r"""
-import json, logging, resource, sys, threading
+import json, resource, sys, threading
 import psutil
 import ray
 
-@ray.remote(num_cpus=1)
+@ray.remote(num_cpus=1, max_calls=1)  # a fresh worker process for every task
 def task(method, cases, out, options):
     from g2w.cases.case import load_cases
     from g2w.jobs.remove import remove_one
@@ -54,25 +54,28 @@ def task(method, cases, out, options):
     return {"status": row["status"], "reason": row["reason"], "frames": row["frames"], "case": case.case_id,
             "base_uss": base, "peak_uss": peak[0], "peak_rss": rss}
 
-ray.init(num_cpus=1, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
-print(json.dumps(ray.get(task.remote(sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])))))
-ray.shutdown()
+from g2w.runtime.ray_init import init_ray, shutdown_ray
+
+init_ray(num_cpus=1)  # the local cluster as a job starts it, with one CPU: one task at a time
+cases, out = sys.argv[1], sys.argv[2]
+for n, (method, options) in enumerate(json.loads(sys.argv[3])):
+    print(json.dumps(ray.get(task.remote(method, cases, f"{out}/{n}", options))), flush=True)
+shutdown_ray()
 """
 
 
-def measure(method: str, cases: str, options: dict) -> dict:
+def measure(cases: str, runs: list[tuple[str, dict]]) -> list[dict]:
+    """One result per (method, options), each run as its own task in a fresh worker."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("RAY_ADDRESS", None)  # its own one-CPU Ray, never a cluster the shell points at
     with tempfile.TemporaryDirectory(prefix="g2w-remove-memory-") as out:
         done = subprocess.run(
-            [sys.executable, "-c", _CHILD, method, cases, out, json.dumps(options)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
+            [sys.executable, "-c", _CHILD, cases, out, json.dumps(runs)], env=env, capture_output=True, text=True
         )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    if done.returncode:
+        raise SystemExit(f"exit {done.returncode}\n{done.stderr[-3000:]}")
+    return [json.loads(line) for line in done.stdout.strip().splitlines() if line.startswith("{")]
 
 
 def main() -> None:
@@ -95,8 +98,7 @@ def main() -> None:
     ]
     gib = 1 << 30
     rows, results = [], {}
-    for method, label, options in runs:
-        result = measure(method, synth, options)
+    for (_, label, _), result in zip(runs, measure(synth, [(m, o) for m, _, o in runs]), strict=True):
         results[label] = result
         print(label, json.dumps(result), flush=True)
         rows.append(
@@ -121,8 +123,8 @@ def main() -> None:
         rows,
     )
     notes = [
-        "One 1280x720, 30 fps synthesized pair of the demo per method, each as a one-CPU task on a fresh local "
-        "Ray (a new worker process each time), as a `RemoveCases` task runs.",
+        "One 1280x720, 30 fps synthesized pair of the demo per method, each as a one-CPU task on a one-CPU local "
+        "Ray in a new worker process, as a `RemoveCases` task runs.",
         "Peak USS is sampled every 50 ms (Ray Data's high-memory warning compares it with the declared memory); "
         "peak RSS is the kernel's exact high-water mark and includes pages shared with other processes.",
         f"The largest peak USS here: {max(r['peak_uss'] for r in results.values()) / gib:.2f} GiB.",

@@ -52,9 +52,6 @@ MANIFEST_SCHEMA = pa.schema(
     ]
 )
 REPORT_CASES = 6
-# A removal holds a chunk of decoded frames, its masks and flow fields at the clip's size: about
-# 2.5 GiB at 720p, so each worker declares 3 GiB.
-REMOVE_MEMORY_BYTES = 3 << 30
 
 
 def remove_one(method: str, case: Case, out_dir: str, options: dict | None = None, progress=None) -> dict:
@@ -96,8 +93,14 @@ class RemoveCases(Step):
 
     def resources(self) -> Resources:
         # A GPU method on a cluster with GPUs gets one GPU per worker, so the runtime runs it on an
-        # actor pool (one actor per GPU) and a learned model loads once per worker.
-        return Resources(num_cpus=1, num_gpus=1 if self.use_gpu else 0, batch_size=1, memory_bytes=REMOVE_MEMORY_BYTES)
+        # actor pool (one actor per GPU) and a learned model loads once per worker. The memory is
+        # the method's own (`g2w.remove.Method.memory_gib`).
+        return Resources(
+            num_cpus=1,
+            num_gpus=1 if self.use_gpu else 0,
+            batch_size=1,
+            memory_bytes=int(get_method(self.method).memory_gib * (1 << 30)),
+        )
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [remove_one(self.method, Case.from_json(str(c)), self.out_dir, self.options) for c in batch["case"]]
