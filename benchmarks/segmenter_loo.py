@@ -214,7 +214,14 @@ def render(result: dict, args, procedural: int, clip: str) -> str:
         [f"v2 {name}", e["speed"]["parameters"], e["speed"]["fps_plain"], e["speed"]["fps_refined"]]
         for name, e in result["settings"].items()
     ]
-    init = f"warm-started from `{_portable(args.init)}`" if args.init else "from random weights"
+    init = "from random weights"
+    if args.init:
+        seen = read_training(args.init) or {}
+        init = (
+            f"warm-started from `{_portable(args.init)}`, which had trained on the real pairs of "
+            f"{', '.join(seen.get('real_pairs', [])) or 'no game'} and synthesis over the clean clips of "
+            f"{', '.join(seen.get('real_clean_clips', [])) or 'no game'}: a fold of such a game is not fully held out"
+        )
     return "\n\n".join(
         [
             f"Each v2 run: {args.steps} steps of batch {args.batch_size}, {args.crop} px crops, seed {args.seed}, "
