@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import json
 import os
 import sys
@@ -22,14 +23,17 @@ from collections import Counter
 from g2w.capture import game_of_clip
 from g2w.curate.decision.dataset import PROCEDURAL, clip_rows, relit_rows, sample_rows
 from g2w.curate.decision.model import ACCEPT, CLASSES
+from g2w.curate.decision.perturb import DEFECTS, LABELS, RELIT
 from g2w.curate.decision.train import fit, leave_one_game_out
 
 SAMPLES = 6  # procedural sample videos of 20 s
 
 
 def load_rows(dirs: list[str], workdir: str, rebuild: bool) -> list[dict]:
-    """Every labelled window; each clip's (and the samples') measurements cached in `workdir`."""
-    cache = os.path.join(workdir, "windows")
+    """Every labelled window; each clip's (and the samples') measurements cached in `workdir`,
+    in a folder named after the defects painted, so a changed list is measured afresh."""
+    painted = hashlib.sha256(json.dumps([DEFECTS, RELIT, LABELS, SAMPLES]).encode()).hexdigest()[:8]
+    cache = os.path.join(workdir, f"windows-{painted}")
     os.makedirs(cache, exist_ok=True)
 
     def cached(name: str, measure) -> list[dict]:
