@@ -69,8 +69,8 @@ def plan_clips(
     """`count` distinct, non-overlapping clip windows over the game's demos, chosen by `seed`."""
     windows = []
     for demo in game.demos():
-        start = margin_s
-        while start + duration_s + margin_s <= demo.duration_s:
+        start, length = margin_s, game.planned_s(demo, duration_s, margin_s)
+        while start + duration_s + margin_s <= length:
             windows.append((demo.demo_id, int(start)))
             start += duration_s + margin_s
     rng = np.random.default_rng(seed)

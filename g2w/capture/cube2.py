@@ -36,7 +36,7 @@ from g2w.capture.process import CaptureError, run_for_frames
 ENGINE = "/usr/lib/cube2/cube2_client"
 SHIM_SOURCE = os.path.join(os.path.dirname(__file__), "fixedclock.c")
 DATA_DIR = "/usr/share/games/cube2"
-MATCH_S = 20.0  # each map's match is planned as 20 s, so up to three 5 s windows per map
+MATCH_S = 20.0  # each map's match is planned as 20 s, so up to three 5 s windows per map ...
 BOTS, BOT_SKILL = 3, 70
 PLAYER_BYTES = 0x5A8  # sizeof(fpsent) in cube2 0.0.20201227 (its copy constructor copies 0xb5 quadwords)
 _BOTH_RUNS = {"damagescreen": 0, "usedamagecompass": 0}  # drawn whatever hidehud says
@@ -87,6 +87,11 @@ class Cube2(Game):
 
     def demos(self) -> list[Demo]:
         return [Demo(f"cube2-{m}", m, MATCH_S) for m in self.maps()]
+
+    def planned_s(self, demo: Demo, clip_s: float, margin_s: float) -> float:
+        """... or, for a clip longer than MATCH_S allows, as long as one clip needs: the match runs
+        on to the free-for-all time limit (minutes), and short clips keep their windows (and ids)."""
+        return max(demo.duration_s, clip_s + 2 * margin_s)
 
     def settings(self, hud: bool) -> dict:
         return {

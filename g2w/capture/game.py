@@ -78,6 +78,10 @@ class Game(ABC):
         Raises `CaptureError` with a reason when the engine fails, hangs or stops short.
         """
 
+    def planned_s(self, demo: Demo, clip_s: float, margin_s: float) -> float:
+        """How much of `demo` the clip planner lays windows over: a recording, all of it."""
+        return demo.duration_s
+
     def settings(self, hud: bool) -> dict:
         """The engine settings that differ between the HUD and the clean run (for meta.json)."""
         return {}

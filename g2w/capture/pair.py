@@ -46,8 +46,21 @@ def layout_mask(layout: tuple[Region, ...], width: int, height: int) -> np.ndarr
 
 
 def dilate(raw: np.ndarray, px: int = DILATION_PX) -> np.ndarray:
+    """Filled frame by frame into one array: a minute of 720p masks is gigabytes, so a list of
+    frames stacked at the end would hold it twice."""
     kernel = np.ones((2 * px + 1, 2 * px + 1), np.uint8)
-    return np.stack([cv2.dilate(f.astype(np.uint8) * 255, kernel) for f in raw])
+    out = np.empty(raw.shape, np.uint8)
+    for f, o in zip(raw, out):
+        cv2.dilate(f.astype(np.uint8) * 255, kernel, dst=o)
+    return out
+
+
+def differences(hud: np.ndarray, clean: np.ndarray) -> np.ndarray:
+    """(T, H, W) bool `difference` of each frame pair, filled into one array (as `dilate`)."""
+    out = np.empty(hud.shape[:3], bool)
+    for h, c, o in zip(hud, clean, out):
+        o[...] = difference(h, c)
+    return out
 
 
 def mad_outside(a: Iterable[np.ndarray], b: Iterable[np.ndarray], mask: Iterable[np.ndarray]) -> float:
@@ -79,12 +92,12 @@ def check_pair(hud: np.ndarray, clean: np.ndarray, layout: tuple[Region, ...]) -
             {"hud_frames": int(hud.shape[0]), "clean_frames": int(clean.shape[0])},
         )
     frames, height, width = hud.shape[:3]
-    raw = np.stack([difference(h, c) for h, c in zip(hud, clean)])
+    raw = differences(hud, clean)
     outside = ~layout_mask(layout, width, height)
-    unexplained = (raw & outside).sum((1, 2)) / (width * height)
-    per_frame = raw.sum((1, 2))
+    unexplained = np.array([np.count_nonzero(f & outside) for f in raw]) / (width * height)  # frame by frame:
+    per_frame = np.array([np.count_nonzero(f) for f in raw])  # no clip-sized temporaries
     mask = dilate(raw)
-    coverage = (mask > 0).mean((1, 2))
+    coverage = np.array([cv2.countNonZero(m) for m in mask]) / (width * height)
     stats = {
         "frames": int(frames),
         "frames_without_hud": int((per_frame == 0).sum()),

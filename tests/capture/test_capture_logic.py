@@ -138,6 +138,14 @@ def test_plan_is_deterministic_distinct_and_fits_the_demos():
     assert ClipSpec.from_json(plan[0].to_json()) == plan[0]
 
 
+def test_cube2_plans_long_clips_without_moving_the_short_ones():
+    cube2 = GAMES["cube2"]
+    demo = Demo("cube2-x", "x", 20.0)
+    assert cube2.planned_s(demo, 5.0, 1.0) == 20.0  # three 5 s windows per map, as the labelled corpus has
+    assert cube2.planned_s(demo, 60.0, 1.0) == 62.0  # the match runs on: one 60 s window from 1 s
+    assert _Fake().planned_s(demo, 60.0, 1.0) == 20.0  # a recording ends where it ends
+
+
 def test_capture_deps_script_lists_each_games_packages():
     script = open(os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "capture-deps.sh")).read()
     listed = dict(re.findall(r"^\s+(\w+)\) echo \"([^\"]+)\"", script, re.M))
