@@ -129,10 +129,10 @@ _LIMITS = """## Limits
 - Real clean windows come from a few captured games only; their labels are `accept` by
   construction (a dark corridor of real play is accepted on purpose).
 - Leave-one-game-out keeps the procedural samples in every training fold.
-- The real footage is dark (Doom-engine and Cube 2 maps), so brightness correlates with the
-  defect classes in training: a bright, slightly soft clean pan is called `blurry`, driven by
-  `luma_mean` (a strict xfail test keeps this visible). More games, and brightness-varied clean
-  copies, are what it needs before it can be the default.
+- Flat-shaded clean windows (texture median-filtered away, edges kept) measure as soft as
+  blurred ones (sharpness 6-37): held out by game, the model calls most of them `blurry`, so it
+  keeps fewer clean windows than the rules do. One sharpness number cannot tell a plain picture
+  from a soft one; a cue that can is what it needs before it can be the default.
 """
 
 
