@@ -3,8 +3,9 @@
 Three origins, each row tagged with its game so that evaluation can hold a game out:
 - real captures (`g2w capture`) of every capturable game: clean play, labelled `accept`;
 - the procedural samples (`g2w.sample_data`), labelled from their sidecar's event spans;
-- the real clips again with synthetic defects (`perturb.py`), labelled with the defect, and once
-  more relit to another exposure, clean or with a defect.
+- the real clips again with synthetic defects (`perturb.py`), labelled with the defect (a dark
+  held frame is `too_dark`), and once more relit to another exposure, clean, flat-shaded (still
+  clean) or with a defect.
 The cue vector of every window comes from `AnalyzeWindows.analyze_source`, the function the
 curate job runs per segment, so training sees exactly what the job measures.
 """

@@ -12,6 +12,13 @@ footage) before it paints a defect or none: clean windows then come in every bri
 the model cannot learn "bright" as a sign of a defect. It also fades in or out of black over
 most of a window ("fade", labelled too_dark, the ramp counted in the dark span as the samples'
 sidecars count it), so a window only partly black is a dark one too.
+
+Two more windows fill gaps that the defects leave in the cue space. A flat-shaded window
+("flat", labelled accept) has its surface texture smoothed away with edges kept, as a stylised
+or low-detail game looks, so clean windows reach the low sharpness that only blur reaches
+otherwise. A dark still window ("dark_still", labelled too_dark) is a held frame darkened: a
+window that is dark and frozen at once takes the dark label, since a dark picture is what a
+viewer sees first, and the rules check darkness first too.
 """
 
 from __future__ import annotations
@@ -24,10 +31,10 @@ from g2w.video.decode import iter_video_frames
 from g2w.video.encode import VideoWriter
 from g2w.video.probe import probe
 
-DEFECTS = ("shaky", "blurry", "too_dark", "frozen")
+DEFECTS = ("shaky", "blurry", "too_dark", "frozen", "dark_still")
 ACCEPT = "accept"  # no defect: the window stays clean
-RELIT = (ACCEPT, "blurry", "shaky", "frozen", "fade")  # what the relit copy paints after relighting
-LABELS = {"fade": "too_dark"}  # a defect's label where it is not its own name
+RELIT = (ACCEPT, "blurry", "shaky", "frozen", "fade", "flat")  # what the relit copy paints after relighting
+LABELS = {"fade": "too_dark", "dark_still": "too_dark", "flat": ACCEPT}  # where the label is not the name
 RELIT_LUMA = (70.0, 180.0)  # target mean luma of a relit window (lit footage, not blown out)
 ZOOM = 1.08  # the jittered crop is taken from the frame scaled up this much, so no edge shows
 
@@ -49,6 +56,17 @@ def relight(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
     gamma = np.log(target / 255) / np.log(min(mean, 254.0) / 255)
     lut = np.clip(255 * (np.arange(256) / 255) ** gamma + 0.5, 0, 255).astype(np.uint8)
     return [cv2.LUT(f, lut) for f in frames]
+
+
+FLAT_KERNEL = (7, 17)  # median filter widths at 720p: texture of a few pixels goes, edges stay
+
+
+def flatten(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """The window's frames flat-shaded: a median filter (one width for the window) removes
+    texture finer than its kernel and keeps every edge between larger regions where it was, so
+    the picture is plain, not soft."""
+    k = int(rng.uniform(*FLAT_KERNEL) * frames[0].shape[0] / 720) // 2 * 2 + 1
+    return [cv2.medianBlur(f, max(3, k)) for f in frames]
 
 
 def apply_defect(frames: list[np.ndarray], defect: str, rng: np.random.Generator) -> list[np.ndarray]:
@@ -81,6 +99,10 @@ def apply_defect(frames: list[np.ndarray], defect: str, rng: np.random.Generator
     if defect == "frozen":
         start = int(rng.uniform(0.0, 0.3) * n)  # a still from here to the window's end
         return frames[:start] + [frames[start]] * (n - start)
+    if defect == "dark_still":
+        return apply_defect(apply_defect(frames, "frozen", rng), "too_dark", rng)
+    if defect == "flat":
+        return flatten(frames, rng)
     raise ValueError(f"unknown defect {defect!r}: {DEFECTS}")
 
 

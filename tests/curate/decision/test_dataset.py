@@ -1,5 +1,6 @@
 """Labels of the training windows: sample sidecar spans and the synthetic defects."""
 
+import cv2
 import numpy as np
 
 from g2w.curate.decision.dataset import window_label
@@ -60,3 +61,25 @@ def test_a_fade_darkens_most_of_the_window_at_one_end():
         assert 0.3 <= dim.mean() <= 0.9
         assert dim[0] != dim[-1] and np.count_nonzero(np.diff(dim.astype(int))) == 1  # lit, then dark (or back)
     assert LABELS["fade"] == "too_dark"
+
+
+def test_a_dark_still_window_is_held_and_dark_and_labelled_dark():
+    frames = _frames(n=30)
+    out = apply_defect(frames, "dark_still", np.random.default_rng(4))
+    assert all(np.array_equal(f, out[-1]) for f in out[len(frames) // 3 :])
+    assert np.mean(out[-1]) < 0.2 * np.mean(frames[-1])
+    assert LABELS["dark_still"] == "too_dark"
+
+
+def test_flat_shading_removes_texture_and_keeps_edges():
+    rng = np.random.default_rng(5)
+    h, w = 720, 1280
+    frame = np.full((h, w, 3), 60, np.uint8)
+    frame[:, w // 2 :] = 190  # one edge between two large regions
+    frame = np.clip(frame + rng.normal(0, 10, (h, w, 3)), 0, 255).astype(np.uint8)  # fine texture
+    flat = apply_defect([frame], "flat", rng)[0]
+    lap = [np.var(cv2.Laplacian(f[..., 0], cv2.CV_32F)) for f in (frame, flat)]
+    assert lap[1] < 0.2 * lap[0]
+    profile = flat[..., 0].mean(axis=0)  # across the edge, noise averaged out down the rows
+    assert profile[w // 2] - profile[w // 2 - 1] > 80  # most of the edge's 130 in one pixel (a blur: 20)
+    assert LABELS["flat"] == "accept"

@@ -49,11 +49,6 @@ def test_the_shipped_model_loads_and_scores(model):
     assert p.shape == (2, len(CLASSES)) and np.allclose(p.sum(axis=1), 1.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the shipped model takes brightness as a blur cue (its real footage is dark): a bright clean pan is "
-    "called blurry; see the model card's limits",
-)
 def test_a_clean_fast_turn_is_accepted(model, tmp_path):
     world = _world(np.random.default_rng(0))
     video = _video(tmp_path / "turn.mp4", _pan(world, step_px=W // 50))  # 2 % of the width per frame
