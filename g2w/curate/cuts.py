@@ -88,10 +88,7 @@ both the last frame before the run and the first frame after it, lasting at most
 ends are unlit views of one moment, so they show one place: compared by the local cue's block
 search (which tolerates the camera's motion over the run), at most FLASH_UNEXPLAINED of the
 blocks are unexplained. Every step from the one into the run to the one out of it is then no cut
-(`flash`). A weapon's flash in Doom lights in two levels, the first only a few percent above the
-unlit view, and a shotgun's lights for a quarter of a second: frames at least `flash_onset` times
-brighter than the unlit end belong to the run too, so the run starts at the last frame under
-that level rather than inside the ramp (where the step into the brighter level looked like a cut). A cut between a dark and a bright shot is no flash: the bright shot lasts, or its
+(`flash`). A cut between a dark and a bright shot is no flash: the bright shot lasts, or its
 ends show two places. The test runs as frames come, on the mean luma (free) and one block
 search per end of a lit run.
 
@@ -162,8 +159,6 @@ class CutThresholds:
     # the camera rested (under VETO_MOTION_PX), the coherent veto's complement
     flash_gain: float = 1.15  # a run of frames this many times brighter (mean luma) than the unlit frames on
     # both sides, within FLASH_S, whose two ends match (FLASH_UNEXPLAINED), is a flash: no step of it is a cut (0: never)
-    flash_onset: float = 1.03  # ... with the frames of a ramping light, at least this many times brighter than the
-    # unlit end, inside the run too (0: only flash_gain lit frames)
     veto_run: float = 1.5  # a step whose difference is under this many times BOTH adjacent steps' is inside
     # a run of fast motion, not a cut (0: never)
 
@@ -413,33 +408,27 @@ class FrameSignals:
         """Whether the latest frame ends a flash: walking back from it within FLASH_S, a run of
         frames all at least `flash_gain` times brighter than it, preceded by a frame they are all
         as much brighter than, whose blocks match the latest frame's; if so, every step from the
-        one into the run to the latest is marked. A light that ramps (a weapon whose flash has two
-        levels, the first a few percent above the unlit view) lights some frames of the run less:
-        with `flash_onset`, frames at least that many times brighter than the latest belong to the
-        run too, and the first frame back under that is its unlit start. The walk stops at the
-        first frame not that much brighter than the latest, so in steady footage it looks at one
-        frame."""
-        gain, onset = self._thresholds.flash_gain, self._thresholds.flash_onset
+        one into the run to the latest is marked. The walk stops at the first frame not that much
+        brighter than the latest, so in steady footage it looks at one frame."""
+        gain = self._thresholds.flash_gain
         if not gain > 1.0 or len(self._lit) < 3:
             return
         held = list(self._lit)
         n, t_n, luma_n, blocks_n = held[-1]
-        lowest, lit = np.inf, False  # the dimmest frame of the run so far; whether one is flash_gain lit
+        lowest = np.inf  # the dimmest frame of the run so far
         for k in range(len(held) - 2, -1, -1):
             j, t_j, luma_j, blocks_j = held[k]
             if t_n - t_j > FLASH_S + 1e-6 or held[k + 1][0] != j + 1:
                 return
-            ramp = onset > 1.0 and luma_j >= onset * luma_n
-            if lit and (luma_j * gain <= lowest or (onset > 1.0 and not ramp)):  # the last unlit frame before the run
+            if np.isfinite(lowest) and luma_j * gain <= lowest:  # the last unlit frame before the run
                 share = unexplained_share(blocks_j, blocks_n)
                 if np.isfinite(share) and share <= FLASH_UNEXPLAINED:
                     for step in range(j + 1, n + 1):
                         self.flash[step] = 1
                 return
-            if luma_j < gain * luma_n and not ramp:
-                return
-            lit = lit or luma_j >= gain * luma_n
             lowest = min(lowest, luma_j)
+            if luma_n * gain > lowest:
+                return
 
     def _window_score(self, i: int) -> float:
         """Step i's score without the local cue, from the neighbours on both sides that came."""

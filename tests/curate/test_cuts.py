@@ -450,28 +450,3 @@ def test_a_lit_run_whose_unlit_ends_match_is_a_flash_while_a_cut_to_a_bright_sho
     signals = _signals(frames, on)
     assert all(signals.flash[20:29]) and not any(signals.flash[:20]) and not signals.flash[45]
     assert list(np.flatnonzero(signals.cut_scores(on) >= 1)) == [45]
-
-
-def test_a_flash_that_ramps_up_in_two_levels_is_one_flash():
-    """A weapon flash lit in two levels while the camera pans: three frames a few percent brighter
-    than the unlit view, then five relit unevenly, under 1.15 times the first. Only the bright five pass
-    `flash_gain`; without `flash_onset` the run would start inside the ramp, its start (a dimly lit
-    frame) would not be unlit, and the step out of the flash keeps its score, at the cut score.
-    With it, the ramp belongs to the run and every step of the flash is held under it."""
-    world = _textured(33)
-    yy = np.mgrid[0:360, 0:640][0] / 360.0
-    wash = (0.35 + 0.5 * yy) * 255
-    views = [world[:, 8 * i : 8 * i + 640].astype(np.float32) * 0.6 for i in range(50)]
-    for k, strength in [(20, 0.2), (21, 0.2), (22, 0.2)] + [(k, 0.45) for k in range(23, 28)]:
-        views[k] = views[k] * (1 - strength * yy) + strength * yy * wash
-    frames = [np.repeat(np.clip(v, 0, 255).astype(np.uint8)[..., None], 3, axis=2) for v in views]
-    lumas = [float(np.mean(f)) for f in frames]
-    assert 1.03 < lumas[21] / lumas[28] < 1.15 < lumas[24] / lumas[28]  # the first level under flash_gain
-    single = dict(veto_coherent=float("inf"), veto_return=0.0)
-    no_ramp = CutThresholds(flash_onset=0.0, **single)
-    missed = _signals(frames, no_ramp)
-    assert not any(missed.flash) and missed.cut_scores(no_ramp)[28] > 0.99  # the step out: at the cut score
-    ramp = CutThresholds(**single)
-    signals = _signals(frames, ramp)
-    assert all(signals.flash[20:29]) and not any(signals.flash[:20])
-    assert not (signals.cut_scores(ramp) >= 1).any()
