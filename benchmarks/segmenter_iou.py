@@ -15,37 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from collections import defaultdict
 
-import numpy as np
-
-from g2w.segment.metrics import SegmentationScore
-from g2w.segment.predict import Segmenter, full_mask
-from g2w.segment.task import sample_dirs, source_group
-from g2w.video import iter_masks, probe
-
-
-def score_pair(segmenter: Segmenter, pair: str, frames: int, scores: dict) -> None:
-    src = os.path.join(pair, "hud.mp4")
-    info = probe(src)
-    preds = {}
-    n = 0
-    for n, pred in enumerate(segmenter.frames(src), 1):  # noqa: B007  (n counts the frames, read after the loop)
-        preds[pred.index] = pred
-    wanted = set(np.linspace(0, n - 1, frames).round().astype(int).tolist()) if n else set()
-    preds = {k: v for k, v in preds.items() if k in wanted}
-    group = source_group(pair)
-    for k, truth in enumerate(iter_masks(os.path.join(pair, "mask.mkv"))):
-        if k not in preds:
-            continue
-        truth = truth >= 128
-        refined = full_mask(preds[k], info.width, info.height) > 0
-        preds[k].full_res = None
-        plain = full_mask(preds[k], info.width, info.height) > 0
-        for name in (group, "all"):
-            scores[name]["refined"].add_pixels(refined, truth)
-            scores[name]["plain"].add_pixels(plain, truth)
+from g2w.segment.full_size import new_scores, score_pair
+from g2w.segment.predict import Segmenter
+from g2w.segment.task import sample_dirs
 
 
 def main() -> None:
@@ -59,7 +32,7 @@ def main() -> None:
     segmenter = Segmenter(args.checkpoint, threads=args.threads, full_res=True)
     if segmenter.refiner is None:
         parser.error(f"{segmenter.checkpoint} has no full-resolution refiner (hud_refiner.safetensors)")
-    scores = defaultdict(lambda: {"plain": SegmentationScore(), "refined": SegmentationScore()})
+    scores = new_scores()
     pairs = sample_dirs(args.pairs)
     for pair in pairs:
         score_pair(segmenter, pair, args.frames, scores)

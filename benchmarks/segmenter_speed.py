@@ -16,17 +16,9 @@ import argparse
 import subprocess
 import time
 
-from g2w.segment.predict import Segmenter, full_mask
+from g2w.segment.full_size import segmenter_fps
+from g2w.segment.predict import Segmenter
 from g2w.video import probe
-
-
-def segmenter_fps(segmenter: Segmenter, clip: str, width: int, height: int) -> float:
-    start = time.perf_counter()
-    frames = 0
-    for pred in segmenter.frames(clip):
-        full_mask(pred, width, height)
-        frames += 1
-    return frames / (time.perf_counter() - start)
 
 
 def ffmpeg_fps(clip: str, frames: int, threads: int) -> float:

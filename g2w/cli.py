@@ -12,7 +12,7 @@ import os
 import sys
 
 from g2w.jobs.summary import exit_status
-from g2w.option_flags import add_flags, from_args, positive
+from g2w.option_flags import add_flags, add_stall_flag, from_args, positive
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -113,16 +113,12 @@ def _demo(args: argparse.Namespace) -> int:
 # --- evaluation: removal baselines, the judge job, reliability, combined tables ----------------
 def _evaluate(args: argparse.Namespace) -> int:
     from g2w.jobs.evaluate import run_from_args
-    from g2w.runtime.watchdog import StageStalled
 
     try:
         summary = run_from_args(args)
     except ValueError as exc:  # a bad listing, prompt file or judge configuration
         print(f"g2w evaluate: {exc}", file=sys.stderr)
         return 2
-    except StageStalled as exc:  # the cluster could not run a stage (its CPUs held by others)
-        print(f"g2w evaluate: {exc}", file=sys.stderr)
-        return 1
     return exit_status(summary)
 
 
@@ -218,6 +214,7 @@ def _add_gamecleaner_commands(sub) -> None:
     gc = p.add_subparsers(dest="gamecleaner_command", required=True)
     q = gc.add_parser("precache", help="VAE latents + frozen condition of synthesis pairs (Ray Data)")
     add_flags(q, PrecacheOptions)
+    add_stall_flag(q)
     q.set_defaults(run=_gamecleaner_precache)
     q = gc.add_parser("train", help="train GameCleaner on a precache with Ray Train (resumes on rerun)")
     add_flags(q, GameCleanerTrainOptions)
@@ -271,6 +268,7 @@ def _add_evaluation_commands(sub) -> None:
 
     p = sub.add_parser("remove", help="run a removal baseline over cases, writing <case_id>.mp4 edits")
     add_flags(p, RemoveOptions)
+    add_stall_flag(p)
     p.set_defaults(run=_remove)
 
     p = sub.add_parser("eval-table", help="Table 3/4 Markdown from evaluate runs (synthetic + wild per method)")
@@ -419,6 +417,7 @@ def _add_hud_commands(sub) -> None:
     p.add_argument("--encoder", default="libx264", choices=["libx264", "nvenc", "auto"])
     p.add_argument("--neural-weights", default=None, help="local EfficientNet-B0 state dict for matching")
     _add_profile_args(p)
+    add_stall_flag(p)
     p.set_defaults(run=_synthesize)
 
     p = sub.add_parser("annotate", help="rebuild a sample's annotation.json from its record.json")
@@ -536,6 +535,7 @@ def _add_capture_commands(sub) -> None:
     p.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT")
     p.add_argument("--fps", type=positive(int), default=30)
     p.add_argument("--timeout-s", type=positive(float), default=300.0, help="limit for each engine run")
+    add_stall_flag(p)
     p.set_defaults(run=_capture)
 
 
@@ -643,7 +643,12 @@ def _add_plan_command(sub) -> None:
             default=getattr(Prices(), name),
             help=f"USD (default %(default)s, prices as of {PRICES_AS_OF}; --profile only)",
         )
-    p.add_argument("--windows-per-clip", type=positive(float), default=2.0, help="windows analysed per kept clip")
+    p.add_argument(
+        "--windows-per-clip",
+        type=positive(float),
+        default=None,
+        help="windows analysed per kept clip (default: as selection decided on the profile's corpus; --profile only)",
+    )
     p.add_argument(
         "--max-candidates", type=positive(int), default=100_000, help="the curate job's candidate cap (its default)"
     )
@@ -732,6 +737,7 @@ def _add_segmenter_commands(sub) -> None:
 
     p = sub.add_parser("detect", help="find the UI in videos: mask.mkv, annotation.json, preview.png per video")
     add_flags(p, DetectOptions)
+    add_stall_flag(p)
     p.set_defaults(run=_detect)
 
 
@@ -760,6 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_curate_arguments(p)
     add_long_arguments(p)
+    add_stall_flag(p)
     p.set_defaults(run=_curate)
 
     p = sub.add_parser("trajectory", help="per-frame camera rotation and translation direction of segments (Ray)")
@@ -778,6 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep HUD pixels out of tracking: auto (the detector on segments with a HUD), detector (always), none",
     )
     p.add_argument("--checkpoint", default=None, help="segmenter folder for the HUD mask (default: the shipped one)")
+    add_stall_flag(p)
     p.set_defaults(run=_trajectory)
 
     p = sub.add_parser("caption", help="four-level structured captions of segments through an OpenAI-compatible MLLM")
@@ -792,6 +800,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout-s", type=positive(float), default=600.0, help="per request")
     p.add_argument("--workers", type=positive(int), default=2, help="concurrent requests")
     p.add_argument("--seed", type=int, default=0)
+    add_stall_flag(p)
     p.set_defaults(run=_caption)
 
     p = sub.add_parser("demo", help="run the main job end to end on sample videos (local Ray)")
@@ -844,7 +853,14 @@ def main(argv: list[str] | None = None) -> int:
     add_verbose_flag(parser)
     args = parser.parse_args(argv)
     configure(verbose=getattr(args, "verbose", False))
-    return args.run(args)
+    from g2w.runtime.watchdog import StageStalled, stall_time
+
+    try:
+        with stall_time(getattr(args, "stall_s", None)):
+            return args.run(args)
+    except StageStalled as exc:  # the cluster could not run a stage (its CPUs held by others)
+        print(f"g2w {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -117,3 +117,15 @@ def from_args(cls, args: argparse.Namespace, skip: tuple[str, ...] = (), **value
     """An instance of `cls` from parsed `args` (fields in `skip` left to their defaults or `values`)."""
     chosen = {f.name: getattr(args, f.name) for f in fields(cls) if f.name not in skip and f.name not in values}
     return cls(**chosen, **values)
+
+
+def add_stall_flag(parser, default: str = "G2W_STAGE_STALL_S, else Ray Data's own 30 min") -> None:
+    """`--stall-s` of a command that runs a Ray Data job: one flag, spelled and checked alike on
+    every such command (`g2w.runtime.watchdog` turns it into the job's stall time)."""
+    parser.add_argument(
+        "--stall-s",
+        type=positive(float),
+        default=None,
+        metavar="S",
+        help=f"fail the job, naming the stage, once no stage moved for S seconds (default {default})",
+    )

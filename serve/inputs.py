@@ -121,6 +121,7 @@ OPTION_RULES: dict[str, Rule] = {
     "mask": ("segmenter",),
     "reference": ("none", "self"),
     "reference_image": "server",
+    "reference_edits": "server",  # a folder on the worker's disk: a request never names server paths
     "checkpoint": "registry",
     "base_dir": "server",
     "mllm_dir": "server",

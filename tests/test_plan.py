@@ -70,6 +70,7 @@ from g2w.runtime.plan_profile import Goal, Prices, Storage, load_profile, plan_f
 
 PROFILE = {
     "window_s": 5.0,
+    "corpus": {"windows": 16, "selection": {"kept": 8, "rejected": 8}},
     "header": {"machine": "test", "command": "stage_costs", "commit": "abc", "date": "today"},
     "bytes": {"source_per_source_s": 1e6, "source_per_clip": 5e6, "clip_out_per_clip": 4 << 20},
     "stages": {
@@ -90,6 +91,21 @@ def test_a_profile_missing_a_stage_is_refused_by_name(tmp_path):
         load_profile(str(tmp_path / "p.json"))
     (tmp_path / "ok.json").write_text(json.dumps(PROFILE))
     assert load_profile(str(tmp_path / "ok.json"))["window_s"] == 5.0
+    (tmp_path / "none_kept.json").write_text(json.dumps({**PROFILE, "corpus": {"windows": 4, "selection": {}}}))
+    with pytest.raises(ValueError, match="kept count"):
+        load_profile(str(tmp_path / "none_kept.json"))
+
+
+def test_windows_per_clip_come_from_the_profile_unless_given():
+    three = {**PROFILE, "corpus": {"windows": 30, "selection": {"kept": 10, "rejected": 20}}}
+    r = plan_from_profile(three, 1000, 10)
+    assert (
+        r["windows"] == 3000
+        and r["candidate_cap"]["windows_per_clip_from"] == "the profile's corpus: 30 windows, 10 kept"
+    )
+    assert "3 windows analysed per kept clip (the profile's corpus: 30 windows, 10 kept)" in r["assumptions"]
+    given = plan_from_profile(three, 1000, 10, windows_per_clip=1.5)
+    assert given["windows"] == 1500 and "(given)" in given["assumptions"]
 
 
 def test_core_seconds_scale_from_the_profile_and_spot_prices_the_workers():

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 SELECTION_ONLY = {"not_sampled", "near_duplicate"}  # verdicts about the corpus, not the footage
 HUD_CHECK = "ui_overlay"
@@ -106,7 +107,7 @@ def transition_distances(embeddings: np.ndarray, span: int) -> np.ndarray:
         before = csum[i] - csum[max(0, i - span)]
         after = csum[min(n, i + span)] - csum[i]
         nb, na = np.linalg.norm(before), np.linalg.norm(after)
-        out[i] = 1.0 - float(before @ after) / max(nb * na, 1e-9) if nb > 1e-9 and na > 1e-9 else 0.0
+        out[i] = 1.0 - float(before @ after) / max(float(nb * na), 1e-9) if nb > 1e-9 and na > 1e-9 else 0.0
     return out
 
 
@@ -118,45 +119,6 @@ def transition_boundaries(distances: np.ndarray, threshold: float) -> np.ndarray
     left = np.r_[-np.inf, d[:-1]]
     right = np.r_[d[1:], -np.inf]
     return (d > threshold) & (d >= left) & (d > right)
-
-
-@dataclass
-class _Window:
-    """What segmenting reads of one window (its manifest row's decision)."""
-
-    clip_id: str
-    start_s: float
-    end_s: float
-    usable: bool  # may be inside a segment
-    cut_only: bool  # rejected for a cut alone: a run may reach up to the cut
-    cut_times: list
-    reason: str
-    checks: list
-    ui_coverage: float
-    hud: bool
-
-
-def _window_state(
-    status: str,
-    reason: str,
-    checks: list,
-    cut_times: list,
-    start: float,
-    end: float,
-    clip: str,
-    ui: float,
-    keep_hud: bool,
-) -> _Window:
-    checks = list(checks or [])
-    hud = HUD_CHECK in checks
-    blocking = set(checks) - {CUT_CHECK} - ({HUD_CHECK} if keep_hud else set())
-    ok_verdict = status == "kept" or (status == "rejected" and (reason in SELECTION_ONLY or not blocking))
-    has_cut = CUT_CHECK in checks
-    usable = status != "error" and ok_verdict and not blocking and not has_cut
-    cut_only = status != "error" and has_cut and not blocking and bool(cut_times)
-    return _Window(
-        clip, start, end, usable, cut_only, list(cut_times or []), "" if status == "kept" else reason, checks, ui, hud
-    )
 
 
 def _pieces(start: float, end: float, cfg: SegmentConfig) -> tuple[list[tuple[float, float]], tuple | None]:
@@ -173,110 +135,111 @@ def _pieces(start: float, end: float, cfg: SegmentConfig) -> tuple[list[tuple[fl
     return cuts, (start + n * cfg.max_s, end)
 
 
-def _runs(windows: list[_Window], transitions: np.ndarray) -> list[tuple[int, int, float, float, str, str]]:
-    """(first, last window index, start_s, end_s, start boundary, end boundary) of every run."""
+@dataclass(frozen=True)
+class _Windows:
+    """What segmenting reads of the windows, one entry per window in (source, start) order."""
+
+    start: np.ndarray
+    end: np.ndarray
+    usable: np.ndarray  # may be inside a segment
+    cut_only: np.ndarray  # rejected for a cut alone: a run may reach up to the cut
+    first_cut: np.ndarray  # the window's first and last cut time (NaN without one)
+    last_cut: np.ndarray
+    hud: np.ndarray
+    ui: np.ndarray  # UI coverage, 0 where unknown
+    checks: np.ndarray  # (n, len(check_names)) bool: the checks each window failed
+    check_names: list[str]  # sorted
+    clip_id: pa.Array
+    reason: pa.Array  # the verdict, "" for a kept window
+
+
+def _mask(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    return np.asarray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), bool)
+
+
+def _failed_checks(checks: pa.ListArray) -> tuple[np.ndarray, list[str]]:
+    """The check lists as an (n, names) bool matrix and its sorted column names."""
+    codes = pc.dictionary_encode(pc.list_flatten(checks))
+    names = sorted(set(codes.dictionary.to_pylist()))
+    column = np.array([names.index(c) for c in codes.dictionary.to_pylist()], np.int64)
+    matrix = np.zeros((len(checks), len(names)), bool)
+    matrix[pc.list_parent_indices(checks).to_numpy(), column[codes.indices.to_numpy()]] = True
+    return matrix, names
+
+
+def _cut_ends(cut_times: pa.ListArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cut count, first cut time, last cut time) of every window."""
+    count = pc.fill_null(pc.list_value_length(cut_times), 0).to_numpy().astype(np.int64)
+    values = pc.list_flatten(cut_times).to_numpy(zero_copy_only=False).astype(np.float64)
+    ends = np.cumsum(count)
+    first, last = np.full(len(count), np.nan), np.full(len(count), np.nan)
+    has = count > 0
+    first[has], last[has] = values[(ends - count)[has]], values[ends[has] - 1]
+    return count, first, last
+
+
+def _window_arrays(table: pa.Table, keep_hud: bool) -> _Windows:
+    """The decisions of `table` (READ_COLUMNS, rows in segmenting order) as arrays."""
+    status = table.column("status")
+    kept, rejected = _mask(pc.equal(status, "kept")), _mask(pc.equal(status, "rejected"))
+    error = _mask(pc.equal(status, "error"))
+    reason = table.column("reason").combine_chunks()
+    selection_only = _mask(pc.is_in(reason, value_set=pa.array(sorted(SELECTION_ONLY))))
+    checks, names = _failed_checks(pc.cast(table.column("checks_failed"), pa.list_(pa.string())).combine_chunks())
+
+    def failed(name: str) -> np.ndarray:
+        return checks[:, names.index(name)] if name in names else np.zeros(len(checks), bool)
+
+    allowed = {CUT_CHECK} | ({HUD_CHECK} if keep_hud else set())
+    blocking = checks[:, [k for k, name in enumerate(names) if name not in allowed]].any(axis=1)
+    has_cut = failed(CUT_CHECK)
+    cuts, first_cut, last_cut = _cut_ends(pc.cast(table.column("cut_times"), pa.list_(pa.float64())).combine_chunks())
+    ok_verdict = kept | (rejected & (selection_only | ~blocking))
+    return _Windows(
+        start=table.column("start_s").to_numpy().astype(np.float64),
+        end=table.column("end_s").to_numpy().astype(np.float64),
+        usable=~error & ok_verdict & ~blocking & ~has_cut,
+        cut_only=~error & has_cut & ~blocking & (cuts > 0),
+        first_cut=first_cut,
+        last_cut=last_cut,
+        hud=failed(HUD_CHECK),
+        ui=pc.fill_null(table.column("ui_coverage"), 0.0).to_numpy().astype(np.float64),
+        checks=checks,
+        check_names=names,
+        clip_id=table.column("clip_id").combine_chunks(),
+        reason=pc.if_else(pa.array(kept), pa.scalar(""), reason),
+    )
+
+
+def _runs(w: _Windows, lo: int, hi: int, transitions: np.ndarray) -> list[tuple[int, int, float, float, str, str]]:
+    """(first, last window, start_s, end_s, start boundary, end boundary) of every run among the
+    windows lo..hi-1 of one source (window indices relative to lo)."""
+    usable, start, end = w.usable[lo:hi], w.start[lo:hi], w.end[lo:hi]
+    n = hi - lo
+    linked = usable[:-1] & usable[1:] & ~transitions[1:] & (np.abs(start[1:] - end[:-1]) < 1e-6)
+    firsts = np.flatnonzero(usable & np.r_[True, ~linked])
+    lasts = np.flatnonzero(usable & np.r_[~linked, True])
     runs = []
-    i, n = 0, len(windows)
-    while i < n:
-        if not windows[i].usable:
-            i += 1
-            continue
-        j = i
-        while (
-            j + 1 < n
-            and windows[j + 1].usable
-            and not transitions[j + 1]
-            and abs(windows[j + 1].start_s - windows[j].end_s) < 1e-6
-        ):
-            j += 1
-        start, end = windows[i].start_s, windows[j].end_s
-        before = windows[i - 1] if i > 0 else None
-        after = windows[j + 1] if j + 1 < n else None
+    for i, j in zip(firsts.tolist(), lasts.tolist()):
+        a, b = float(start[i]), float(end[j])
         if i == 0:
             start_kind = "source_start"
-        elif transitions[i] and before.usable:
+        elif transitions[i] and usable[i - 1]:
             start_kind = "transition"
-        elif before.cut_only and abs(before.end_s - start) < 1e-6:
-            start_kind, start = "cut", float(before.cut_times[-1])
+        elif w.cut_only[lo + i - 1] and abs(end[i - 1] - a) < 1e-6:
+            start_kind, a = "cut", float(w.last_cut[lo + i - 1])
         else:
             start_kind = "rejected_window"
-        if after is None:
+        if j == n - 1:
             end_kind = "source_end"
-        elif after.usable:
+        elif usable[j + 1]:
             end_kind = "transition"
-        elif after.cut_only and abs(after.start_s - end) < 1e-6:
-            end_kind, end = "cut", float(after.cut_times[0])
+        elif w.cut_only[lo + j + 1] and abs(start[j + 1] - b) < 1e-6:
+            end_kind, b = "cut", float(w.first_cut[lo + j + 1])
         else:
             end_kind = "rejected_window"
-        runs.append((i, j, start, end, start_kind, end_kind))
-        i = j + 1
+        runs.append((i, j, a, b, start_kind, end_kind))
     return runs
-
-
-def _source_rows(
-    cols: dict, rows: np.ndarray, embeddings: np.ndarray, cfg: SegmentConfig, threshold: float
-) -> list[dict]:
-    """Segment rows of one source (`rows`: its window rows, sorted by start)."""
-    windows = [
-        _window_state(
-            cols["status"][r],
-            cols["reason"][r],
-            cols["checks_failed"][r],
-            cols["cut_times"][r],
-            float(cols["start_s"][r]),
-            float(cols["end_s"][r]),
-            cols["clip_id"][r],
-            float(cols["ui_coverage"][r] or 0.0),
-            cfg.keep_hud,
-        )
-        for r in rows
-    ]
-    distances = transition_distances(embeddings, cfg.transition_span)
-    transitions = transition_boundaries(distances, threshold)
-    first = rows[0]
-    base = {
-        "granularity": "segment",
-        "source_id": str(cols["source_id"][first]),
-        "source": str(cols["source"][first]),
-        "error": "",
-        "width": int(cols["width"][first]),
-        "height": int(cols["height"][first]),
-        "fps": float(cols["fps"][first]),
-        "rotation": int(cols["rotation"][first]),
-        "clip_path": None,
-    }
-    out = []
-    for i, j, start, end, start_kind, end_kind in _runs(windows, transitions):
-        pieces, remainder = _pieces(start, end, cfg)
-        spans = [(a, b, "kept", "") for a, b in pieces]
-        if remainder is not None:
-            spans.append((*remainder, "rejected", "too_short"))
-        spans.sort()
-        for k, (a, b, status, reason) in enumerate(spans):
-            inside = [w for w in windows[max(0, i - 1) : j + 2] if w.start_s < b - 1e-6 and w.end_s > a + 1e-6]
-            hud = any(w.hud for w in inside)
-            checks = sorted({c for w in inside for c in w.checks})
-            peak = max((distances[windows.index(w)] for w in inside[1:]), default=0.0)
-            out.append(
-                {
-                    **base,
-                    "segment_id": segment_id(base["source_id"], a),
-                    "start_s": round(a, 6),
-                    "end_s": round(b, 6),
-                    "duration_s": round(b - a, 6),
-                    "status": status,
-                    "reason": reason,
-                    "window_ids": [w.clip_id for w in inside],
-                    "window_reasons": [w.reason for w in inside],
-                    "checks_failed": checks,
-                    "ui_coverage_max": max((w.ui_coverage for w in inside), default=0.0),
-                    "hud_status": "none" if hud else "clean",
-                    "start_boundary": start_kind if k == 0 else "split",
-                    "end_boundary": end_kind if k == len(spans) - 1 else "split",
-                    "transition_distance": float(peak),
-                }
-            )
-    return out
 
 
 def source_summary_row(source_id: str, source: str, duration_s: float, reason: str, message: str) -> dict:
@@ -326,27 +289,96 @@ READ_COLUMNS = (
     "fps",
     "rotation",
 )
+_PER_SEGMENT = (
+    "segment_id",
+    "start_s",
+    "end_s",
+    "duration_s",
+    "status",
+    "reason",
+    "checks_failed",
+    "ui_coverage_max",
+    "hud_status",
+    "start_boundary",
+    "end_boundary",
+    "transition_distance",
+)
+
+
+def _source_segments(
+    w: _Windows, lo: int, hi: int, source_id: str, embeddings: np.ndarray, cfg: SegmentConfig, threshold: float, out
+) -> None:
+    """Append the segments of one source (its windows lo..hi-1) to `out`: one value per segment
+    in each of `out`'s columns, and in `out["windows"]` the indices of the windows it overlaps."""
+    distances = transition_distances(embeddings, cfg.transition_span)
+    transitions = transition_boundaries(distances, threshold)
+    start, end = w.start[lo:hi], w.end[lo:hi]
+    for i, j, a0, b0, start_kind, end_kind in _runs(w, lo, hi, transitions):
+        pieces, remainder = _pieces(a0, b0, cfg)
+        spans = [(a, b, "kept", "") for a, b in pieces]
+        if remainder is not None:
+            spans.append((*remainder, "rejected", "too_short"))
+        spans.sort()
+        near = np.arange(max(0, i - 1), min(hi - lo, j + 2))
+        for k, (a, b, status, reason) in enumerate(spans):
+            inside = near[(start[near] < b - 1e-6) & (end[near] > a + 1e-6)]
+            rows = lo + inside
+            values = {
+                "segment_id": segment_id(source_id, a),
+                "start_s": round(a, 6),
+                "end_s": round(b, 6),
+                "duration_s": round(b - a, 6),
+                "status": status,
+                "reason": reason,
+                "checks_failed": [w.check_names[c] for c in np.flatnonzero(w.checks[rows].any(axis=0))],
+                "ui_coverage_max": float(w.ui[rows].max()) if len(rows) else 0.0,
+                "hud_status": "none" if w.hud[rows].any() else "clean",
+                "start_boundary": start_kind if k == 0 else "split",
+                "end_boundary": end_kind if k == len(spans) - 1 else "split",
+                "transition_distance": float(distances[inside[1:]].max()) if len(inside) > 1 else 0.0,
+            }
+            for name, value in values.items():
+                out[name].append(value)
+            out["windows"].append(rows)
+            out["first"].append(lo)
 
 
 def plan_segments(windows: pa.Table, embeddings: np.ndarray, cfg: SegmentConfig, embedder: str) -> pa.Table:
-    """The segment table (SEGMENT_SCHEMA) of a window manifest (rows with window_index >= 0,
-    their decisions filled in) and its (n, d) embeddings, row for row."""
+    """The segment table (SEGMENT_SCHEMA) of a window table (at least READ_COLUMNS; rows with
+    window_index >= 0 take part, their decisions filled in) and its (n, d) embeddings, row for
+    row. The windows stay columns: one source's embeddings at a time are converted, and the only
+    Python values made are those of the segments."""
     threshold = (
         cfg.transition_distance if cfg.transition_distance is not None else DEFAULT_TRANSITION_DISTANCE[embedder]
     )
-    cols = {
-        c: windows.column(c).to_numpy(zero_copy_only=False)
-        if c not in ("checks_failed", "cut_times")
-        else windows.column(c).to_pylist()
-        for c in READ_COLUMNS
+    keep = np.flatnonzero(_mask(pc.greater_equal(windows.column("window_index"), 0)))
+    keys = windows.select(["source_id", "start_s"]).take(pa.array(keep))
+    order = keep[pc.sort_indices(keys, [("source_id", "ascending"), ("start_s", "ascending")]).to_numpy()]
+    table = windows.select(list(READ_COLUMNS)).take(pa.array(order))
+    out: dict[str, list] = {name: [] for name in (*_PER_SEGMENT, "windows", "first")}
+    w = _window_arrays(table, cfg.keep_hud)
+    ids = table.column("source_id").combine_chunks()
+    bounds = np.r_[0, np.flatnonzero(_mask(pc.not_equal(ids[1:], ids[:-1]))) + 1, len(order)].tolist()
+    for lo, hi in zip(bounds[:-1], bounds[1:]) if len(order) else ():
+        _source_segments(w, lo, hi, str(ids[lo].as_py()), embeddings[order[lo:hi]], cfg, threshold, out)
+    return _segment_table(table, w, out)
+
+
+def _segment_table(table: pa.Table, w: _Windows, out: dict[str, list]) -> pa.Table:
+    """SEGMENT_SCHEMA columns: per-segment values from `out`, the source's fields from its first
+    window, the window lists taken from the window columns."""
+    n = len(out["first"])
+    first = pa.array(out["first"], pa.int64())
+    rows = pa.array(np.concatenate(out["windows"]) if n else np.zeros(0, np.int64))
+    offsets = pa.array(np.r_[0, np.cumsum([len(r) for r in out["windows"]])].astype(np.int32))
+    columns = {name: pa.array(out[name], SEGMENT_SCHEMA.field(name).type) for name in _PER_SEGMENT}
+    columns |= {
+        "granularity": pa.array(["segment"] * n, pa.string()),
+        "error": pa.array([""] * n, pa.string()),
+        "clip_path": pa.nulls(n, pa.string()),
+        "window_ids": pa.ListArray.from_arrays(offsets, w.clip_id.take(rows)),
+        "window_reasons": pa.ListArray.from_arrays(offsets, w.reason.take(rows)),
     }
-    index = np.asarray(cols["window_index"])
-    keep = np.flatnonzero(index >= 0)
-    source_ids = np.asarray(cols["source_id"]).astype(str)
-    order = keep[np.lexsort((np.asarray(cols["start_s"])[keep], source_ids[keep]))]
-    rows: list[dict] = []
-    if len(order):
-        _, starts = np.unique(source_ids[order], return_index=True)
-        for group in np.split(order, starts[1:]):
-            rows += _source_rows(cols, group, embeddings[group], cfg, threshold)
-    return pa.Table.from_pylist(rows, schema=SEGMENT_SCHEMA)
+    for name in ("source_id", "source", "width", "height", "fps", "rotation"):
+        columns[name] = pc.cast(table.column(name).take(first), SEGMENT_SCHEMA.field(name).type).combine_chunks()
+    return pa.table([columns[f.name] for f in SEGMENT_SCHEMA], schema=SEGMENT_SCHEMA)

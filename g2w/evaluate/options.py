@@ -11,6 +11,7 @@ from g2w.cases.canvas import DEFAULT_CANVAS
 from g2w.evaluate.judges import JUDGES
 from g2w.evaluate.plan import DEFAULT_JUDGE_CHILDREN
 from g2w.evaluate.schema import DEFAULT_SCHEMA_RETRIES
+from g2w.option_flags import add_stall_flag
 
 
 def _canvas(text: str) -> tuple[int, int]:
@@ -56,11 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="judge child instances (inventory icons) as elements of their own (default: no)",
     )
     p.add_argument("--cache", dest="cache_dir", help="judge cache folder (default OUT/cache)")
-    p.add_argument(
-        "--stall-s",
-        type=float,
-        help="fail, naming the stage, once no stage moved for this long (default G2W_STAGE_STALL_S or 600)",
-    )
+    add_stall_flag(p, default="G2W_STAGE_STALL_S, else 600")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-tokens", type=int, default=8192)

@@ -18,7 +18,7 @@ from g2w.caption.captioner import CaptionSegments
 from g2w.io import storage
 from g2w.jobs.summary import CaptionSummary
 from g2w.jobs.trajectory import is_long_run, work_rows
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows
+from g2w.runtime.pipeline import apply_steps, batches, dataset_from_rows
 from g2w.runtime.ray_init import init_ray
 from g2w.video.errors import VideoError
 from g2w.video.probe import probe
@@ -66,7 +66,7 @@ def run_caption(inputs: list[str], output: str | None, step: CaptionSegments) ->
     init_ray(output=output)
     videos = {r["segment_id"]: r["video"] for r in work}
     results = []
-    for batch in apply_steps(dataset_from_rows(work), [step]).iter_batches(batch_format="numpy", batch_size=64):
+    for batch in batches(apply_steps(dataset_from_rows(work), [step]), 64):
         for i in range(len(batch["segment_id"])):
             sid = str(batch["segment_id"][i])
             results.append(

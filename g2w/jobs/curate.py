@@ -48,7 +48,7 @@ from g2w.io import storage
 from g2w.io.storage import expand_inputs
 from g2w.models.clip_embedder import ClipSpec
 from g2w.runtime.capacity import gpus_possible
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows, dataset_from_table, write_parquet
+from g2w.runtime.pipeline import apply_steps, batches, dataset_from_rows, dataset_from_table, write_parquet
 from g2w.runtime.ray_init import init_ray
 from g2w.runtime.tasks import call_remote, largest_node_cpus, put
 from g2w.video.sources import SOURCES_SCHEMA, ProbeSources
@@ -69,7 +69,7 @@ def _device(cfg: CurateConfig, cluster: dict) -> str:
 def _drain(ds) -> int:
     """Run a dataset to the end for its side effects; returns the rows that came out."""
     rows = 0
-    for batch in ds.iter_batches(batch_format="numpy", batch_size=1024):
+    for batch in batches(ds, 1024):
         if batch:
             rows += len(next(iter(batch.values())))
     return rows
@@ -301,7 +301,7 @@ def _standardize(manifest: pa.Table, kept: np.ndarray, clip_dir: str, cfg: Curat
     ds = apply_steps(dataset_from_table(manifest.select(fields).take(pa.array(kept))), [step])
     parts = [
         pa.table({c: pa.array(batch[c], pa.string()) for c in _STD_RESULT})
-        for batch in ds.iter_batches(batch_format="numpy", batch_size=256)
+        for batch in batches(ds, 256)
         if len(batch.get("clip_id", ()))
     ]
     return merge_standardized(manifest, pa.concat_tables(parts) if parts else None)

@@ -2,12 +2,15 @@
 
 The first three stages are the window job's own (probe, analyse and embed, select), so every
 window gets exactly the decision it gets there; then
-4. windows become segments (`g2w.curate.segments`): runs of usable windows between cuts,
-   gradual transitions and rejected windows, cut into `min_s`..`max_s` pieces;
+4. the window decisions go to `windows.parquet/` (without embeddings) and the driver lets go of
+   the window table; windows become segments (`g2w.curate.segments`), one source bucket at a
+   time read back from there and from the work shards (`g2w.curate.segment_inputs`): runs of
+   usable windows between cuts, gradual transitions and rejected windows, cut into
+   `min_s`..`max_s` pieces;
 5. kept segments are standardized (tasks) -> `clips/<segment_id>.mp4`;
 6. `manifest.parquet/` holds one row per segment (granularity "segment", rejected stretches
-   and sources with no segment included, each with its reason), `windows.parquet/` the window
-   decisions the segments were built from, then `summary.json` and `report.html`.
+   and sources with no segment included, each with its reason), then `summary.json` and
+   `report.html`.
 A rerun with the same output skips analysed sources and encoded segments, as the window job does.
 """
 
@@ -26,8 +29,8 @@ from g2w.curate.bucketed_table import write_sharded
 from g2w.curate.config import CurateConfig
 from g2w.curate.driver_tables import value_counts
 from g2w.curate.segment_clips import StandardizeSegments
-from g2w.curate.segments import SEGMENT_SCHEMA, SegmentConfig, plan_segments, source_summary_row
-from g2w.curate.select import embedding_matrix
+from g2w.curate.segment_inputs import bucket_inputs
+from g2w.curate.segments import READ_COLUMNS, SEGMENT_SCHEMA, SegmentConfig, plan_segments, source_summary_row
 from g2w.curate.ui_screen import resolve_ui_screen
 from g2w.io import storage
 from g2w.io.storage import expand_inputs
@@ -42,7 +45,7 @@ from g2w.jobs.curate import (
     windows_expected,
 )
 from g2w.jobs.long_page import write_segments_report
-from g2w.runtime.pipeline import apply_steps, dataset_from_table
+from g2w.runtime.pipeline import apply_steps, batches, dataset_from_table
 from g2w.runtime.ray_init import init_ray
 
 log = logging.getLogger(__name__)
@@ -66,28 +69,42 @@ def run_curate_long(
     run.device = _device(cfg, run.cluster)
     run.clock = time.perf_counter()
     sources = probe_stage(run, paths)
-    expected = windows_expected(sources, cfg.window_s)
-    windows, analysed = analyse_stage(run, expected)
-    manifest, _ = select_stage(run, windows)
-    del windows
-    segments = segment_stage(run, manifest, seg)
-    segments = standardize_segments(run, segments)
-    segments = pa.concat_tables([segments, _sourceless_rows(sources, segments)])
-    summary = write_long_outputs(run, sources, manifest, segments, seg, analysed)
-    if not expected.num_rows:
+    summary = long_stages(run, sources, seg)
+    if not summary["sources"].get("ok"):
         raise NothingToDo("no input could be read as a video; see sources.parquet for why")
     return summary
 
 
-def segment_stage(run: _Run, manifest: pa.Table, seg: SegmentConfig) -> pa.Table:
-    """Stage 4: the window decisions turned into segments (columnar, on the driver)."""
-    log.info("[4/6] segments of %.0f-%.0f s from %d windows", seg.min_s, seg.max_s, manifest.num_rows)
-    embeddings, _ = embedding_matrix(manifest.select(["embedding"]))
-    segments = plan_segments(
-        manifest, np.asarray(embeddings, np.float32), seg, "clip" if run.cfg.uses_clip else "appearance"
-    )
+def long_stages(run: _Run, sources: pa.Table, seg: SegmentConfig) -> dict:
+    """Stages 2-6 on the probed `sources`; returns the summary."""
+    expected = windows_expected(sources, run.cfg.window_s)
+    windows, analysed = analyse_stage(run, expected)
+    manifest, _ = select_stage(run, windows)
+    del windows
+    write_sharded(manifest.drop_columns(["embedding"]), _decisions_dir(run))
+    del manifest
+    segments = segment_stage(run, seg)
+    segments = standardize_segments(run, segments)
+    segments = pa.concat_tables([segments, _sourceless_rows(sources, segments)])
+    return write_long_outputs(run, sources, segments, seg, analysed)
+
+
+def _decisions_dir(run: _Run) -> str:
+    return storage.join(run.output, "windows.parquet")
+
+
+def segment_stage(run: _Run, seg: SegmentConfig) -> pa.Table:
+    """Stage 4: the window decisions turned into segments (columnar, on the driver), read back
+    one source bucket at a time with only the columns segmenting needs."""
+    log.info("[4/6] segments of %.0f-%.0f s", seg.min_s, seg.max_s)
+    embedder = "clip" if run.cfg.uses_clip else "appearance"
+    parts = [
+        plan_segments(decisions, embeddings, seg, embedder)
+        for decisions, embeddings in bucket_inputs(_decisions_dir(run), run.shard_dir, READ_COLUMNS)
+    ]
+    segments = pa.concat_tables(parts) if parts else SEGMENT_SCHEMA.empty_table()
     run.lap("segment")
-    return segments
+    return segments.sort_by([("source_id", "ascending"), ("start_s", "ascending")])
 
 
 def standardize_segments(run: _Run, segments: pa.Table) -> pa.Table:
@@ -101,7 +118,7 @@ def standardize_segments(run: _Run, segments: pa.Table) -> pa.Table:
         fields = ["segment_id", "source", "start_s", "duration_s", "width", "height", "fps", "rotation"]
         ds = apply_steps(dataset_from_table(segments.select(fields).take(pa.array(kept))), [step])
         results = {}
-        for batch in ds.iter_batches(batch_format="numpy", batch_size=64):
+        for batch in batches(ds, 64):
             for sid, path, st, err in zip(
                 batch["segment_id"], batch["clip_path"], batch["std_status"], batch["std_error"]
             ):
@@ -145,12 +162,10 @@ def _sourceless_rows(sources: pa.Table, segments: pa.Table) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=SEGMENT_SCHEMA)
 
 
-def write_long_outputs(
-    run: _Run, sources, windows: pa.Table, segments: pa.Table, seg: SegmentConfig, analysed: int
-) -> dict:
-    """Stage 6: the segment manifest, the window decisions, summary.json and report.html."""
+def write_long_outputs(run: _Run, sources, segments: pa.Table, seg: SegmentConfig, analysed: int) -> dict:
+    """Stage 6: the segment manifest (the window decisions are in place since stage 4),
+    summary.json and report.html."""
     write_sharded(segments, storage.join(run.output, "manifest.parquet"), sort_keys=("source", "start_s"))
-    write_sharded(windows.drop_columns(["embedding"]), storage.join(run.output, "windows.parquet"))
     status = segments.column("status").to_numpy(zero_copy_only=False)
     _remove_stale_clips(run.clip_dir, segments.column("segment_id").filter(pa.array(status == "kept")))
     durations = segments.column("duration_s").to_numpy(zero_copy_only=False)

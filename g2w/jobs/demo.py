@@ -173,7 +173,9 @@ def run_demo(
 
     if gamecleaner:
         log.info("== 6/6 GameCleaner (tiny, random-initialised): precache, training, removal, evaluation")
-        summary["gamecleaner"] = run_gamecleaner_demo(paths["synth"], os.path.join(out_dir, "gamecleaner"), seed)
+        summary["gamecleaner"] = run_gamecleaner_demo(
+            paths["synth"], os.path.join(out_dir, "gamecleaner"), seed, os.path.join(paths["removed"], DEFAULT_METHOD)
+        )
         scores["gamecleaner"] = summary["gamecleaner"]["evaluate"]
         t = _stage("gamecleaner", timings, t)
 

@@ -42,9 +42,9 @@ from g2w.evaluate.scores_page import write_report
 from g2w.io import storage
 from g2w.runtime.budget import job_budget
 from g2w.runtime.logs import item_level
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows, stage_requests
+from g2w.runtime.pipeline import apply_steps, batches, dataset_from_rows, stage_requests
 from g2w.runtime.ray_init import init_ray
-from g2w.runtime.watchdog import stall_seconds, stalls_named, watch
+from g2w.runtime.watchdog import stall_seconds
 
 log = logging.getLogger(__name__)
 
@@ -233,18 +233,17 @@ def run_evaluate(
         ),
     ]
     log.info(f"evaluate: budget {budget.cpus:g} CPUs of what others' reservations leave free")
-    ds = watch(apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), steps, budget), stall_s)
+    ds = apply_steps(dataset_from_rows([{"case": c.to_json()} for c in case_list]), steps, budget)
     records = []
-    with stalls_named(ds, stage_requests(steps, budget)):
-        for batch in ds.iter_batches(batch_format="numpy", batch_size=1):
-            for text in batch["record"]:
-                rec = json.loads(str(text))
-                records.append(rec)
-                tag = " (cached)" if rec.get("cached") else ""
-                log.log(
-                    item_level(rec),
-                    f"  [{len(records)}/{len(case_list)}] {rec['case_id']}: {rec['status']} {rec['reason']}{tag}",
-                )
+    for batch in batches(ds, 1, stall_s, stage_requests(steps, budget)):
+        for text in batch["record"]:
+            rec = json.loads(str(text))
+            records.append(rec)
+            tag = " (cached)" if rec.get("cached") else ""
+            log.log(
+                item_level(rec),
+                f"  [{len(records)}/{len(case_list)}] {rec['case_id']}: {rec['status']} {rec['reason']}{tag}",
+            )
     # Everything below is the driver's: written to a local folder, which is the output itself on
     # a disk and is uploaded to the bucket prefix (the report last) for a URI.
     with storage.staged_dir(output) as local:

@@ -4,10 +4,12 @@ evaluation, on the demo's synthesized pairs.
 The weights are random-initialised and trained for a few steps only: the removal quality is
 not meaningful. The stage shows that the whole path (Ray Data precache, Ray Train with
 checkpoints, the removal job, the judge) runs end to end. Removal uses no ground truth: its
-reference is built from each source itself (`self`: the segmenter + propagate path), as a user
-without a clean frame would get it; training pairs do use the clean video, as training does.
-Since only the path is shown, removal and evaluation run on the first pair alone: on a CPU, the
-sampler and the `self` reference (a whole propagate pass) cost the most of any stage per case.
+reference is built from each source itself (`self`: the default CPU removal), as a user
+without a clean frame would get it; the demo's own removal of the pairs by that method is
+passed on, so its edit of the same source is the reference rather than a second removal pass.
+Training pairs do use the clean video, as training does. Since only the path is shown, removal
+and evaluation run on the first pair alone: on a CPU, the sampler costs the most of any stage
+per case.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ def first_cases(synth: str, out_path: str, count: int) -> str:
     return out_path
 
 
-def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
+def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0, reference_edits: str | None = None) -> dict:
+    """`reference_edits`: the demo's removal of the pairs by the default method (the `self`
+    reference's own), whose matching edits are reused."""
     from g2w.jobs.evaluate import run_evaluate
     from g2w.jobs.gamecleaner_precache import run_precache
     from g2w.jobs.gamecleaner_train import run_train
@@ -68,7 +72,12 @@ def run_gamecleaner_demo(synth: str, out_dir: str, seed: int = 0) -> dict:
         "gamecleaner",
         cases,
         paths["removed"],
-        {"checkpoint": paths["run"], "steps": SAMPLER_STEPS, "reference": REFERENCE},
+        {
+            "checkpoint": paths["run"],
+            "steps": SAMPLER_STEPS,
+            "reference": REFERENCE,
+            **({"reference_edits": reference_edits} if reference_edits else {}),
+        },
     )
     scores = run_evaluate(cases, paths["removed"], paths["eval"])
     return {

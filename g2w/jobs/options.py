@@ -81,6 +81,22 @@ class SegmenterTrainOptions:
             "without it, the new plane starts at zero weight)"
         ),
     )
+    widths: list[int] | None = field(
+        default=None,
+        metadata=option(
+            "channels per U-Net level, each level halving the size (default 16 32 64 96; not with --init)",
+            nargs="+",
+            type=positive(int),
+            metavar="C",
+        ),
+    )
+    cache: str | None = field(
+        default=None,
+        metadata=option(
+            "folder of decoded training samples (default RUN/cache); runs over the same pairs can share one",
+            metavar="DIR",
+        ),
+    )
 
 
 @dataclass
@@ -241,7 +257,7 @@ class RemoveOptions:
     reference: str | None = field(
         default=None,
         metadata=option(
-            "gamecleaner: reference frame: none (default), self (the source cleaned by the segmenter + propagate), "
+            "gamecleaner: reference frame: none (default), self (the source cleaned by the default removal method), "
             "oracle (the ground-truth clean frame: synthetic upper bound, labelled so)",
             choices=("none", "self", "oracle"),
         ),
@@ -252,6 +268,14 @@ class RemoveOptions:
             "gamecleaner: your clean reference frame: an image for every case, or a folder of <case_id>.png|.jpg "
             "(resized to the model's frame size)",
             metavar="PATH",
+        ),
+    )
+    reference_edits: str | None = field(
+        default=None,
+        metadata=option(
+            "gamecleaner with --reference self: a `g2w remove` output of the default method, whose edit of a case "
+            "is the reference when it was made from that very source with the default options",
+            metavar="DIR",
         ),
     )
     steps: int | None = field(

@@ -1,6 +1,7 @@
 """The remove job: run one removal method over every case, on Ray Data.
 
-Writes into OUT: `<case_id>.mp4` per case (what `g2w evaluate --edited OUT` reads),
+Writes into OUT: `<case_id>.mp4` per case (what `g2w evaluate --edited OUT` reads) and
+`made/<case_id>.json` (what it was made from, `g2w.remove.made_from`),
 `method.json` (the method's name and traits for the results table), `manifest.parquet` (one
 row per case, errors included), `summary.json` and `report.html` (source and edit side by side
 for a few cases). Existing outputs are complete by construction (atomic writes), so a rerun
@@ -26,6 +27,7 @@ from g2w.io import storage
 from g2w.io.html_page import contact_sheet, key_values, save_png, table, write_html
 from g2w.jobs.summary import RemoveSummary
 from g2w.remove import PROGRESS, MethodInputError, get_method, run_method
+from g2w.remove.made_from import made_record, source_digest, write_record
 from g2w.runtime.capacity import gpus_possible
 from g2w.runtime.logs import item_level
 from g2w.runtime.pipeline import apply_steps, dataset_from_rows, write_parquet
@@ -50,9 +52,6 @@ MANIFEST_SCHEMA = pa.schema(
     ]
 )
 REPORT_CASES = 6
-# A removal holds a chunk of decoded frames, its masks and flow fields at the clip's size: about
-# 2.5 GiB at 720p, so each worker declares 3 GiB.
-REMOVE_MEMORY_BYTES = 3 << 30
 
 
 def remove_one(method: str, case: Case, out_dir: str, options: dict | None = None, progress=None) -> dict:
@@ -78,6 +77,8 @@ def remove_one(method: str, case: Case, out_dir: str, options: dict | None = Non
             raise ValueError(f"{PROGRESS!r} is the progress hook, not an option")
         with local_case(case) as (here, _), storage.staged_file(path) as local:  # inputs fetched by this worker
             row["frames"] = run_method(method, here, local, progress, **(options or {}))
+            record = made_record(method, options or {}, source_digest(here.source))
+            write_record(out_dir, case.case_id, record)  # before the edit is published (`made_from`)
     return row
 
 
@@ -92,8 +93,14 @@ class RemoveCases(Step):
 
     def resources(self) -> Resources:
         # A GPU method on a cluster with GPUs gets one GPU per worker, so the runtime runs it on an
-        # actor pool (one actor per GPU) and a learned model loads once per worker.
-        return Resources(num_cpus=1, num_gpus=1 if self.use_gpu else 0, batch_size=1, memory_bytes=REMOVE_MEMORY_BYTES)
+        # actor pool (one actor per GPU) and a learned model loads once per worker. The memory is
+        # the method's own (`g2w.remove.Method.memory_gib`).
+        return Resources(
+            num_cpus=1,
+            num_gpus=1 if self.use_gpu else 0,
+            batch_size=1,
+            memory_bytes=int(get_method(self.method).memory_gib * (1 << 30)),
+        )
 
     def __call__(self, batch: Batch) -> Batch:
         rows = [remove_one(self.method, Case.from_json(str(c)), self.out_dir, self.options) for c in batch["case"]]

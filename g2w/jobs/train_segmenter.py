@@ -56,13 +56,17 @@ def run_train_segmenter(options: SegmenterTrainOptions) -> dict:
             raise ValueError(f"--init {init}: no {CONFIG_NAME} and {WEIGHTS_NAME} there")
         with open(os.path.join(init, CONFIG_NAME)) as f:
             model = HudSegmenterConfig.from_dict(json.load(f))
+    if o.widths is not None:
+        if init is not None:
+            raise ValueError("--widths and --init: a warm start keeps the checkpoint's widths")
+        model = replace(model, widths=tuple(o.widths))
     if o.text_channel:
         model = replace(model, text_channel=True)
     os.makedirs(output, exist_ok=True)
     task = SegmenterTask(
         data=[os.path.abspath(d) for d in o.data],
         val=[os.path.abspath(v) for v in o.val],
-        cache_dir=os.path.join(output, "cache"),
+        cache_dir=os.path.abspath(o.cache) if o.cache else os.path.join(output, "cache"),
         model=asdict(model),
         crop=o.crop,
         seed=o.seed,

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from g2w.io import storage
 from g2w.io.storage import expand_inputs
-from g2w.runtime.pipeline import apply_steps, dataset_from_rows
+from g2w.runtime.pipeline import apply_steps, batches, dataset_from_rows
 from g2w.runtime.ray_init import init_ray
 from g2w.trajectory.step import EstimateTrajectories
 
@@ -103,7 +103,7 @@ def run_trajectory(inputs: list[str], output: str | None, step: EstimateTrajecto
     init_ray(output=output)
     videos = {r["segment_id"]: r["video"] for r in rows}
     results = []
-    for batch in apply_steps(dataset_from_rows(rows), [step]).iter_batches(batch_format="numpy", batch_size=64):
+    for batch in batches(apply_steps(dataset_from_rows(rows), [step]), 64):
         for i in range(len(batch["segment_id"])):
             record = json.loads(batch["trajectory_record"][i])
             v = record.get("validation", {})

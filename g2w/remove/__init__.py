@@ -36,6 +36,11 @@ class Method:
     mask: bool  # needs the case's ground-truth mask (an oracle)
     ref_pt: bool  # reference post-training
     gpu: bool = False  # prefers a GPU worker
+    # What one removal task of it holds at 720p, with headroom, as the remove job declares it to Ray
+    # (measured by benchmarks/remove_memory.py, docs/results/remove_memory.md): a flow-guided fill keeps
+    # chunks of frames, masks and fills in flight, GameCleaner may clean its reference in the same
+    # task; the baselines hold a few frames.
+    memory_gib: float = 4.0
 
     def traits(self, options: dict | None = None) -> dict:
         """What the results table needs; a reference-taking method adds its reference source, and
@@ -48,7 +53,10 @@ class Method:
             )
 
             options = options or {}
-            traits.update(reference_record(reference_source(options.get("reference"), options.get("reference_image"))))
+            source = reference_source(
+                options.get("reference"), options.get("reference_image"), options.get("reference_edits")
+            )
+            traits.update(reference_record(source))
         return traits
 
     def function(self):
@@ -59,8 +67,8 @@ class Method:
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
-        Method("identity", "g2w.remove.baselines:identity", mask=False, ref_pt=False),
-        Method("telea-gt", "g2w.remove.baselines:telea_gt", mask=True, ref_pt=False),
+        Method("identity", "g2w.remove.baselines:identity", mask=False, ref_pt=False, memory_gib=0.5),
+        Method("telea-gt", "g2w.remove.baselines:telea_gt", mask=True, ref_pt=False, memory_gib=0.5),
         Method("telea", "g2w.remove.baselines:telea", mask=False, ref_pt=False),  # options: mask=segmenter|gt
         Method("propagate", "g2w.remove.propagate:propagate", mask=False, ref_pt=False),  # options: mask=segmenter|gt
         Method("unblend+propagate", "g2w.remove.propagate:unblend_propagate", mask=False, ref_pt=False),  # likewise

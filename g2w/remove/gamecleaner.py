@@ -1,13 +1,14 @@
 """GameCleaner as a removal method: mask-free, with an optional clean reference frame.
 
-`gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, steps=None, sampler="euler", attention=None, compile=False, ...)`
+`gamecleaner(case, out_path, checkpoint=RUN, reference="none"|"self"|"oracle", reference_image=None, reference_edits=None, steps=None, sampler="euler", attention=None, compile=False, ...)`
 resamples the source to the model's rate and cuts it into windows of the model's frames (81 at
 16 fps for the real presets: one window covers a 5 s clip; the tiny preset's 17 need several)
 that overlap by a quarter and are cross-faded (`windows`), encodes each, samples its clean latent
 (`samplers`; no CFG) and writes the decoded frames resized back to the source's size, at the
 source's rate and frame count, each source frame showing the model frame nearest its time. The
 reference comes from what a user has (`gamecleaner_reference`): none, their own image, or a frame
-built from the source by the CPU segmenter + propagate path; `oracle` (the ground-truth clean
+built from the source by the default CPU removal (or taken from that removal's existing edit of
+the same source, in `reference_edits`); `oracle` (the ground-truth clean
 frame) exists for synthetic upper bounds only and is recorded as such. `checkpoint` is a training
 run folder (its `weights.safetensors`) or a weights file. The model loads once per worker process
 and is reused across cases; `attention` (a diffusers attention backend) and `compile` (regional
@@ -66,6 +67,7 @@ def gamecleaner(
     checkpoint: str,
     reference: str | None = None,
     reference_image: str | None = None,
+    reference_edits: str | None = None,
     steps: int | None = None,
     sampler: str = "euler",
     attention: str | None = None,
@@ -82,7 +84,7 @@ def gamecleaner(
     if steps is None:  # each sampler's usual step count
         steps = 50 if sampler == "euler" else FEW_STEPS
 
-    source_kind = reference_source(reference, reference_image)
+    source_kind = reference_source(reference, reference_image, reference_edits)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if attention is not None:  # a backend this worker's device cannot run: an error row, before the model loads
         from g2w.models.gamecleaner.speed import check_attention
@@ -115,7 +117,7 @@ def gamecleaner(
     w, h = info.width - info.width % 2, info.height - info.height % 2
     written = 0
     with (
-        reference_video(case, source_kind, progress and (lambda: progress(0))) as ref_video,
+        reference_video(case, source_kind, progress and (lambda: progress(0)), reference_edits) as ref_video,
         VideoWriter(out_path, w, h, info.fps) as writer,
     ):
         for k, start in enumerate(starts):

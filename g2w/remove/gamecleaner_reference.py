@@ -7,9 +7,13 @@
   that frame. An image of another size is centre-cropped to the source's aspect ratio and then
   resized to the model's frame size, as the source frames are; an unreadable or missing one is a
   `ReferenceError`, so that case becomes an error row.
-- `self`: built from the input itself: the case's source cleaned by the CPU path (the learned
-  segmenter's mask filled by flow-guided propagation, `g2w.remove.propagate`), once per case; each
-  window takes the cleaned frame at its own start.
+- `self`: built from the input itself: the case's source cleaned by the default CPU removal
+  (`g2w.remove.DEFAULT_METHOD`: the learned segmenter's mask, translucent layers un-blended, the
+  rest filled by flow-guided propagation), once per case; each window takes the cleaned frame at
+  its own start. It is what `g2w remove` makes by default, so where such a removal of the case
+  already exists (`reference_edits`: that job's output folder), its edit is taken instead of
+  cleaning the source again, if it was made from this very source with the default options
+  (`g2w.remove.made_from`); any other edit is ignored and the source cleaned here.
 - `oracle`: the case's ground-truth clean video at each window start (synthetic cases only). A
   user never has it, so results with it are labelled as an oracle wherever they are recorded.
 """
@@ -26,7 +30,8 @@ import numpy as np
 
 from g2w.cases.case import Case
 from g2w.io import storage
-from g2w.remove import MethodInputError
+from g2w.remove import DEFAULT_METHOD, MethodInputError, run_method
+from g2w.remove.made_from import reusable_edit
 
 REFERENCES = ("none", "image", "self", "oracle")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -36,17 +41,21 @@ class ReferenceError(MethodInputError):
     """The case's reference frame cannot be had (unreadable image, no ground truth for an oracle)."""
 
 
-def reference_source(reference: str | None = None, reference_image: str | None = None) -> str:
+def reference_source(
+    reference: str | None = None, reference_image: str | None = None, reference_edits: str | None = None
+) -> str:
     """The source a removal's options name: `image` when an image is given, else `reference` (default none)."""
     if reference_image:
         if reference not in (None, "image"):
             raise ValueError(f"reference {reference!r} and a reference image: give one of them")
-        return "image"
+        reference = "image"
     reference = reference or "none"
     if reference not in REFERENCES:
         raise ValueError(f"reference {reference!r}: use one of {REFERENCES}")
-    if reference == "image":
+    if reference == "image" and not reference_image:
         raise ValueError("reference 'image' needs a reference image (--reference-image PATH)")
+    if reference_edits and reference != "self":
+        raise ValueError(f"reference edits to reuse apply to the 'self' reference, not {reference!r}")
     return reference
 
 
@@ -95,9 +104,10 @@ def read_reference_image(path: str, width: int, height: int, source_aspect: floa
 
 
 @contextlib.contextmanager
-def reference_video(case: Case, source: str, progress=None) -> Iterator[str | None]:
+def reference_video(case: Case, source: str, progress=None, reference_edits: str | None = None) -> Iterator[str | None]:
     """The video whose frame at each window start is that window's reference (None for none/image).
-    `progress()` is called while `self` cleans the source, so a canceled job can stop there too."""
+    `progress()` is called while `self` cleans the source, so a canceled job can stop there too;
+    `reference_edits`: a remove job's output whose matching edit `self` takes instead."""
     if source == "oracle":
         if not case.reference or not os.path.exists(case.reference):
             raise ReferenceError(
@@ -106,11 +116,16 @@ def reference_video(case: Case, source: str, progress=None) -> Iterator[str | No
             )
         yield case.reference
     elif source == "self":
-        from g2w.remove.propagate import propagate
-
+        edit = (
+            reusable_edit(reference_edits, case.case_id, case.source, DEFAULT_METHOD, {}) if reference_edits else None
+        )
+        if edit is not None:
+            with storage.local_copy(edit) as local:
+                yield local
+            return
         with tempfile.TemporaryDirectory(prefix="g2w-reference-") as tmp:
             cleaned = os.path.join(tmp, "cleaned.mp4")
-            propagate(case, cleaned, mask="segmenter", progress=(lambda _: progress()) if progress else None)
+            run_method(DEFAULT_METHOD, case, cleaned, (lambda _: progress()) if progress else None)
             yield cleaned
     else:
         yield None

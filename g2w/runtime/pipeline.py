@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -21,7 +21,7 @@ from g2w.io import storage
 from g2w.runtime.budget import Budget
 from g2w.runtime.capacity import cluster_capacity
 from g2w.runtime.pools import pool_selector
-from g2w.runtime.watchdog import stalls_named, watch_if_set
+from g2w.runtime.watchdog import stalls_named, watch, watch_if_set
 from g2w.step import Batch, Resources, Step
 
 
@@ -141,21 +141,34 @@ def apply_steps(ds: Dataset, steps: Sequence[Step], budget: Budget | None = None
     return ds
 
 
+def batches(
+    ds: Dataset,
+    batch_size: int,
+    stall_s: float | None = None,
+    requests: Mapping[str, Mapping[str, float]] | None = None,
+) -> Iterator[Batch]:
+    """The dataset's rows, `batch_size` at a time as numpy columns, with its stages supervised.
+
+    Every job that runs a dataset iterates it here, so none of them can hang silently: once no
+    stage moved for the stall time (`stall_s`, else G2W_STAGE_STALL_S, else Ray Data's own
+    timeout), the loop fails with `StageStalled` naming the stage that holds the work, one of
+    `requests`' stages (`stage_requests`) when given (`g2w.runtime.watchdog`).
+    """
+    ds = watch(ds, stall_s) if stall_s is not None else watch_if_set(ds)
+    with stalls_named(ds, requests):
+        yield from ds.iter_batches(batch_format="numpy", batch_size=batch_size)
+
+
 def write_parquet(ds: Dataset, path: str | os.PathLike, schema: pa.Schema) -> int:
     """Stream the dataset's rows into a single Parquet file at `path`; returns the row count.
 
-    Rows arrive batch by batch, so the driver never holds the whole result. The file appears
-    under its final name only once complete (`path` may be a bucket URI). A stage that stops
-    making progress fails the write as `StageStalled`, naming it (`g2w.runtime.watchdog`).
+    Rows arrive batch by batch (`batches`, so a stuck stage fails the write naming it), and the
+    driver never holds the whole result. The file appears under its final name only once
+    complete (`path` may be a bucket URI).
     """
     rows = 0
-    ds = watch_if_set(ds)
-    with (
-        stalls_named(ds),
-        storage.staged_file(os.fspath(path)) as tmp,
-        pq.ParquetWriter(tmp, schema) as writer,
-    ):
-        for batch in ds.iter_batches(batch_format="numpy", batch_size=256):
+    with storage.staged_file(os.fspath(path)) as tmp, pq.ParquetWriter(tmp, schema) as writer:
+        for batch in batches(ds, 256):
             table = pa.Table.from_pydict({k: list(batch[k]) for k in schema.names}, schema=schema)
             writer.write_table(table)
             rows += table.num_rows

@@ -60,9 +60,20 @@ def load_profile(path: str) -> dict:
     missing = [k for k in ("stages", "bytes", "window_s") if k not in profile]
     stages = profile.get("stages", {})
     missing += [s for s in (*FRONT_END, "standardize_encode") if "cpu_s_per_source_s" not in stages.get(s, {})]
+    corpus = profile.get("corpus", {})
+    if not corpus.get("windows") or not corpus.get("selection", {}).get("kept"):
+        missing.append("corpus windows and kept count")
     if missing:
         raise ValueError(f"{path}: not a stage_costs profile (missing {', '.join(missing)})")
     return profile
+
+
+def measured_windows_per_clip(profile: dict) -> tuple[float, str]:
+    """Windows analysed for each clip kept, as selection decided on the profile's corpus, and
+    where that figure comes from."""
+    corpus = profile["corpus"]
+    kept = corpus["selection"]["kept"]
+    return corpus["windows"] / kept, f"the profile's corpus: {corpus['windows']} windows, {kept} kept"
 
 
 def s3_requests(clips: int, windows_per_clip: float, profile: dict, storage: Storage) -> dict:
@@ -93,14 +104,19 @@ def plan_from_profile(
     prices: Prices = Prices(),
     storage: Storage = Storage(),
     goal: Goal = Goal(),
-    windows_per_clip: float = 2.0,
+    windows_per_clip: float | None = None,
     max_candidates: int = 100_000,
     select_s_per_million: float = 1881.0,
     ramp_up_s: float = 300.0,
     gpu_nodes: int = 0,
     gpu_windows_per_s: float | None = None,
 ) -> dict:
-    """Hours, dollars, bottleneck and the goal's verdict for `clips` kept clips."""
+    """Hours, dollars, bottleneck and the goal's verdict for `clips` kept clips; windows per clip
+    from the profile's corpus unless given."""
+    if windows_per_clip is None:
+        windows_per_clip, per_clip_from = measured_windows_per_clip(profile)
+    else:
+        per_clip_from = "given"
     stages = profile["stages"]
     window_s = profile["window_s"]
     windows = clips * windows_per_clip
@@ -159,6 +175,7 @@ def plan_from_profile(
         "candidate_cap": {
             "max_candidates": max_candidates,
             "windows_per_clip": windows_per_clip,
+            "windows_per_clip_from": per_clip_from,
             "caps_the_run": max_candidates < clips,
         },
         "goal": {
@@ -175,7 +192,7 @@ def plan_from_profile(
             "CPU stages scale linearly with cores, measured single-process on "
             + profile.get("header", {}).get("machine", "an unnamed machine")
             + f"; selection {select_s_per_million:g} s per million windows on one node; ramp-up {ramp_up_s:g} s "
-            f"(node start + image pull) once; {windows_per_clip:g} windows analysed per kept clip; "
+            f"(node start + image pull) once; {windows_per_clip:g} windows analysed per kept clip ({per_clip_from}); "
             + ("CLIP on GPU at the given rate" if gpu_rate else "CLIP on the CPU workers (GPU rates not measured)")
         ),
     }

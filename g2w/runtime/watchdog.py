@@ -68,6 +68,24 @@ def stall_seconds(value: float | None = None) -> float:
     return float(value)
 
 
+@contextmanager
+def stall_time(value: float | None) -> Iterator[None]:
+    """G2W_STAGE_STALL_S set to `value` while the block runs (nothing changes for None): a
+    command's `--stall-s` reaches every dataset its job runs, as the variable would."""
+    if value is None:
+        yield
+        return
+    old = os.environ.get(STALL_ENV)
+    os.environ[STALL_ENV] = str(stall_seconds(value))
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(STALL_ENV, None)
+        else:
+            os.environ[STALL_ENV] = old
+
+
 def operators(message: str) -> list[Operator]:
     """The operators Ray Data's no-progress message lists, in its (upstream-first) order."""
     return [

@@ -83,3 +83,10 @@ def test_gradual_transition_splits_at_its_peak():
     rows = _plan([KEPT] * 9, SegmentConfig(min_s=10, max_s=60, transition_distance=0.3), emb)
     kept = [r for r in rows if r["status"] == "kept"]
     assert len(kept) == 2 and kept[0]["end_boundary"] == "transition" and kept[0]["end_s"] in (20.0, 25.0)
+
+
+def test_unknown_ui_coverage_counts_as_none():
+    table = _windows([KEPT] * 4)
+    table = table.set_column(table.schema.get_field_index("ui_coverage"), "ui_coverage", pa.nulls(4, pa.float64()))
+    rows = plan_segments(table, np.ones((4, 4), np.float32), SegmentConfig(min_s=10, max_s=60), "appearance")
+    assert rows.column("ui_coverage_max").to_pylist() == [0.0]

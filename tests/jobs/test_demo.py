@@ -9,6 +9,7 @@ import pytest
 from g2w.cases.case import load_cases
 from g2w.jobs.demo import BASELINES, METHODS, run_demo
 from g2w.remove import DEFAULT_METHOD
+from g2w.remove.made_from import reusable_edit
 from tests.serve.chromium import Browser, chromium_binary
 
 
@@ -31,6 +32,9 @@ def test_demo_runs_every_stage(ray_local, tmp_path, tiny_clip_config):
     assert gc["train"]["steps"] == 2 and gc["remove"] == {"ok": 1, "error": 0} and gc["reference"] == "self"
     method = json.loads((tmp_path / "gamecleaner" / "removed" / "method.json").read_text())
     assert (method["reference"], method["reference_oracle"]) == ("self", False)  # no ground truth in the removal
+    first = load_cases(tmp_path / "synth")[0]
+    reused = reusable_edit(method["options"]["reference_edits"], first.case_id, first.source, DEFAULT_METHOD, {})
+    assert reused == str(tmp_path / "removed" / DEFAULT_METHOD / f"{first.case_id}.mp4")  # its reference, not remade
     gc_metrics = json.loads((tmp_path / "gamecleaner" / "eval" / "metrics.json").read_text())
     assert gc_metrics["method"]["model"] == "gamecleaner (reference: self)"
     assert (tmp_path / "gamecleaner" / "removed" / f"{synth[0]['sample_id']}.mp4").exists()

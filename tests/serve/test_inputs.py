@@ -92,6 +92,7 @@ def test_every_option_of_every_method_has_a_range():
         '{"steps": 4}',
         '{"checkpoint": "/models/small"}',
         '{"checkpoint": "small", "base_dir": "/x"}',
+        '{"checkpoint": "small", "reference": "self", "reference_edits": "/etc"}',
         '{"checkpoint": "small", "steps": 0}',
         '{"checkpoint": "small", "sampler": "ddim"}',
     ):

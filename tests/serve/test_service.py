@@ -3,7 +3,8 @@
 One application for the module. It starts with dispatching off, so queued jobs stay queued
 while the tests check admission (auth, 413/415/422/429, idempotency, cancel); then it is
 restarted, as a redeploy would, with one job left `running` in the store as a crash leaves it,
-and every accepted job must finish. The later tests run with dispatching on.
+and every accepted job must finish. The later tests run with dispatching on; the last restarts
+it once more with its job store on a real PostgreSQL server.
 """
 
 from __future__ import annotations
@@ -755,7 +756,7 @@ def test_results_in_an_object_store_are_served_from_it(service, inputs, s3_bucke
 
 
 def test_delete_and_retention_remove_files_and_records_and_a_full_disk_is_507(service, inputs):
-    """Last in the module (it restarts with a one-second retention). A finished job's DELETE removes
+    """Restarts with a one-second retention (the test after it restarts once more). A finished job's DELETE removes
     its folder, its published results and its record; another owner cannot; retention does the
     same to every finished job once it is old enough; and a disk below the floor refuses new work."""
     from g2w.io import storage
@@ -790,3 +791,53 @@ def test_delete_and_retention_remove_files_and_records_and_a_full_disk_is_507(se
     assert (
         requests.get(f"{service.url}/v1/removals?limit=100", headers=service.headers, timeout=30).json()["items"] == []
     )
+
+
+def test_store_on_postgresql_over_http(service, inputs, pg_url, capsys):
+    """Last in the module: restarted with `store-url` on a real PostgreSQL server, as a deployment
+    whose ingress may move runs it. Keys made by `g2w serve-keys --store-url` work; a redeploy finds
+    one job `running` with its lease expired (requeued, run again) and one whose worker still renews
+    its lease (left to it: no second writer); the removal succeeds and is listed for its owner only,
+    and its rows are in PostgreSQL, not in jobs.sqlite."""
+    import psycopg
+
+    from g2w.cli import main
+
+    pg = {"store-url": pg_url, "retention-s": "0", "min-free-disk-mb": "0"}
+    service.restart(**pg, dispatch="false")
+    keys = {}
+    for owner in ("dana", "mallory"):
+        assert main(["serve-keys", "--store-url", pg_url, "create", "--owner", owner]) == 0
+        keys[owner] = {"Authorization": f"Bearer {json.loads(capsys.readouterr().out)['key']}"}
+    ids = []
+    for clip in (inputs["clip"], inputs["other"]):
+        resp = _submit(service, clip, headers=keys["dana"])
+        assert resp.status_code == 202, resp.text
+        ids.append(resp.json()["id"])
+    lost, leased = ids
+    with psycopg.connect(pg_url) as db:  # as a crash leaves them: one worker gone, one still renewing
+        db.execute("UPDATE jobs SET state = 'running', attempts = 1, lease_until = NULL WHERE id = %s", (lost,))
+        db.execute(
+            "UPDATE jobs SET state = 'running', attempts = 1, lease_until = %s WHERE id = %s",
+            (time.time() + 3600, leased),
+        )
+    service.restart(**pg, dispatch="true")
+    assert requests.get(f"{service.url}/healthz", timeout=30).json()["recovered"] == {"requeued": 1, "failed": 0}
+    job = _wait(service, lost, headers=keys["dana"])
+    assert job["state"] == "succeeded" and job["attempts"] == 2 and job["progress"]["frames_done"] == 20, job
+    still = requests.get(f"{service.url}/v1/removals/{leased}", headers=keys["dana"], timeout=30).json()
+    assert (still["state"], still["attempts"]) == ("running", 1), still
+    edited = requests.get(service.url + job["results"]["edited.mp4"], headers=keys["dana"], timeout=30)
+    assert edited.content == open(inputs["clip"], "rb").read()  # identity: the upload, byte for byte
+    listed = requests.get(f"{service.url}/v1/removals", headers=keys["dana"], timeout=30).json()
+    assert [j["id"] for j in listed["items"]] == [leased, lost] and listed["next_cursor"] is None
+    as_mallory = f"{service.url}/v1/removals/{lost}"
+    for method, url in (("GET", as_mallory), ("GET", as_mallory + "/result/edited.mp4"), ("DELETE", as_mallory)):
+        resp = requests.request(method, url, headers=keys["mallory"], timeout=30)
+        assert (resp.status_code, resp.json()["error"]) == (404, "not_found"), (method, url)
+    assert requests.get(f"{service.url}/v1/removals", headers=keys["mallory"], timeout=30).json()["items"] == []
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute("SELECT id, owner, state FROM jobs ORDER BY id").fetchall()
+        owners = sorted(r[0] for r in db.execute("SELECT owner FROM api_keys WHERE revoked IS NULL"))
+    assert rows == sorted([(lost, "dana", "succeeded"), (leased, "dana", "running")]) and owners == ["dana", "mallory"]
+    assert _db_jobs(service, "id = ?", lost) == []  # the SQLite file of the earlier tests never saw it

@@ -1,8 +1,10 @@
 """The classical estimator against the walkthrough's true camera; validation catching injected
 jumps and jitter; bad input (nothing to track, an unreadable file) and resuming, through the
-`g2w trajectory` command."""
+`g2w trajectory` command, and a stage the machine cannot run failing it with the stage named."""
 
 import json
+import os
+import time
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -75,3 +77,20 @@ def test_command_bad_input_and_resume(walks, tmp_path):
     before = (tmp_path / "traj" / "trajectories").stat().st_mtime_ns, open(path, "rb").read()
     assert main(argv) == 0  # resumes: the finished file is read, not rewritten
     assert open(path, "rb").read() == before[1]
+
+
+def test_a_stage_that_cannot_run_fails_the_command_naming_it(walks, tmp_path, monkeypatch, capsys):
+    """`--stall-s` on a job other than evaluation: the trajectory stage asks for more CPUs than the
+    machine has, so it never runs; the command fails within seconds, naming it, and writes nothing."""
+    from g2w.step import Resources
+    from g2w.trajectory.step import EstimateTrajectories
+
+    monkeypatch.setattr(EstimateTrajectories, "resources", lambda self: Resources(num_cpus=64, batch_size=1))
+    monkeypatch.delenv("G2W_STAGE_STALL_S", raising=False)
+    out = tmp_path / "traj"
+    start = time.monotonic()
+    assert main(["trajectory", walks["uniform"], "--output", str(out), "--stall-s", "3"]) == 1
+    assert time.monotonic() - start < 60
+    assert "g2w trajectory: stage EstimateTrajectories made no progress for 3 s" in capsys.readouterr().err
+    assert not (out / "trajectory.parquet").exists()
+    assert "G2W_STAGE_STALL_S" not in os.environ  # the flag held for the command only
