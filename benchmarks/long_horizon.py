@@ -108,8 +108,9 @@ def load_respawns(path: str) -> dict[str, list[float]]:
 
 def split_cuts(times: list[float], respawns: list[float]) -> tuple[int, int]:
     """(cuts at a labelled respawn, false cuts): a capture has no edit cut, and a respawn is a
-    cut by decision, so every other cut reported is false."""
-    at = sum(any(abs(t - r) <= RESPAWN_MATCH_S for r in respawns) for t in times)
+    cut by decision, so every other cut reported is false; a respawn takes one cut at most, the
+    others near it (a flash a few frames off) are false."""
+    at = sum(any(abs(t - r) <= RESPAWN_MATCH_S for t in times) for r in respawns)
     return at, len(times) - at
 
 

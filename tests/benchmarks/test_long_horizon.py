@@ -19,6 +19,7 @@ def test_cuts_at_respawns_are_not_false():
     bench = _bench()
     assert bench.split_cuts([3.0, 24.5, 37.4, 50.0], [24.433, 37.467]) == (2, 2)
     assert bench.split_cuts([24.9], [24.433]) == (0, 1)
+    assert bench.split_cuts([37.267, 37.467], [37.467]) == (1, 1)
     assert bench.split_cuts([], [1.0]) == (0, 0)
 
 
