@@ -1,24 +1,30 @@
 """Long-horizon measurements on real captures, written to docs/results/long_horizon.md.
 
-Input: `g2w capture` output folders of minute-scale clips (`--duration-s 40` or more; only the
-Doom games' demos are that long). Their HUD runs (`cases/*/hud.mp4`) are curated as
-docs/long_horizon.md documents for footage with a HUD, `g2w curate CLIPS --output RUN --mode long
---keep-hud` with every other option at its default, and their clean runs (`clean/*.mp4`, the same
-gameplay without HUD) with `g2w curate CLIPS --output RUN --mode long`, so a HUD decision and a
-decision about the footage itself can be told apart. Then `g2w trajectory RUN` on the HUD run.
+Input: `g2w capture` output folders of minute-scale clips (`--duration-s 60` or more). Their HUD
+runs (`cases/*/hud.mp4`) are curated as docs/long_horizon.md documents for footage with a HUD,
+`g2w curate CLIPS --output RUN --mode long --keep-hud` with every other option at its default, and
+their clean runs (`clean/*.mp4`, the same gameplay without HUD) with `g2w curate CLIPS --output RUN
+--mode long`, so a HUD decision and a decision about the footage itself can be told apart. Each
+cut detector named by `--cuts` (default: the shipped one) curates both; then `g2w trajectory RUN`
+on the first detector's HUD run.
 
 1. Segmentation throughput: source frames per second of the analysis stage per CPU of the local
    cluster, beside GameVerse's reported ~400 frames/s per worker (its hardware unknown; a ratio of
    reported figures, not a side-by-side run).
-2. Segment lengths at the default 30-120 s bounds: count, min/median/max, reasons of the rejected
-   stretches, and per source the window verdicts the segments were built from, in time order.
-3. Trajectory verdicts of the kept segments.
+2. False cuts per minute, per detector, run and game: a capture replays continuous play, so every
+   cut reported in it is false (the levels of these demos do not change inside a clip).
+3. Segment lengths at the default 30-120 s bounds per detector, run and game; for the first
+   detector the segments with the reasons of the rejected stretches, and per source the window
+   verdicts the segments were built from, in time order.
+4. Trajectory verdicts of the kept segments, with their in-game jumps (the breaks: respawns,
+   teleports).
 Trajectory accuracy is measured by benchmarks/trajectories.py.
 
     python benchmarks/long_horizon.py --corpus CAPTURE_OUT [--corpus CAPTURE_OUT ...] --work WORK
+        [--cuts rules --cuts cascade]
 
-WORK's runs (`WORK/long_hud`, `WORK/long_clean`) are removed first, so every figure is measured
-rather than resumed.
+WORK's runs (`WORK/<detector>_hud`, `WORK/<detector>_clean`) are removed first, so every figure is
+measured rather than resumed.
 """
 
 from __future__ import annotations
@@ -34,11 +40,16 @@ from collections import Counter
 import numpy as np
 import pyarrow.parquet as pq
 
+from g2w.capture import game_of_clip
 from g2w.cli import main as g2w
+from g2w.curate.cut_modes import MODES
 from g2w.io.results_page import markdown_table, write_results_page
 
 GAMEVERSE_FPS_PER_WORKER = 400.0
+RUN_LABELS = {True: "HUD runs, `--keep-hud`", False: "Clean runs (the same gameplay without HUD)"}
 SELECTION_ONLY = {"not_sampled", "near_duplicate"}  # verdicts that never break a segment
+RESPAWN_MATCH_S = 0.2  # a cut this close to a labelled respawn is at it
+RESPAWNS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "long_capture_respawns.json")
 
 
 def clips_of(corpora: list[str]) -> tuple[list[str], list[str]]:
@@ -56,9 +67,9 @@ def clip_name(path: str) -> str:
     return os.path.basename(os.path.dirname(path)) if stem == "hud" else stem
 
 
-def curate(clips: list[str], run: str, keep_hud: bool) -> dict:
+def curate(clips: list[str], run: str, keep_hud: bool, cuts: str) -> dict:
     shutil.rmtree(run, ignore_errors=True)
-    argv = ["curate", *clips, "--output", run, "--mode", "long", *(["--keep-hud"] if keep_hud else [])]
+    argv = ["curate", *clips, "--output", run, "--mode", "long", "--cuts", cuts, *(["--keep-hud"] if keep_hud else [])]
     print("g2w " + " ".join(argv), file=sys.stderr, flush=True)
     if g2w(argv) != 0:
         raise SystemExit(f"g2w curate failed for {run}")
@@ -71,6 +82,132 @@ def length_stats(durations: list[float]) -> list:
         return [0, "-", "-", "-"]
     d = np.array(durations)
     return [len(d), round(float(d.min()), 1), round(float(np.median(d)), 1), round(float(d.max()), 1)]
+
+
+def game_name(source: str) -> str:
+    return game_of_clip(clip_name(source))
+
+
+def cut_times(run: str) -> dict[str, tuple[list[float], float]]:
+    """Per source, (the times of the cuts reported, seconds analysed): a cut is counted once, at
+    its time, whichever windows list it."""
+    rows = pq.read_table(os.path.join(run, "windows.parquet"), columns=["source", "end_s", "cut_times"]).to_pylist()
+    cuts: dict[str, set] = {}
+    seconds: dict[str, float] = {}
+    for r in rows:
+        cuts.setdefault(r["source"], set()).update(r["cut_times"] or [])
+        seconds[r["source"]] = max(seconds.get(r["source"], 0.0), float(r["end_s"]))
+    return {src: (sorted(cuts[src]), seconds[src]) for src in cuts}
+
+
+def load_respawns(path: str) -> dict[str, list[float]]:
+    """clip id -> the times (s) of the respawns labelled by hand in it."""
+    with open(path) as f:
+        return {clip: [float(t) for t in times] for clip, times in json.load(f)["clips"].items()}
+
+
+def split_cuts(times: list[float], respawns: list[float]) -> tuple[int, int]:
+    """(cuts at a labelled respawn, false cuts): a capture has no edit cut, and a respawn is a
+    cut by decision, so every other cut reported is false; a respawn takes one cut at most, the
+    others near it (a flash a few frames off) are false."""
+    at = sum(any(abs(t - r) <= RESPAWN_MATCH_S for t in times) for r in respawns)
+    return at, len(times) - at
+
+
+def per_game(run: str, respawns: dict[str, list[float]]) -> dict[str, dict]:
+    """Per game: clips, minutes, cuts at respawns, false cuts, and the lengths of the kept segments."""
+    out: dict[str, dict] = {}
+    for src, (times, seconds) in cut_times(run).items():
+        g = out.setdefault(game_name(src), {"clips": 0, "minutes": 0.0, "respawn_cuts": 0, "false_cuts": 0, "kept": []})
+        at, false = split_cuts(times, respawns.get(clip_name(src), []))
+        g["clips"] += 1
+        g["minutes"] += seconds / 60
+        g["respawn_cuts"] += at
+        g["false_cuts"] += false
+    for s in pq.read_table(
+        os.path.join(run, "manifest.parquet"), columns=["source", "status", "duration_s"]
+    ).to_pylist():
+        if s["status"] == "kept":
+            out[game_name(s["source"])]["kept"].append(s["duration_s"])
+    return out
+
+
+def total(games: dict[str, dict]) -> dict:
+    """The games' figures summed, their kept lengths pooled."""
+    return {
+        key: [d for g in games.values() for d in g[key]] if key == "kept" else sum(g[key] for g in games.values())
+        for key in ("clips", "minutes", "respawn_cuts", "false_cuts", "kept")
+    }
+
+
+def cuts_section(runs: list[tuple[str, str, str]], respawns: dict[str, list[float]]) -> str:
+    """False cuts per minute and kept segments, per detector, run and game; then every cut's time."""
+    rows, listed = [], []
+    for cuts, label, run in runs:
+        games = per_game(run, respawns)
+        for game, g in sorted(games.items()) + [("all", total(games))]:
+            rows.append(
+                [
+                    cuts,
+                    "HUD" if label == RUN_LABELS[True] else "clean",
+                    game,
+                    g["clips"],
+                    round(g["minutes"], 2),
+                    g["respawn_cuts"],
+                    g["false_cuts"],
+                    round(g["false_cuts"] / max(g["minutes"], 1e-9), 2),
+                    *length_stats(g["kept"]),
+                    round(sum(g["kept"]) / 60, 2),
+                ]
+            )
+        for src, (times, _) in sorted(cut_times(run).items()):
+            listed.append([cuts, "HUD" if label == RUN_LABELS[True] else "clean", clip_name(src), _times(times)])
+    labelled = {clip: _times(times) for clip, times in sorted(respawns.items())}
+    return (
+        "## False cuts and segments kept, by cut detector (defaults otherwise: 30-120 s)\n\n"
+        + markdown_table(
+            [
+                "cuts",
+                "run",
+                "game",
+                "clips",
+                "minutes",
+                "cuts at a respawn",
+                "false cuts",
+                "false cuts/min",
+                "segments kept",
+                "min s",
+                "median s",
+                "max s",
+                "kept minutes",
+            ],
+            rows,
+        )
+        + f"\n\nA cut within {RESPAWN_MATCH_S:g} s of a respawn labelled by hand is at that respawn; "
+        + "labelled respawns (s): "
+        + ("; ".join(f"{clip}: {t}" for clip, t in labelled.items()) or "none")
+        + ".\n\nCuts reported (s):\n\n"
+        + markdown_table(["cuts", "run", "clip", "cut times s"], listed)
+        + "\n\n"
+    )
+
+
+def _times(times: list[float]) -> str:
+    return ", ".join(f"{t:g}" for t in times) or "-"
+
+
+def capture_note(corpus: str) -> str:
+    """What a capture folder holds, from its cases' own meta.json: game, clips, length, size, rate."""
+    metas = []
+    for path in sorted(glob.glob(os.path.join(corpus, "cases", "*", "meta.json"))):
+        with open(path) as f:
+            metas.append(json.load(f))
+    kinds = Counter(
+        (m["game"], round(m["frames"] / m["fps"], 1), f"{m['width']}x{m['height']}", m["fps"]) for m in metas
+    )
+    return "; ".join(
+        f"{game}: {n} clips of {s:g} s, {size}, {fps} fps" for (game, s, size, fps), n in sorted(kinds.items())
+    )
 
 
 def window_verdicts(run: str) -> dict[str, str]:
@@ -153,7 +290,7 @@ def throughput_section(summary: dict, sources: int) -> str:
                 ]
             ],
         )
-        + f"\n\nThe HUD run's analysis stage; local cluster: {cpus:g} CPUs.\n\n"
+        + f"\n\nThe first run's analysis stage; local cluster: {cpus:g} CPUs.\n\n"
     )
 
 
@@ -171,6 +308,7 @@ def trajectory_section(run: str) -> str:
             r["trajectory_status"],
             r["trajectory_reason"] or "-",
             r["jumps"],
+            ", ".join(f"{t:g}" for t in r["in_game_jumps"] or []) or "-",
             r["jitter_deg_s"],
             r["drift_deg_s"],
         ]
@@ -180,7 +318,19 @@ def trajectory_section(run: str) -> str:
     return (
         "## Trajectories of the kept segments (HUD run, `g2w trajectory RUN`, FOV estimated, HUD masked)\n\n"
         + markdown_table(
-            ["clip", "start s", "length s", "HUD", "verdict", "reason", "jumps", "jitter deg/s", "drift deg/s"], rows
+            [
+                "clip",
+                "start s",
+                "length s",
+                "HUD",
+                "verdict",
+                "reason",
+                "jumps",
+                "in-game jumps at s",
+                "jitter deg/s",
+                "drift deg/s",
+            ],
+            rows,
         )
         + "\n\n"
     )
@@ -192,35 +342,36 @@ def main() -> int:
         "--corpus", required=True, action="append", help="a g2w capture output folder (cases/, clean/); repeatable"
     )
     parser.add_argument("--work", required=True)
+    parser.add_argument(
+        "--cuts", action="append", choices=MODES, help="cut detector to curate with; repeatable (default: rules)"
+    )
+    parser.add_argument(
+        "--respawns", default=RESPAWNS, help="JSON: clips -> clip id -> respawn times (s), labelled by hand"
+    )
     parser.add_argument("--output", default="docs/results/long_horizon.md")
     args = parser.parse_args()
+    detectors = args.cuts or ["rules"]
     hud, clean = clips_of(args.corpus)
     if not hud and not clean:
         raise SystemExit(f"no captured clips in {args.corpus}")
-    body = ""
-    hud_run, clean_run = os.path.join(args.work, "long_hud"), os.path.join(args.work, "long_clean")
-    sections = []
+    runs, summaries = [], {}
+    for cuts in detectors:
+        for label, clips, keep_hud in ((RUN_LABELS[True], hud, True), (RUN_LABELS[False], clean, False)):
+            if clips:
+                run = os.path.join(args.work, f"{cuts}_{'hud' if keep_hud else 'clean'}")
+                summaries[run] = curate(clips, run, keep_hud, cuts)
+                runs.append((cuts, label, run))
+    first = [r for r in runs if r[0] == detectors[0]]
+    body = throughput_section(summaries[first[0][2]], len(hud or clean))
+    body += cuts_section(runs, load_respawns(args.respawns))
+    body += f"## Segments of the real captures, `--cuts {detectors[0]}` (defaults: 30-120 s)\n\n"
+    body += "".join(lengths_section(label, run, summaries[run]) for _, label, run in first)
     if hud:
-        summary = curate(hud, hud_run, keep_hud=True)
-        body += throughput_section(summary, len(hud))
-        sections.append(lengths_section("HUD runs, `--keep-hud`", hud_run, summary))
-    if clean:
-        summary = curate(clean, clean_run, keep_hud=False)
-        if not hud:
-            body += throughput_section(summary, len(clean))
-        sections.append(lengths_section("Clean runs (the same gameplay without HUD)", clean_run, summary))
-    body += "## Segment lengths on the real captures (defaults: 30-120 s)\n\n" + "".join(sections)
-    if hud:
-        body += trajectory_section(hud_run)
+        body += trajectory_section(first[0][2])
     body += "Camera trajectories against ground truth: [trajectories.md](trajectories.md).\n"
-    captures = []
-    for corpus in args.corpus:
-        with open(os.path.join(corpus, "summary.json")) as f:
-            c = json.load(f)
-        captures.append(
-            f"{', '.join(c['games'])}: {c['clips']} clips of {c['duration_s']:g} s, {c['size']}, {c['fps']} fps"
-        )
+    captures = [capture_note(corpus) for corpus in args.corpus]
     command = "python benchmarks/long_horizon.py " + " ".join("--corpus CAPTURE_OUT" for _ in args.corpus)
+    command += "".join(f" --cuts {c}" for c in args.cuts or [])
     write_results_page(
         args.output,
         "Long-horizon segments and trajectories",
@@ -228,6 +379,8 @@ def main() -> int:
         body,
         notes=[
             f"Corpus ({len(hud)} HUD and {len(clean)} clean clips), from `g2w capture`: " + "; ".join(captures) + ".",
+            "A capture replays continuous play: it has no edit cut, so a cut reported in it is at a respawn "
+            "(a cut by decision, docs/long_horizon.md) or false.",
             "GameVerse's ~400 frames/s per worker is its reported figure on unknown hardware.",
         ],
     )

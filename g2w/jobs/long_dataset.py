@@ -4,7 +4,7 @@ what each stage wrote.
 `dataset.parquet` holds every segment row of `manifest.parquet` (clip path, HUD status
 clean / none / removed, window decisions and boundaries) with, where they exist, the columns of
 `trajectory.parquet` (`trajectory_path` relative to the run, `trajectory_status`
-accepted / rejected / error, `trajectory_reason`, jumps, jitter, drift) and of `caption.parquet`
+accepted / rejected / error, `trajectory_reason`, jumps, `in_game_jumps`, jitter, drift) and of `caption.parquet`
 (`caption_path`, `caption_status` ok / invalid / error, `caption_reason`). `dataset.html` shows a
 contact strip and the trajectory plot of each kept segment. Rebuilt by `g2w trajectory` and
 `g2w caption` after they run, so it always reflects what is on disk.
@@ -23,6 +23,7 @@ TRAJECTORY_COLUMNS = (
     "trajectory_status",
     "trajectory_reason",
     "jumps",
+    "in_game_jumps",
     "jitter_deg_s",
     "drift_deg_s",
 )

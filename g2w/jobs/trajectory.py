@@ -35,6 +35,7 @@ RESULT_SCHEMA = pa.schema(
         ("trajectory_status", pa.string()),
         ("trajectory_reason", pa.string()),
         ("jumps", pa.int32()),
+        ("in_game_jumps", pa.list_(pa.float64())),  # the breaks' times (s from the segment's start)
         ("jitter_deg_s", pa.float64()),
         ("drift_deg_s", pa.float64()),
         ("valid_fraction", pa.float64()),
@@ -114,6 +115,7 @@ def run_trajectory(inputs: list[str], output: str | None, step: EstimateTrajecto
                     "trajectory_status": str(batch["trajectory_status"][i]),
                     "trajectory_reason": str(batch["trajectory_reason"][i]),
                     "jumps": v.get("jumps"),
+                    "in_game_jumps": v.get("break_times_s"),
                     "jitter_deg_s": v.get("jitter_deg_s"),
                     "drift_deg_s": v.get("drift_deg_s"),
                     "valid_fraction": v.get("valid_fraction"),

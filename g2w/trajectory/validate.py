@@ -9,7 +9,9 @@ engine replays exactly; docs/results/trajectory_validation.md has them by game, 
   pose relates: a respawn, a teleport, a cut the segmenter missed), or an angular velocity that
   departs from the median of its `jump_context` neighbours on either side by more than
   `max_departure_deg_s` (an impulse no player's turn makes, in practice a failed estimate).
-  Counted; more than `max_jumps` rejects.
+  Counted; more than `max_jumps` rejects. The breaks' own times are kept apart
+  (`break_times_s`): the view left its place inside a segment the cut cues left whole, which is
+  how a respawn or a teleport inside one map looks (the dataset's `in_game_jumps`).
 - **Jitter**: high-frequency energy of the angular velocity, the RMS of what a centred moving
   average over `smooth_frames` frames leaves, in degrees per second, over sliding windows of
   `jitter_window_s`; the worst window above `max_jitter_deg_s` rejects (a shaking recording or
@@ -114,6 +116,7 @@ def validate(raw: RawTrajectory, cfg: ValidationConfig = ValidationConfig()) -> 
         "median_corners": float(np.median(raw.corners)) if n else 0.0,
         "jumps": 0,
         "jump_times_s": [],
+        "break_times_s": [],
         "max_step_deg_s": 0.0,
         "max_departure_deg_s": 0.0,
         "jitter_deg_s": 0.0,
@@ -129,6 +132,7 @@ def validate(raw: RawTrajectory, cfg: ValidationConfig = ValidationConfig()) -> 
         scores.update(
             jumps=int(len(jumps)),
             jump_times_s=[round(float(raw.times[j]), 3) for j in jumps],
+            break_times_s=[round(float(raw.times[j]), 3) for j in np.flatnonzero(raw.breaks)],
             max_step_deg_s=float(speed.max()),
             max_departure_deg_s=float(departure.max()),
             jitter_deg_s=float(jitter.max()) if len(jitter) else 0.0,

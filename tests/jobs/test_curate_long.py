@@ -105,6 +105,7 @@ def test_trajectory_and_caption_fill_the_dataset_manifest(tmp_path, videos):
     for r in kept:
         assert (out / r["clip_path"]).exists() and r["hud_status"] == "clean"
         assert (out / r["trajectory_path"]).exists() and r["trajectory_reason"] is not None
+        assert r["in_game_jumps"] == []  # two shots split at their cut: no view jump is left inside either
         assert r["caption_status"] == "ok" and json.loads((out / r["caption_path"]).read_text())["caption"]
         assert r["window_ids"] and r["start_boundary"] and r["end_boundary"]  # the quality decisions travel along
     page = (out / "dataset.html").read_text()

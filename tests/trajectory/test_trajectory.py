@@ -48,6 +48,7 @@ def test_jumps_and_jitter_are_rejected(walks):
     jump = validate(estimate(walks["jump"], hfov_deg=90.0))
     assert jump["status"] == "rejected" and jump["reason"] == "jump"
     assert any(abs(t - 3.0) < 0.2 for t in jump["jump_times_s"]), jump["jump_times_s"]
+    assert [round(t) for t in jump["break_times_s"]] == [3], jump  # a teleport, not a fast turn: an in-game jump
     # a shake rougher than play: the tracker follows it in part and loses it in part; either way rejected
     jitter = validate(estimate(walks["jitter"], hfov_deg=90.0))
     assert jitter["status"] == "rejected", jitter
