@@ -14,6 +14,7 @@ sides get the same threads. Each side runs `--repeats` times, alternating; the m
 compared, the ratio ours / peer last. Run it under `heavy --exclusive` on a quiet machine.
 
 Usage: python benchmarks/capture_speed.py [--frames 150] [--start-s 10] [--cpus 0] [--repeats 3]
+       [--results docs/results/capture_speed.md]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from g2w.capture import get_game
 from g2w.capture.clip import WARMUP_FRAMES, encode_frames
 from g2w.capture.game import read_raw
 from g2w.capture.process import run_until, virtual_display
+from g2w.io.results_page import markdown_table, write_results_page
 from g2w.video import FrameReader
 
 W, H, FPS = 1280, 720, 30
@@ -69,6 +71,7 @@ def main() -> None:
     ap.add_argument("--start-s", type=float, default=10.0)
     ap.add_argument("--cpus", default="0", help="comma-separated CPU ids both sides are pinned to")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--results", help="also write this Markdown results page")
     args = ap.parse_args()
     os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})
     game = get_game("freedoom")
@@ -95,7 +98,27 @@ def main() -> None:
     for name, values in times.items():
         med = statistics.median(values)
         print(f"{name}: median {med:.2f} s ({args.frames / med:.1f} frames/s), runs {[round(v, 2) for v in values]}")
-    print(f"ratio ours/peer (time): {statistics.median(times['ours']) / statistics.median(times['peer']):.2f}")
+    ratio = statistics.median(times["ours"]) / statistics.median(times["peer"])
+    print(f"ratio ours/peer (time): {ratio:.2f}")
+    if args.results:
+        rows = [
+            [
+                name,
+                round(statistics.median(v), 2),
+                round(args.frames / statistics.median(v), 1),
+                [round(x, 2) for x in v],
+            ]
+            for name, v in times.items()
+        ]
+        body = (
+            f"Demo {demo.demo_id} from {args.start_s:g} s, {args.frames} frames {W}x{H} at {FPS} fps, both sides pinned"
+            f" to CPUs {args.cpus}, {args.repeats} alternating runs each.\n\n"
+            + markdown_table(["side", "median s", "frames/s", "runs s"], rows)
+            + f"\n\nRatio ours / peer (median time): {ratio:.2f}."
+        )
+        notes = ["ours keeps a lossless copy for the pair check; the peer encodes straight from the engine."]
+        command = f"python benchmarks/capture_speed.py --frames {args.frames} --repeats {args.repeats} --results {args.results}"
+        write_results_page(args.results, "One clean capture against the engine's own video dump", command, body, notes)
 
 
 if __name__ == "__main__":

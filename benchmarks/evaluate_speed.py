@@ -19,7 +19,7 @@ per-element judge, and the PNG peer renders no sheets), so a ratio says what our
 costs, not that one implementation beats another. The thread settings are the same: this
 process and every ffmpeg it starts are pinned to one CPU, OpenCV runs one thread, and ffmpeg
 is asked for one decoding, filtering and encoding thread.
-Usage: python benchmarks/evaluate_speed.py [--workdir /tmp/g2w_eval_bench]
+Usage: python benchmarks/evaluate_speed.py [--workdir /tmp/g2w_eval_bench] [--results docs/results/evaluate_speed.md]
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from g2w.evaluate.canonical_frames import read_canonical
 from g2w.evaluate.judges.reference import Thresholds, judge_frames
 from g2w.evaluate.plan import plan_from_dict
 from g2w.evaluate.prepare import prepare_case
+from g2w.io.results_page import markdown_table, write_results_page
 from g2w.remove.baselines import telea_gt
 from g2w.sample_data import VideoSpec, render_frames, sidecar_for
 from g2w.video import MaskWriter, VideoWriter
@@ -136,6 +137,7 @@ def ffmpeg(*args: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", default="/tmp/g2w_eval_bench")
+    parser.add_argument("--results", help="also write this Markdown results page")
     args = parser.parse_args()
     if not shutil.which("ffmpeg"):
         sys.exit("ffmpeg is needed as the peer (make installs it)")
@@ -246,6 +248,25 @@ def main() -> None:
         f"reference judge ({len(plan.samples)} frames, {n_el} elements): ours {ours_judge_s:6.2f} s  "
         f"ffmpeg ssim {peer_judge_s:6.2f} s  ratio ours/ffmpeg = {ours_judge_s / peer_judge_s:.2f}"
     )
+    if args.results:
+        rows = [
+            ["telea-gt removal, whole clip", "ffmpeg removelogo", ours_remove, peer_remove],
+            [f"evidence for one video ({images} PNGs)", "ffmpeg 20 frames to PNG", ours_evidence, peer_evidence],
+            [
+                f"reference judge ({len(plan.samples)} frames, {n_el} elements)",
+                "ffmpeg ssim",
+                ours_judge_s,
+                peer_judge_s,
+            ],
+        ]
+        body = f"One synthetic case, {frames} frames at 1280x720, 30 fps; one CPU for both sides.\n\n" + markdown_table(
+            ["task", "peer", "ours s", "peer s", "ours / peer"], [[*r, round(r[2] / r[3], 2)] for r in rows]
+        )
+        notes = [
+            "Not like for like: each peer is ffmpeg doing the nearest job it has, so a ratio is what our extra work costs."
+        ]
+        command = f"python benchmarks/evaluate_speed.py --results {args.results}"
+        write_results_page(args.results, "Evaluation and baseline removal against ffmpeg", command, body, notes)
 
 
 if __name__ == "__main__":
