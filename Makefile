@@ -54,6 +54,10 @@ results: capture
 	$(PY) benchmarks/removal_quality.py $(CAPTURE_OUT) --output $(BENCH_WORK)/removal --results docs/results/removal.md \
 		--max-cases-per-game 1
 	$(PY) benchmarks/mask_rule_ablation.py $(CAPTURE_OUT)/cases.jsonl --results docs/results/mask_rules.md
+	$(PY) benchmarks/ui_screen_pairs.py $(CAPTURE_OUT) --output $(BENCH_WORK)/ui_screen_pairs.json --results docs/results/ui_screen.md
+	$(PY) benchmarks/capture_speed.py --results docs/results/capture_speed.md
+	$(PY) benchmarks/synth_pair.py --workdir $(BENCH_WORK)/synth_pair --results docs/results/synth_pair.md
+	$(PY) benchmarks/evaluate_speed.py --workdir $(BENCH_WORK)/evaluate_speed --results docs/results/evaluate_speed.md
 
 # Re-pin every transitive dependency after changing pyproject.toml; the image's lock follows.
 lock:

@@ -15,7 +15,7 @@ windows kept at the threshold, and the same for a few other thresholds (a sweep,
 margin; the threshold is not fitted here).
 
 Usage: python benchmarks/ui_screen_pairs.py PAIRS... [--clean VIDEO...] [--window-s 5]
-       [--output ui_screen_pairs.json]
+       [--output ui_screen_pairs.json] [--results docs/results/ui_screen.md]
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import numpy as np
 from g2w.curate.analyze import AnalyzeWindows
 from g2w.curate.config import QualityThresholds
 from g2w.curate.ui_screen import mask_coverages
+from g2w.io.results_page import markdown_table, write_results_page
 from g2w.segment.task import sample_dirs, source_group
 from g2w.video.sources import probe_row
 
@@ -67,6 +68,7 @@ def main() -> None:
     parser.add_argument("--clean", nargs="*", default=[], help="unpaired clean videos (named by file: game-...)")
     parser.add_argument("--window-s", type=float, default=5.0)
     parser.add_argument("--output", default="ui_screen_pairs.json")
+    parser.add_argument("--results", help="also write this Markdown results page")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     limit = QualityThresholds().max_ui_coverage
@@ -111,6 +113,62 @@ def main() -> None:
     with open(args.output, "w") as f:
         json.dump(results, f, indent=1)
     print(f"wrote {args.output}")
+    if args.results:
+        write_page(args, results, limit)
+
+
+def write_page(args: argparse.Namespace, results: list[dict], limit: float) -> None:
+    """The table of `results` as a docs/results page, the sweep as a second table."""
+    main_rows = [
+        [
+            r["source"],
+            r["screen"],
+            r["hud_windows"],
+            r["truly_over_limit"],
+            _fmt(r["true_mean"], 3),
+            _fmt(r["hud_mean"], 3),
+            _fmt(r["clean_mean"], 3),
+            _fmt(r["hud_caught"]),
+            _fmt(r["truly_over_caught"]),
+            _fmt(r["clean_kept"]),
+        ]
+        for r in results
+    ]
+    sweep_rows = [
+        [r["source"], r["screen"], t, _fmt(s["hud_caught"]), _fmt(s["truly_over_caught"]), _fmt(s["clean_kept"])]
+        for r in results
+        for t, s in r["sweep"].items()
+    ]
+    body = "\n\n".join(
+        [
+            f"At the default `max_ui_coverage` {limit}: a HUD window should be rejected for UI, its clean twin kept.",
+            markdown_table(
+                [
+                    "source",
+                    "screen",
+                    "HUD windows",
+                    "truly over the limit",
+                    "true coverage",
+                    "HUD coverage",
+                    "clean coverage",
+                    "HUD caught",
+                    "truly over caught",
+                    "clean kept",
+                ],
+                main_rows,
+            ),
+            "At other thresholds (read the margin; the threshold is not fitted here):",
+            markdown_table(
+                ["source", "screen", "threshold", "HUD caught", "truly over caught", "clean kept"], sweep_rows
+            ),
+        ]
+    )
+    command = " ".join(["python benchmarks/ui_screen_pairs.py", *args.pairs, f"--results {args.results}"])
+    notes = [
+        "Coverage is the mean over a window's frames of the screen's UI share; true coverage comes from the pair's mask.",
+        "Every window runs through the real curation front end, one thread, in this process.",
+    ]
+    write_results_page(args.results, "Curation's UI screens on real HUD/clean pairs", command, body, notes)
 
 
 if __name__ == "__main__":
