@@ -58,6 +58,8 @@ results: capture
 	$(PY) benchmarks/capture_speed.py --results docs/results/capture_speed.md
 	$(PY) benchmarks/synth_pair.py --workdir $(BENCH_WORK)/synth_pair --results docs/results/synth_pair.md
 	$(PY) benchmarks/evaluate_speed.py --workdir $(BENCH_WORK)/evaluate_speed --results docs/results/evaluate_speed.md
+	$(PY) benchmarks/calibrate_extraction.py --out $(BENCH_WORK)/extraction --results docs/results/extraction.md
+	$(PY) -m g2w.evaluate.calibration --results docs/results/judge_calibration.md
 
 # Re-pin every transitive dependency after changing pyproject.toml; the image's lock follows.
 lock:

@@ -6,10 +6,10 @@ recovers them from an annotation file, and each recovered alpha is compared with
 (soft IoU, sum(min) / sum(max) of the alphas, and mean absolute alpha error over the box).
 Failure cases are included on purpose: overlays whose pixels change over time (the premise of
 temporal matting fails) and a span so short that the world barely moves. The script prints every
-case and, for candidate thresholds, how many good and bad mattes each accepts; the README
-records the threshold chosen from it (`extract.MIN_CONFIDENCE`).
+case and, for candidate thresholds, how many good and bad mattes each accepts; the threshold
+chosen from it is `extract.MIN_CONFIDENCE`.
 
-    python benchmarks/calibrate_extraction.py [--seconds 12] [--out /tmp/calib]
+    python benchmarks/calibrate_extraction.py [--seconds 12] [--out /tmp/calib] [--results docs/results/extraction.md]
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ import numpy as np
 
 from g2w.hud.assets import AssetLibrary
 from g2w.hud.bootstrap import generate
-from g2w.hud.extract import ExtractConfig, extract_assets
+from g2w.hud.extract import MIN_CONFIDENCE, ExtractConfig, extract_assets
 from g2w.hud.patches import resize_rgba
+from g2w.io.results_page import markdown_table, write_results_page
 from g2w.sample_data import VideoSpec, render_frames
 from g2w.sample_data.generate import STYLES
 from g2w.video import VideoWriter
@@ -130,6 +131,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=12.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default="/tmp/g2w_calibrate_extraction")
+    parser.add_argument("--results", help="also write the threshold table as this Markdown page")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases, entries = [], []
@@ -175,11 +177,36 @@ def main() -> None:
         )
     print(f"\n{len(rows)} mattes, {sum(r['good'] for r in rows)} good (soft IoU >= {GOOD_SOFT_IOU}, MAE <= {GOOD_MAE})")
     print("threshold  accepted  good among accepted  good rejected  bad accepted")
+    table = []
     for t in (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):
         acc = [r for r in rows if r["confidence"] >= t]
         rej_good = sum(r["good"] for r in rows if r["confidence"] < t)
         good = sum(r["good"] for r in acc)
         print(f"{t:9.2f}{len(acc):10d}{good / max(len(acc), 1):21.3f}{rej_good:15d}{len(acc) - good:14d}")
+        table.append([t, len(acc), round(good / max(len(acc), 1), 3), rej_good, len(acc) - good])
+    if args.results:
+        write_page(args, rows, table)
+
+
+def write_page(args: argparse.Namespace, rows: list[dict], table: list[list]) -> None:
+    """The threshold table, and how the default threshold treats static and animated overlays."""
+    default = [r for r in rows if r["confidence"] >= MIN_CONFIDENCE]
+    by_kind = [
+        [kind, span, len(group), sum(r in default for r in group), sum(r["good"] for r in group if r in default)]
+        for kind in sorted({r["kind"] for r in rows})
+        for span in SPANS_S
+        if (group := [r for r in rows if r["kind"] == kind and r["span_s"] == span])
+    ]
+    body = (
+        f"{len(rows)} mattes ({len(STYLES)} sample games x {len(SIZES)} sizes, spans {', '.join(f'{s:g} s' for s in SPANS_S)}),"
+        f" {sum(r['good'] for r in rows)} good (soft IoU >= {GOOD_SOFT_IOU}, mean alpha error <= {GOOD_MAE}).\n\n"
+        + markdown_table(["threshold", "accepted", "good among accepted", "good rejected", "bad accepted"], table)
+        + f"\n\nAt the default threshold {MIN_CONFIDENCE} (`g2w.hud.extract.MIN_CONFIDENCE`), by overlay kind and span:\n\n"
+        + markdown_table(["kind", "span s", "mattes", "accepted", "good among accepted"], by_kind)
+    )
+    command = f"python benchmarks/calibrate_extraction.py --seconds {args.seconds:g} --results {args.results}"
+    notes = ["Verification by a person (the annotation's `verified`) remains the gate the paper uses."]
+    write_results_page(args.results, "HUD asset extraction: confidence threshold", command, body, notes)
 
 
 if __name__ == "__main__":
