@@ -317,10 +317,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a small slice of the grid")
     parser.add_argument("--seed", type=int, default=0, help="0: the tuning grid; other values: held-out grids")
     parser.add_argument("--output", help="write every row and the summary to this JSON file")
+    parser.add_argument("--results", help="also run the --held-out grid and write both as this Markdown page")
+    parser.add_argument("--held-out", type=int, default=1, help="the held-out grid's seed for --results")
     args = parser.parse_args(argv)
     cfgs = configs(args.quick, args.seed)
     rows = calibrate(cfgs)
     summary = summarize(rows)
+    if args.results:
+        held_out = summarize(calibrate(configs(args.quick, args.held_out)))
+        write_page(args, summary, held_out, len(rows))
     for s in summary:
         print(
             f"{s['kind']:7s} {s['edit']:13s} n={s['n']:3d} acc={s['accuracy']:.3f} {s['verdicts']} {s['min/median/max']}"
@@ -331,6 +336,44 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.output, "w") as f:
             json.dump({"thresholds": asdict(Thresholds()), "summary": summary, "rows": rows}, f, indent=1)
     return 0
+
+
+def write_page(args: argparse.Namespace, summary: list[dict], held_out: list[dict], judgements: int) -> None:
+    """Accuracy per edit kind on the tuning grid and the held-out grid, side by side."""
+    from g2w.io.results_page import markdown_table, write_results_page
+
+    other = {(s["kind"], s["edit"]): s for s in held_out}
+    rows = [
+        [
+            s["kind"],
+            s["edit"],
+            s["n"],
+            f"{s['accuracy']:.3f}",
+            f"{other[(s['kind'], s['edit'])]['accuracy']:.3f}" if (s["kind"], s["edit"]) in other else "-",
+            ", ".join(f"{v} {n}" for v, n in sorted(s["verdicts"].items())),
+            "; ".join(f"{k} {lo:g} to {hi:g}" for k, (lo, _, hi) in s["min/median/max"].items()),
+        ]
+        for s in summary
+    ]
+
+    def overall(items: list[dict]) -> float:
+        return sum(i["accuracy"] * i["n"] for i in items) / max(1, sum(i["n"] for i in items))
+
+    body = (
+        f"Accuracy of the reference judge's verdicts against the accepted ones (the module docstring lists them), "
+        f"{judgements} judgements per grid; seed {args.seed} is the grid the thresholds were tuned on, seed "
+        f"{args.held_out} a held-out grid (new scenes and HUD draws, another rotation of sizes and qualities).\n\n"
+        + markdown_table(
+            ["kind", "edit", "n", f"seed {args.seed}", f"held out (seed {args.held_out})", "verdicts", "statistics"],
+            rows,
+        )
+        + f"\n\nOverall: {overall(summary):.3f} on seed {args.seed}, {overall(held_out):.3f} held out."
+    )
+    command = "python -m g2w.evaluate.calibration" + (" --quick" if args.quick else "") + f" --results {args.results}"
+    notes = [
+        "The grid is procedural: it checks that each statistic separates the cases it is meant to, not a human study."
+    ]
+    write_results_page(args.results, "Reference judge calibration", command, body, notes)
 
 
 if __name__ == "__main__":
