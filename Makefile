@@ -60,6 +60,7 @@ results: capture
 	$(PY) benchmarks/evaluate_speed.py --workdir $(BENCH_WORK)/evaluate_speed --results docs/results/evaluate_speed.md
 	$(PY) benchmarks/calibrate_extraction.py --out $(BENCH_WORK)/extraction --results docs/results/extraction.md
 	$(PY) -m g2w.evaluate.calibration --results docs/results/judge_calibration.md
+	$(PY) benchmarks/segmenter_clean_fp.py $(CAPTURE_OUT)/cases/* --results docs/results/segmenter_clean_fp.md
 
 # Re-pin every transitive dependency after changing pyproject.toml; the image's lock follows.
 lock:

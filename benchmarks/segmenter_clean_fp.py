@@ -9,7 +9,7 @@ frame and in the bottom-centre box where Doom-like games draw the weapon (x 0.3-
 a place to look, not a rule the segmenter uses). Prints one row per case and the totals, in
 per mille of the frames' pixels, the total removal share LAST.
 
-Usage: python benchmarks/segmenter_clean_fp.py CASES... [--checkpoint DIR] [--frames 12] [--json OUT.json]
+Usage: python benchmarks/segmenter_clean_fp.py CASES... [--checkpoint DIR] [--frames 12] [--json OUT.json] [--results PAGE.md]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import os
 
 import numpy as np
 
+from g2w.io.results_page import markdown_table, write_results_page
 from g2w.segment.mask_rules import REMOVAL_RULES
 from g2w.segment.predict import Segmenter, full_mask
 from g2w.video import probe
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=12)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--results", help="also write this Markdown results page")
     args = parser.parse_args()
     segmenter = Segmenter(args.checkpoint, threads=args.threads, full_res=True)
     rows, errors = {}, {}
@@ -87,6 +89,29 @@ def main() -> None:
             json.dump({"frames": args.frames, "cases": rows, "total": total, "errors": errors}, f, indent=1)
     if total["pixels"]:
         print(f"removal mask on clean frames: {1000 * total['removal'] / total['pixels']:.2f} per mille")
+    if args.results:
+        write_page(args, rows, total, str(segmenter.checkpoint))
+
+
+def write_page(args: argparse.Namespace, rows: dict, total: dict, checkpoint: str) -> None:
+    """Per case and in total, the masks' share of clean frames, in per mille."""
+
+    def shares(r: dict) -> list[float]:
+        return [round(1000 * r[k] / r["pixels"], 2) for k in ("refined", "refined_box", "removal", "removal_box")]
+
+    table = [[name, r["frames"], *shares(r)] for name, r in [*rows.items(), ("total", total)] if r["pixels"]]
+    body = (
+        f"{len(rows)} HUD-free clips, {args.frames} evenly spaced frames each; checkpoint `{os.path.basename(checkpoint)}`."
+        " Every pixel called UI on a clean frame is a false positive; the box is the bottom centre"
+        " (x 0.3-0.7, y >= 0.5), where first-person games draw the weapon.\n\n"
+        + markdown_table(
+            ["case", "frames", "refined mask (per mille)", "in the box", "removal mask (per mille)", "in the box"],
+            table,
+        )
+    )
+    command = f"python benchmarks/segmenter_clean_fp.py CASES... --frames {args.frames} --results {args.results}"
+    notes = ["CASES: the `cases/*` folders of a `g2w capture` corpus (each has the clean twin as clean.mp4)."]
+    write_results_page(args.results, "Segmenter false positives on HUD-free footage", command, body, notes)
 
 
 if __name__ == "__main__":
