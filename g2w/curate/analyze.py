@@ -64,13 +64,16 @@ def upright(image: np.ndarray, rotation: int) -> np.ndarray:
 
 def cut_and_shake(times: np.ndarray, scores: np.ndarray, shifts: np.ndarray, start_s: float, end_s: float) -> dict:
     """A window's cut and shake measures from its source's per-frame times, cut scores and
-    global shifts. A cut onto the window's first frame is the boundary, not inside it."""
+    global shifts. A cut onto the window's first frame is not inside its clip, so it is not
+    counted; it is still listed in `cut_times`, because the window before ends just ahead of it
+    and a segment joining the two must break there."""
     frames = (times + _EPS >= start_s) & (times + _EPS < end_s)
     inside = np.flatnonzero(frames & (times > start_s + _EPS))
     cuts = inside[scores[inside] >= 1.0]
+    listed = np.flatnonzero(frames & (scores >= 1.0))
     return {
         "cut_count": len(cuts),
-        "cut_times": [round(float(times[i]), 3) for i in cuts],
+        "cut_times": [round(float(times[i]), 3) for i in listed],
         "cut_score": float(scores[inside].max()) if len(inside) else 0.0,
         "shake": shake_score(shifts[frames]),
     }
