@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from g2w.curate import transnet
+from g2w.curate import cut_model, transnet
 from g2w.curate.borders import border_bars
 from g2w.curate.config import QualityThresholds
 from g2w.curate.cut_modes import frame_cut_scores, needs_frames
@@ -99,7 +99,7 @@ class AnalyzeWindows(Step):
     ui_detector: str = "auto"
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     cut_thresholds: CutThresholds = field(default_factory=CutThresholds)
-    cuts: str = "rules"  # rules | cascade | transnetv2 (cut_modes)
+    cuts: str = "rules"  # rules | cascade | transnetv2 | learned (cut_modes)
     cut_probability: float = transnet.THRESHOLD  # TransNetV2's per-frame probability that is a cut
 
     def resources(self) -> Resources:
@@ -134,7 +134,8 @@ class AnalyzeWindows(Step):
         after = max(context, (RETURN_FRAMES + 2) / fps, FLASH_S + 2 / fps)  # ... and the frames the return veto
         # and the flash test look ahead
         tail_s = windows[-1].end_s + after if windows[-1].index + 1 < len(every) else None
-        signals = FrameSignals(self.cut_thresholds)
+        measure_from = cut_model.CANDIDATE_SCORE if self.cuts == "learned" else None  # the model's cues
+        signals = FrameSignals(self.cut_thresholds, measure_from)
         small = [] if needs_frames(self.cuts) else None  # the network's 48x27 RGB frames
         ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []
