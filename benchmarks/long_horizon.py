@@ -11,8 +11,10 @@ on the first detector's HUD run.
 1. Segmentation throughput: source frames per second of the analysis stage per CPU of the local
    cluster, beside GameVerse's reported ~400 frames/s per worker (its hardware unknown; a ratio of
    reported figures, not a side-by-side run).
-2. False cuts per minute, per detector, run and game: a capture replays continuous play, so every
-   cut reported in it is false (the levels of these demos do not change inside a clip).
+2. True and false cuts per minute, per detector, run and game, by the kind of event labelled by
+   hand at each cut (benchmarks/data/long_capture_respawns.json): a capture replays continuous
+   play, so it has no edit cut, and only a discontinuity inside the game (a respawn, a teleport)
+   is a true cut; a fast turn, a weapon flash or a death view is a false one.
 3. Segment lengths at the default 30-120 s bounds per detector, run and game; for the first
    detector the segments with the reasons of the rejected stretches, and per source the window
    verdicts the segments were built from, in time order.
@@ -48,8 +50,9 @@ from g2w.io.results_page import markdown_table, write_results_page
 GAMEVERSE_FPS_PER_WORKER = 400.0
 RUN_LABELS = {True: "HUD runs, `--keep-hud`", False: "Clean runs (the same gameplay without HUD)"}
 SELECTION_ONLY = {"not_sampled", "near_duplicate"}  # verdicts that never break a segment
-RESPAWN_MATCH_S = 0.2  # a cut this close to a labelled respawn is at it
-RESPAWNS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "long_capture_respawns.json")
+LABEL_MATCH_S = 0.2  # a cut this close to a labelled event is that event
+LABELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "long_capture_respawns.json")
+TRUE_KINDS = ("respawn", "teleport")  # discontinuities inside the game: a segment must break there
 
 
 def clips_of(corpora: list[str]) -> tuple[list[str], list[str]]:
@@ -100,30 +103,59 @@ def cut_times(run: str) -> dict[str, tuple[list[float], float]]:
     return {src: (sorted(cuts[src]), seconds[src]) for src in cuts}
 
 
-def load_respawns(path: str) -> dict[str, list[float]]:
-    """clip id -> the times (s) of the respawns labelled by hand in it."""
+def load_labels(path: str) -> tuple[dict[str, list[tuple[float, str]]], set[str]]:
+    """(clip id -> its labelled events as (time s, kind), the kinds that are true discontinuities).
+    An event given as a bare time is a respawn, the file's first format."""
     with open(path) as f:
-        return {clip: [float(t) for t in times] for clip, times in json.load(f)["clips"].items()}
+        data = json.load(f)
+    clips = {
+        clip: sorted(
+            (float(e), "respawn") if isinstance(e, (int, float)) else (float(e["t"]), str(e["kind"])) for e in events
+        )
+        for clip, events in data["clips"].items()
+    }
+    return clips, set(data.get("true_kinds", TRUE_KINDS))
 
 
-def split_cuts(times: list[float], respawns: list[float]) -> tuple[int, int]:
-    """(cuts at a labelled respawn, false cuts): a capture has no edit cut, and a respawn is a
-    cut by decision, so every other cut reported is false; a respawn takes one cut at most, the
-    others near it (a flash a few frames off) are false."""
-    at = sum(any(abs(t - r) <= RESPAWN_MATCH_S for t in times) for r in respawns)
-    return at, len(times) - at
+def classify_cuts(times: list[float], events: list[tuple[float, str]], true_kinds: set[str]) -> list[tuple[bool, str]]:
+    """(true, kind) of every cut: the kind of the labelled event nearest it within LABEL_MATCH_S,
+    `unlabelled` past that. A capture has no edit cut, so only a discontinuity inside the game (a
+    respawn, a teleport) is a true cut; it takes one cut at most, the nearest, and the others near
+    it (a flash a few frames off) are false `repeat`s."""
+    out: list[tuple[bool, str]] = []
+    claimed: dict[int, int] = {}  # true event -> the cut that takes it
+    for k, t in enumerate(times):
+        near = [(abs(t - e), i) for i, (e, _) in enumerate(events) if abs(t - e) <= LABEL_MATCH_S]
+        if not near:
+            out.append((False, "unlabelled"))
+            continue
+        i = min(near)[1]
+        kind = events[i][1]
+        out.append((kind in true_kinds, kind))
+        if kind in true_kinds:
+            if i in claimed and abs(times[claimed[i]] - events[i][0]) <= abs(t - events[i][0]):
+                out[k] = (False, "repeat")
+            else:
+                if i in claimed:
+                    out[claimed[i]] = (False, "repeat")
+                claimed[i] = k
+    return out
 
 
-def per_game(run: str, respawns: dict[str, list[float]]) -> dict[str, dict]:
-    """Per game: clips, minutes, cuts at respawns, false cuts, and the lengths of the kept segments."""
+def per_game(run: str, labels: dict[str, list[tuple[float, str]]], true_kinds: set[str]) -> dict[str, dict]:
+    """Per game: clips, minutes, true and false cuts (and by kind), the labelled true
+    discontinuities, and the lengths of the kept segments."""
     out: dict[str, dict] = {}
     for src, (times, seconds) in cut_times(run).items():
-        g = out.setdefault(game_name(src), {"clips": 0, "minutes": 0.0, "respawn_cuts": 0, "false_cuts": 0, "kept": []})
-        at, false = split_cuts(times, respawns.get(clip_name(src), []))
+        g = out.setdefault(game_name(src), _empty())
+        events = labels.get(clip_name(src), [])
+        verdicts = classify_cuts(times, events, true_kinds)
         g["clips"] += 1
         g["minutes"] += seconds / 60
-        g["respawn_cuts"] += at
-        g["false_cuts"] += false
+        g["true_cuts"] += sum(true for true, _ in verdicts)
+        g["false_cuts"] += sum(not true for true, _ in verdicts)
+        g["discontinuities"] += sum(kind in true_kinds for _, kind in events)
+        g["kinds"].update(kind for _, kind in verdicts)
     for s in pq.read_table(
         os.path.join(run, "manifest.parquet"), columns=["source", "status", "duration_s"]
     ).to_pylist():
@@ -132,20 +164,43 @@ def per_game(run: str, respawns: dict[str, list[float]]) -> dict[str, dict]:
     return out
 
 
-def total(games: dict[str, dict]) -> dict:
-    """The games' figures summed, their kept lengths pooled."""
+def _empty() -> dict:
     return {
-        key: [d for g in games.values() for d in g[key]] if key == "kept" else sum(g[key] for g in games.values())
-        for key in ("clips", "minutes", "respawn_cuts", "false_cuts", "kept")
+        "clips": 0,
+        "minutes": 0.0,
+        "true_cuts": 0,
+        "false_cuts": 0,
+        "discontinuities": 0,
+        "kinds": Counter(),
+        "kept": [],
     }
 
 
-def cuts_section(runs: list[tuple[str, str, str]], respawns: dict[str, list[float]]) -> str:
-    """False cuts per minute and kept segments, per detector, run and game; then every cut's time."""
+def total(games: dict[str, dict]) -> dict:
+    """The games' figures summed, their kept lengths pooled."""
+    out = _empty()
+    for g in games.values():
+        for key, value in g.items():
+            out[key] = out[key] + value
+    return out
+
+
+def per_minute(kinds: Counter, minutes: float, true_kinds: set[str], true: bool) -> str:
+    """`kind rate, ...` per minute for the true or the false kinds, most frequent first."""
+    rates = [(n, k) for k, n in kinds.items() if (k in true_kinds) == true]
+    return ", ".join(f"{k} {n / max(minutes, 1e-9):g}" for n, k in sorted(rates, key=lambda r: (-r[0], r[1]))) or "-"
+
+
+def cuts_section(
+    runs: list[tuple[str, str, str]], labels: dict[str, list[tuple[float, str]]], true_kinds: set[str]
+) -> str:
+    """True and false cuts per minute (by kind) and kept segments, per detector, run and game;
+    then every cut's time with its label."""
     rows, listed = [], []
     for cuts, label, run in runs:
-        games = per_game(run, respawns)
+        games = per_game(run, labels, true_kinds)
         for game, g in sorted(games.items()) + [("all", total(games))]:
+            minutes = max(g["minutes"], 1e-9)
             rows.append(
                 [
                     cuts,
@@ -153,18 +208,25 @@ def cuts_section(runs: list[tuple[str, str, str]], respawns: dict[str, list[floa
                     game,
                     g["clips"],
                     round(g["minutes"], 2),
-                    g["respawn_cuts"],
+                    f"{g['true_cuts']} of {g['discontinuities']}",
+                    per_minute(g["kinds"], minutes, true_kinds, True),
                     g["false_cuts"],
-                    round(g["false_cuts"] / max(g["minutes"], 1e-9), 2),
+                    round(g["false_cuts"] / minutes, 2),
+                    per_minute(g["kinds"], minutes, true_kinds, False),
                     *length_stats(g["kept"]),
                     round(sum(g["kept"]) / 60, 2),
                 ]
             )
         for src, (times, _) in sorted(cut_times(run).items()):
-            listed.append([cuts, "HUD" if label == RUN_LABELS[True] else "clean", clip_name(src), _times(times)])
-    labelled = {clip: _times(times) for clip, times in sorted(respawns.items())}
+            verdicts = classify_cuts(times, labels.get(clip_name(src), []), true_kinds)
+            marked = ", ".join(f"{t:g} {kind}" for t, (_, kind) in zip(times, verdicts)) or "-"
+            listed.append([cuts, "HUD" if label == RUN_LABELS[True] else "clean", clip_name(src), marked])
+    truths = {
+        clip: ", ".join(f"{t:g} {kind}" for t, kind in events if kind in true_kinds) or "none"
+        for clip, events in sorted(labels.items())
+    }
     return (
-        "## False cuts and segments kept, by cut detector (defaults otherwise: 30-120 s)\n\n"
+        "## True and false cuts and segments kept, by cut detector (defaults otherwise: 30-120 s)\n\n"
         + markdown_table(
             [
                 "cuts",
@@ -172,9 +234,11 @@ def cuts_section(runs: list[tuple[str, str, str]], respawns: dict[str, list[floa
                 "game",
                 "clips",
                 "minutes",
-                "cuts at a respawn",
+                "true cuts (of labelled)",
+                "true cuts/min by kind",
                 "false cuts",
                 "false cuts/min",
+                "false cuts/min by kind",
                 "segments kept",
                 "min s",
                 "median s",
@@ -183,11 +247,13 @@ def cuts_section(runs: list[tuple[str, str, str]], respawns: dict[str, list[floa
             ],
             rows,
         )
-        + f"\n\nA cut within {RESPAWN_MATCH_S:g} s of a respawn labelled by hand is at that respawn; "
-        + "labelled respawns (s): "
-        + ("; ".join(f"{clip}: {t}" for clip, t in labelled.items()) or "none")
-        + ".\n\nCuts reported (s):\n\n"
-        + markdown_table(["cuts", "run", "clip", "cut times s"], listed)
+        + "\n\nEvery cut reported was labelled by hand from the frames around it; a cut takes the label "
+        + f"nearest it within {LABEL_MATCH_S:g} s. True kinds: {', '.join(sorted(true_kinds))}; "
+        + "labelled true discontinuities: "
+        + "; ".join(f"{clip}: {t}" for clip, t in truths.items())
+        + ". A second cut at one true discontinuity is a false `repeat`; `unlabelled` is a cut no label is near.\n\n"
+        + "Cuts reported (s, label):\n\n"
+        + markdown_table(["cuts", "run", "clip", "cuts"], listed)
         + "\n\n"
     )
 
@@ -346,7 +412,10 @@ def main() -> int:
         "--cuts", action="append", choices=MODES, help="cut detector to curate with; repeatable (default: rules)"
     )
     parser.add_argument(
-        "--respawns", default=RESPAWNS, help="JSON: clips -> clip id -> respawn times (s), labelled by hand"
+        "--labels",
+        "--respawns",
+        default=LABELS,
+        help="JSON: clips -> clip id -> the events at its cuts (time s, kind), labelled by hand",
     )
     parser.add_argument("--output", default="docs/results/long_horizon.md")
     args = parser.parse_args()
@@ -363,7 +432,7 @@ def main() -> int:
                 runs.append((cuts, label, run))
     first = [r for r in runs if r[0] == detectors[0]]
     body = throughput_section(summaries[first[0][2]], len(hud or clean))
-    body += cuts_section(runs, load_respawns(args.respawns))
+    body += cuts_section(runs, *load_labels(args.labels))
     body += f"## Segments of the real captures, `--cuts {detectors[0]}` (defaults: 30-120 s)\n\n"
     body += "".join(lengths_section(label, run, summaries[run]) for _, label, run in first)
     if hud:
@@ -379,8 +448,8 @@ def main() -> int:
         body,
         notes=[
             f"Corpus ({len(hud)} HUD and {len(clean)} clean clips), from `g2w capture`: " + "; ".join(captures) + ".",
-            "A capture replays continuous play: it has no edit cut, so a cut reported in it is at a respawn "
-            "(a cut by decision, docs/long_horizon.md) or false.",
+            "A capture replays continuous play: it has no edit cut, so a cut reported in it is true only at a "
+            "discontinuity inside the game, a respawn or a teleport (a cut by decision, docs/long_horizon.md).",
             "GameVerse's ~400 frames/s per worker is its reported figure on unknown hardware.",
         ],
     )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from g2w.curate import transnet
+from g2w.curate import cut_model, transnet
 from g2w.curate.borders import border_bars
 from g2w.curate.config import QualityThresholds
 from g2w.curate.cut_modes import frame_cut_scores, needs_frames
@@ -64,13 +64,16 @@ def upright(image: np.ndarray, rotation: int) -> np.ndarray:
 
 def cut_and_shake(times: np.ndarray, scores: np.ndarray, shifts: np.ndarray, start_s: float, end_s: float) -> dict:
     """A window's cut and shake measures from its source's per-frame times, cut scores and
-    global shifts. A cut onto the window's first frame is the boundary, not inside it."""
+    global shifts. A cut onto the window's first frame is not inside its clip, so it is not
+    counted; it is still listed in `cut_times`, because the window before ends just ahead of it
+    and a segment joining the two must break there."""
     frames = (times + _EPS >= start_s) & (times + _EPS < end_s)
     inside = np.flatnonzero(frames & (times > start_s + _EPS))
     cuts = inside[scores[inside] >= 1.0]
+    listed = np.flatnonzero(frames & (scores >= 1.0))
     return {
         "cut_count": len(cuts),
-        "cut_times": [round(float(times[i]), 3) for i in cuts],
+        "cut_times": [round(float(times[i]), 3) for i in listed],
         "cut_score": float(scores[inside].max()) if len(inside) else 0.0,
         "shake": shake_score(shifts[frames]),
     }
@@ -96,7 +99,7 @@ class AnalyzeWindows(Step):
     ui_detector: str = "auto"
     quality: QualityThresholds = field(default_factory=QualityThresholds)
     cut_thresholds: CutThresholds = field(default_factory=CutThresholds)
-    cuts: str = "rules"  # rules | cascade | transnetv2 (cut_modes)
+    cuts: str = "rules"  # rules | cascade | transnetv2 | learned (cut_modes)
     cut_probability: float = transnet.THRESHOLD  # TransNetV2's per-frame probability that is a cut
 
     def resources(self) -> Resources:
@@ -131,7 +134,8 @@ class AnalyzeWindows(Step):
         after = max(context, (RETURN_FRAMES + 2) / fps, FLASH_S + 2 / fps)  # ... and the frames the return veto
         # and the flash test look ahead
         tail_s = windows[-1].end_s + after if windows[-1].index + 1 < len(every) else None
-        signals = FrameSignals(self.cut_thresholds)
+        measure_from = cut_model.CANDIDATE_SCORE if self.cuts == "learned" else None  # the model's cues
+        signals = FrameSignals(self.cut_thresholds, measure_from)
         small = [] if needs_frames(self.cuts) else None  # the network's 48x27 RGB frames
         ui = make_ui_screen(self.ui_detector)
         rows: list[dict] = []

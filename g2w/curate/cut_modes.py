@@ -1,6 +1,7 @@
 """Which detector decides the cuts: the hand-set cues (`rules`), TransNetV2 on every frame
-(`transnetv2`), or the cues proposing candidate frames at a looser score that TransNetV2 then
-confirms or drops (`cascade`), so the network runs only around the few frames worth a look.
+(`transnetv2`), the cues proposing candidate frames at a looser score that TransNetV2 then
+confirms or drops (`cascade`), so the network runs only around the few frames worth a look, or a
+logistic regression over the cues at those candidates (`learned`, cut_model).
 
 Every mode gives per-frame scores on one scale (>= 1: a cut lands on that frame), so the
 windows' `cut_count`, `cut_times` and `cut_score` mean the same whichever decided, and each
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from g2w.curate import transnet
+from g2w.curate import cut_model, transnet
 from g2w.curate.cuts import CutThresholds, FrameSignals
 
-MODES = ("rules", "cascade", "transnetv2")
+MODES = ("rules", "cascade", "transnetv2", "learned")
 CANDIDATE_SCORE = 0.5  # a cue score this high proposes a candidate to the network (a cut needs 1)
 CONFIRM_FRAMES = 2  # the network's cut may land this many frames from the proposed one
 
@@ -22,7 +23,7 @@ CONFIRM_FRAMES = 2  # the network's cut may land this many frames from the propo
 def needs_frames(mode: str) -> bool:
     if mode not in MODES:
         raise ValueError(f"unknown cut detector {mode!r}: {', '.join(MODES)}")
-    return mode != "rules"
+    return mode in ("cascade", "transnetv2")
 
 
 def frame_cut_scores(
@@ -33,7 +34,9 @@ def frame_cut_scores(
     threshold: float = transnet.THRESHOLD,
 ) -> np.ndarray:
     """Per-frame cut scores of one decoded sequence by `mode`; `frames` are its (n, 27, 48, 3)
-    network inputs (unused by `rules`)."""
+    network inputs (unused by `rules` and `learned`)."""
+    if mode == "learned":
+        return cut_model.load().frame_scores(signals, thresholds)
     rules = signals.cut_scores(thresholds)
     if not needs_frames(mode):
         return rules

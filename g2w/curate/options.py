@@ -26,7 +26,8 @@ _HELP = {
     "ui_detector": "UI-contamination screen: auto (segmenter when the shipped checkpoint loads, else static-edges) | "
     "segmenter (the shipped HUD segmenter) | static-edges (heuristic)",
     "cuts": "cut detector: rules (the hand-set cues) | transnetv2 (the pretrained TransNetV2 on every frame, "
-    "on the GPU when the node has one) | cascade (the cues propose candidate frames, TransNetV2 confirms them)",
+    "on the GPU when the node has one) | cascade (the cues propose candidate frames, TransNetV2 confirms them) | "
+    "learned (a logistic regression over the cues at those candidates, g2w/weights/curate_cuts.md)",
     "cut_probability": "TransNetV2's per-frame probability at or above which a frame ends a shot",
     "decisions": "accept/reject of dark, frozen, blurry and shaky windows: learned (the shipped model over the "
     "measured cues, g2w/weights/curate_decisions.md) | rules (the quality thresholds below)",

@@ -216,7 +216,8 @@ def _runs(w: _Windows, lo: int, hi: int, transitions: np.ndarray) -> list[tuple[
     windows lo..hi-1 of one source (window indices relative to lo)."""
     usable, start, end = w.usable[lo:hi], w.start[lo:hi], w.end[lo:hi]
     n = hi - lo
-    linked = usable[:-1] & usable[1:] & ~transitions[1:] & (np.abs(start[1:] - end[:-1]) < 1e-6)
+    cut_at_start = np.abs(w.first_cut[lo:hi] - start) < 1e-6  # a cut onto a window's first frame
+    linked = usable[:-1] & usable[1:] & ~transitions[1:] & ~cut_at_start[1:] & (np.abs(start[1:] - end[:-1]) < 1e-6)
     firsts = np.flatnonzero(usable & np.r_[True, ~linked])
     lasts = np.flatnonzero(usable & np.r_[~linked, True])
     runs = []
@@ -224,6 +225,8 @@ def _runs(w: _Windows, lo: int, hi: int, transitions: np.ndarray) -> list[tuple[
         a, b = float(start[i]), float(end[j])
         if i == 0:
             start_kind = "source_start"
+        elif cut_at_start[i]:
+            start_kind = "cut"
         elif transitions[i] and usable[i - 1]:
             start_kind = "transition"
         elif w.cut_only[lo + i - 1] and abs(end[i - 1] - a) < 1e-6:
@@ -232,6 +235,8 @@ def _runs(w: _Windows, lo: int, hi: int, transitions: np.ndarray) -> list[tuple[
             start_kind = "rejected_window"
         if j == n - 1:
             end_kind = "source_end"
+        elif cut_at_start[j + 1]:
+            end_kind = "cut"
         elif usable[j + 1]:
             end_kind = "transition"
         elif w.cut_only[lo + j + 1] and abs(start[j + 1] - b) < 1e-6:

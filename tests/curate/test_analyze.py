@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from g2w.curate.analyze import AnalyzeWindows, analysis_size
+from g2w.curate.analyze import AnalyzeWindows, analysis_size, cut_and_shake
 from g2w.sample_data import VideoSpec, write_sample
 from g2w.video.sources import probe_row
 
@@ -117,3 +117,12 @@ def test_segments_measure_what_the_whole_source_pass_measures(samples, index):
         ):
             assert a[key] == pytest.approx(b[key]), (index, a["window_index"], key)
         assert np.array_equal(a["crop"], b["crop"])
+
+
+def test_a_cut_on_a_window_boundary_is_listed_by_the_window_it_starts():
+    times = np.arange(300) / 30.0  # 10 s at 30 fps: frame 150 is the second window's first
+    scores, shifts = np.zeros(300), np.zeros((300, 2))
+    scores[[60, 150]] = 1.0
+    first, second = (cut_and_shake(times, scores, shifts, s, s + 5.0) for s in (0.0, 5.0))
+    assert (first["cut_count"], first["cut_times"]) == (1, [2.0])
+    assert (second["cut_count"], second["cut_times"]) == (0, [5.0])  # not inside its clip, still a cut

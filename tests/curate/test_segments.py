@@ -52,6 +52,13 @@ def test_cut_splits_exactly_and_duplicates_do_not():
     assert kept == [(0.0, 27.0, "source_start", "cut"), (27.0, 40.0, "cut", "source_end")]
 
 
+def test_a_cut_on_a_window_boundary_splits_there():
+    at_boundary = ("kept", "", [], [15.0])  # a cut onto the window's first frame: its clip is clean
+    rows = _plan([KEPT, KEPT, KEPT, at_boundary, KEPT, KEPT], SegmentConfig(min_s=8, max_s=60))
+    kept = [(r["start_s"], r["end_s"], r["start_boundary"], r["end_boundary"]) for r in rows if r["status"] == "kept"]
+    assert kept == [(0.0, 15.0, "source_start", "cut"), (15.0, 30.0, "cut", "source_end")]
+
+
 def test_rejected_window_breaks_and_short_runs_are_recorded():
     rows = _plan([KEPT, KEPT, DARK, KEPT, KEPT, KEPT, KEPT], SegmentConfig(min_s=12, max_s=60))
     assert [(r["status"], r["reason"], r["start_s"], r["end_s"]) for r in rows] == [
