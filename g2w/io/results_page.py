@@ -50,6 +50,14 @@ def machine() -> str:
     return f"{platform.machine()}, {cores} cores, {mem_gib:.0f} GiB, {gpu}"
 
 
+def _load() -> str:
+    """The machine's load when the page is written: a timing taken beside other work reads slow."""
+    try:
+        return f"load average {os.getloadavg()[1]:.1f} over the last 5 minutes"
+    except OSError:
+        return "load average unknown"
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     def cell(v: object) -> str:
         if isinstance(v, float):
@@ -67,7 +75,7 @@ def write_results_page(path: str | os.PathLike, title: str, command: str, body: 
     head = [
         f"# {title}",
         "",
-        f"Written by `{command}` at commit `{_commit()}` on {machine()}, {now}.",
+        f"Written by `{command}` at commit `{_commit()}` on {machine()}, {now}, {_load()}.",
         "Do not edit by hand: rerun the command.",
         "",
     ]
